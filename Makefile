@@ -1,0 +1,98 @@
+# attention-grader -- one Makefile for the grader, the reference and the tests.
+#
+#   make            build everything into $(BUILD)/ (installs deps if it can)
+#   make demo       grade the bundled sample submissions and show the rubrics
+#   make test       run the project's own test suite
+#   make bench      benchmarks (medians and ratios, never timed tests)
+#   make clean
+#
+# BUILD=dir puts the build elsewhere; STAFF=0 builds the student-side grader
+# (no reference solution linked in; hidden specs refused). CI=1 adds -Werror.
+
+BUILD ?= build
+STAFF ?= 1
+CC ?= cc
+export LC_ALL := C
+
+WARN := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+        -Wmissing-prototypes -Wwrite-strings
+ifneq ($(strip $(CI)),)
+WARN += -Werror
+endif
+OPT ?= -O2 -g
+DEFS := -D_GNU_SOURCE -DGRADER_STAFF=$(STAFF)
+PKGS := yaml-0.1 libpcre2-8
+ifeq ($(shell uname -s),Linux)
+PKGS += libseccomp
+DEFS += -DGRADER_SECCOMP=1
+endif
+# Recursive (=) so that pkg-config runs only after the deps step.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
+CRIT_CFLAGS = $(shell pkg-config --cflags criterion)
+CRIT_LIBS = $(shell pkg-config --libs criterion)
+ALL_CFLAGS = $(WARN) $(OPT) $(DEFS) -Igrader -Istudent_template $(PKG_CFLAGS) $(CFLAGS)
+
+# The CLI layer (the only code that prints) is main.c, cli.c and cmd_*.c.
+CLI_SRCS := grader/main.c grader/cli.c $(wildcard grader/cmd_*.c)
+CLI_OBJS := $(CLI_SRCS:grader/%.c=$(BUILD)/obj/%.o)
+LIB_SRCS := $(filter-out $(CLI_SRCS) grader/runner_main.c grader/impl_local.c, \
+              $(wildcard grader/*.c))
+LIB_OBJS := $(LIB_SRCS:grader/%.c=$(BUILD)/obj/%.o)
+REF_OBJS := $(BUILD)/obj/reference.o $(BUILD)/obj/impl_local.o
+ifeq ($(STAFF),1)
+GRADER_EXTRA := $(REF_OBJS)
+endif
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+DEPS_OK := $(BUILD)/.deps-ok
+
+.PHONY: all deps demo test bench clean
+all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h
+
+deps: $(DEPS_OK)
+$(DEPS_OK):
+	@mkdir -p $(BUILD)
+	@sh grader/deps.sh
+	@touch $@
+
+$(BUILD)/obj/%.o: grader/%.c $(wildcard grader/*.h) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/reference.o: reference/attention.c student_template/attention.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libgrader.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/grader: $(CLI_OBJS) $(BUILD)/libgrader.a $(GRADER_EXTRA) | $(BUILD)/runner_main.o $(BUILD)/include/attention.h
+	$(CC) $(OPT) -o $@ $(CLI_OBJS) $(GRADER_EXTRA) $(BUILD)/libgrader.a $(PKG_LIBS)
+
+# The trusted half of the student's runner; linked with the submission at
+# grading time, so it ships as an object beside the grader.
+$(BUILD)/runner_main.o: $(BUILD)/obj/runner_main.o
+	cp $< $@
+
+$(BUILD)/include/attention.h: student_template/attention.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libgrader.a $(REF_OBJS) $(wildcard tests/*.h) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests $(CRIT_CFLAGS) -DTEST_SRCDIR='"$(CURDIR)"' \
+	    -DTEST_BUILDDIR='"$(abspath $(BUILD))"' $< -o $@ \
+	    $(REF_OBJS) $(BUILD)/libgrader.a $(CRIT_LIBS) $(PKG_LIBS)
+
+test: all $(TEST_BINS)
+	@sh tests/run.sh $(BUILD) $(TEST_BINS)
+
+demo: all
+	@sh tests/demo.sh $(BUILD)
+
+bench: all
+	@sh tests/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) dist

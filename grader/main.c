@@ -1,0 +1,60 @@
+/*
+ * main.c -- the grader's entry point: dispatch to a command.
+ *
+ *   grader grade ...    grade one submission (cmd_grade.c)
+ *   grader list ...     list the tests of the specs
+ *   grader version
+ *
+ * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
+ * usage, spec or environment error, with one line on stderr.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define GRADER_VERSION "1.0.0"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("attention-grader %s (API %d, %s build)\n", GRADER_VERSION, 1,
+           GRADER_STAFF ? "staff" : "student");
+    return CLI_EXIT_OK;
+}
+
+static const struct command commands[] = {
+    {"grade", cmd_grade},
+    {"list", cmd_list},
+    {"version", cmd_version},
+};
+
+static const char usage[] =
+    "usage: grader <command> [options]\n"
+    "commands:\n"
+    "  grade     grade one submission and print its rubric\n"
+    "  list      list the tests of the specs\n"
+    "  version   print the grader's version\n"
+    "Run 'grader <command> --help' for a command's options.\n";
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "C");
+    if (argc < 2)
+        return cli_usage("missing command", usage);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    return cli_usage("unknown command", usage);
+}

@@ -1,0 +1,108 @@
+/*
+ * runner_proto.h -- the protocol between the grader (sbx.c) and the runner
+ * (runner_main.c linked with the student's object).
+ *
+ * File descriptors in the runner are fixed (RP_FD_*). One call:
+ *   1. the parent lays the call out in the memfd: the header (page 0), then
+ *      every buffer in its own page-aligned region, data right-aligned in
+ *      the region so that the byte after the data is the next page;
+ *   2. the parent writes one byte to the control pipe;
+ *   3. the runner maps the buffers between PROT_NONE guard pages, calls the
+ *      one requested attn_* function, records the result in the header and
+ *      writes one byte to the result pipe.
+ * A fault in the runner is recorded in the header by its signal handler,
+ * which then exits with RP_EXIT_FAULT.
+ *
+ * The header lives in memory the student's code can read and write. The
+ * parent therefore never takes the layout back from it, and the result
+ * fields are used only to classify how a call ended (see sbx.h).
+ */
+#ifndef GRD_RUNNER_PROTO_H
+#define GRD_RUNNER_PROTO_H
+
+#include <stdint.h>
+
+#define RP_VERSION 1u
+#define RP_HDR_SIZE 4096u /* bytes reserved for the header at offset 0 */
+#define RP_NBUF 12
+#define RP_NDIM 6
+#define RP_NAME_MAX 8
+#define RP_DONE_XOR 0x5a17c0de0ddba11ull /* done = nonce ^ RP_DONE_XOR */
+#define RP_EXIT_FAULT 86   /* exit code of the fault handler */
+#define RP_EXIT_SETUP 87   /* the runner could not sandbox itself */
+#define RP_READY_BYTE 'R'  /* first byte on the result pipe after setup */
+
+enum rp_fd {
+    RP_FD_CTL = 0, /* control pipe, parent -> runner */
+    RP_FD_OUT = 1, /* stdout and stderr, runner -> parent */
+    RP_FD_ERR = 2,
+    RP_FD_MEM = 3, /* the shared memfd */
+    RP_FD_RES = 4, /* result pipe, runner -> parent */
+    RP_FD_COUNT = 5
+};
+
+/* How a call ended, as the runner saw it. */
+enum rp_state {
+    RP_NONE = 0,     /* nothing recorded */
+    RP_RETURNED,     /* the function returned; rc is valid */
+    RP_OVERRUN,      /* touched a guard page next to buffer bad_buf */
+    RP_CONST_WRITE,  /* wrote into read-only input bad_buf */
+    RP_CRASHED,      /* any other fatal signal (signo) */
+    RP_SYSCALL,      /* seccomp trapped syscall_nr */
+    RP_BADCALL       /* the descriptor was inconsistent (grader bug) */
+};
+
+enum rp_access { RP_ACC_UNKNOWN = 0, RP_ACC_READ, RP_ACC_WRITE };
+enum rp_side { RP_AFTER = 0, RP_BEFORE = 1 };
+
+enum rp_buf_flag {
+    RP_BUF_PRESENT = 1u,  /* 0: the argument is NULL */
+    RP_BUF_WRITABLE = 2u  /* output or in-place; else mapped read-only */
+};
+
+/* One pointer argument. Offsets are bytes into the memfd. */
+struct rp_buf {
+    uint64_t off;       /* start of the region (page-aligned) */
+    uint64_t map_len;   /* region length (whole pages, >= 1 page) */
+    uint64_t len;       /* data bytes, at off + map_len - len */
+    uint32_t flags;     /* enum rp_buf_flag */
+    int32_t alias;      /* index of an earlier buffer to reuse, or -1 */
+    char name[RP_NAME_MAX]; /* the parameter's name, for messages */
+};
+
+/*
+ * Buffer and dimension order of each function (enum impl_fn):
+ *   softmax: x                              dims rows cols
+ *   sdpa:    Q K V mask out weights         dims n_q n_k d_k d_v
+ *   pe:      pe                             dims n d
+ *   mha:     Xq Xkv Wq Wk Wv Wo mask out weights
+ *                                           dims n_q n_kv d_model heads
+ *   layernorm: x                            dims rows cols, eps
+ *   block:   X Wq Wk Wv Wo W1 b1 W2 b2 mask dims n d_model heads d_ff, eps
+ */
+struct rp_header {
+    /* written by the parent */
+    uint32_t version;
+    uint32_t fn;              /* enum impl_fn */
+    uint64_t nonce;
+    uint64_t dim[RP_NDIM];
+    float eps;
+    uint32_t nbuf;
+    struct rp_buf buf[RP_NBUF];
+    /* written by the runner; cleared by the parent before each call */
+    int32_t state;            /* enum rp_state */
+    int32_t rc;
+    int32_t signo;
+    int32_t bad_buf;          /* buffer index for OVERRUN / CONST_WRITE */
+    int32_t access;           /* enum rp_access */
+    int32_t side;             /* enum rp_side */
+    int32_t syscall_nr;
+    uint32_t alloc_failed;    /* grd_malloc & co. returned NULL */
+    uint32_t stack_overflow;  /* the fault address was in the stack area */
+    int64_t live_allocs;      /* grd_* allocations the call left live */
+    uint64_t done;            /* nonce ^ RP_DONE_XOR once recorded */
+};
+
+_Static_assert(sizeof(struct rp_header) <= RP_HDR_SIZE, "header too large");
+
+#endif

@@ -1,0 +1,3 @@
+#include "stubs.inc"
+int counter;
+int *volatile keep = &counter;

@@ -1,0 +1,3 @@
+#include "stubs.inc"
+static volatile int hits;
+__attribute__((constructor)) static void early(void) { hits++; }

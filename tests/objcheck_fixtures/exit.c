@@ -1,0 +1,4 @@
+#include <stdlib.h>
+#include "stubs.inc"
+void attn_bail(void);
+void attn_bail(void) { exit(1); }

@@ -1,0 +1,247 @@
+/* test_json.c -- json.h, strbuf.h and b64.h. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "b64.h"
+#include "json.h"
+#include "strbuf.h"
+
+struct esc_case {
+    const char *in;
+    size_t n;
+    const char *out;
+};
+
+Test(json, escapes_every_kind_of_byte)
+{
+    static const struct esc_case cases[] = {
+        { "plain", 5, "\"plain\"" },
+        { "a\"b\\c", 5, "\"a\\\"b\\\\c\"" },
+        { "\n\r\t", 3, "\"\\n\\r\\t\"" },
+        { "\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\"" },
+        { "nul\0x", 5, "\"nul\\u0000x\"" },
+        { "\xc3\xa9", 2, "\"\xc3\xa9\"" },                 /* valid e-acute */
+        { "\xff", 1, "\"\\ufffd\"" },
+        { "\xc0\xaf", 2, "\"\\ufffd\\ufffd\"" },           /* overlong '/' */
+        { "\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"" }, /* surrogate */
+        { "\xe2\x82", 2, "\"\\ufffd\\ufffd\"" },           /* cut short */
+        { "</x>]]>", 7, "\"</x>]]>\"" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct strbuf sb;
+
+        sb_init(&sb, 0);
+        cr_assert_eq(json_add_str(&sb, cases[i].in, cases[i].n, 0), 0);
+        cr_expect_str_eq(sb_str(&sb), cases[i].out, "case %zu", i);
+        cr_expect_eq(json_validate(sb_str(&sb), sb.len, NULL), 0, "case %zu", i);
+        sb_release(&sb);
+    }
+}
+
+Test(json, clips_long_strings_with_a_note)
+{
+    struct strbuf sb;
+
+    sb_init(&sb, 0);
+    cr_assert_eq(json_add_str(&sb, "abcdefgh", 8, 3), 0);
+    cr_expect_str_eq(sb_str(&sb), "\"abc [... 5 bytes cut]\"");
+    sb_release(&sb);
+}
+
+Test(json, every_byte_value_round_trips_to_valid_json)
+{
+    char all[256];
+    struct strbuf sb;
+    struct json_value *v;
+    size_t i;
+
+    for (i = 0; i < 256; i++)
+        all[i] = (char)i;
+    sb_init(&sb, 0);
+    cr_assert_eq(json_add_str(&sb, all, sizeof all, 0), 0);
+    v = json_parse(sb_str(&sb), sb.len, NULL);
+    cr_assert_not_null(v);
+    cr_expect_eq(v->type, JSON_STR);
+    cr_expect_eq(memcmp(v->str, all, 128), 0);   /* ASCII kept exactly */
+    json_free(v);
+    sb_release(&sb);
+}
+
+struct num_case {
+    double v;
+    const char *out;
+};
+
+Test(json, numbers_are_fixed_and_finite)
+{
+    const struct num_case cases[] = {
+        { 2, "2" }, { 1.5, "1.5" }, { 1.0 / 3, "0.3333" }, { -0.0, "0" },
+        { 0.00001, "0" }, { -2.5, "-2.5" }, { 2.00006, "2.0001" },
+        { NAN, "0" }, { INFINITY, "0" }, { -INFINITY, "0" },
+        { 1e20, "1.000000e+20" }, { 100, "100" },
+    };
+    char buf[JSON_NUM_MAX];
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof *cases; i++)
+        cr_expect_str_eq(json_fmt_num(cases[i].v, buf), cases[i].out,
+                         "case %zu", i);
+}
+
+struct doc_case {
+    const char *doc;
+    int ok;
+};
+
+Test(json, validator_is_strict)
+{
+    static const struct doc_case cases[] = {
+        { "{}", 1 }, { "[]", 1 }, { " {\"a\": [1, -2.5e3, true, null]} ", 1 },
+        { "\"\\ud83d\\ude00\"", 1 }, { "0", 1 }, { "\"\xc3\xa9\"", 1 },
+        { "", 0 }, { "{", 0 }, { "[1,]", 0 }, { "{\"a\":1,}", 0 },
+        { "01", 0 }, { "1.", 0 }, { ".5", 0 }, { "+1", 0 }, { "1e", 0 },
+        { "\"\x01\"", 0 }, { "\"\\x\"", 0 }, { "\"\\ud83d\"", 0 },
+        { "\"\\ude00\"", 0 }, { "\"\xff\"", 0 }, { "nan", 0 }, { "tru", 0 },
+        { "{} {}", 0 }, { "{'a':1}", 0 }, { "[1 2]", 0 }, { "{\"a\" 1}", 0 },
+        { "// c\n{}", 0 },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct grd_err e;
+        int rc;
+
+        err_clear(&e);
+        rc = json_validate(cases[i].doc, strlen(cases[i].doc), &e);
+        cr_expect_eq(rc == 0, cases[i].ok, "case %zu '%s': %s", i,
+                     cases[i].doc, e.msg);
+        if (!cases[i].ok)
+            cr_expect(strncmp(e.msg, "json: ", 6) == 0);
+    }
+}
+
+Test(json, nesting_is_bounded)
+{
+    char deep[2 * JSON_MAX_DEPTH + 4];
+    size_t i, n = JSON_MAX_DEPTH + 1;
+
+    for (i = 0; i < n; i++) {
+        deep[i] = '[';
+        deep[2 * n - 1 - i] = ']';
+    }
+    cr_expect_neq(json_validate(deep, 2 * n, NULL), 0);
+    cr_expect_eq(json_validate(deep + 1, 2 * n - 2, NULL), 0);
+}
+
+Test(json, reader_gives_members_in_order)
+{
+    const char *doc = "{\"a\":1,\"b\":[\"x\",{\"c\":false}]}";
+    struct json_value *v = json_parse(doc, strlen(doc), NULL);
+
+    cr_assert_not_null(v);
+    cr_expect_eq(json_get(v, "a")->num, 1);
+    cr_expect_str_eq(json_at(json_get(v, "b"), 0)->str, "x");
+    cr_expect_eq(json_get(json_at(json_get(v, "b"), 1), "c")->type, JSON_BOOL);
+    cr_expect_null(json_get(v, "zz"));
+    cr_expect_null(json_at(json_get(v, "b"), 2));
+    json_free(v);
+}
+
+Test(strbuf, cap_keeps_a_valid_truncated_prefix)
+{
+    struct strbuf sb;
+    char *s;
+    size_t len;
+
+    sb_init(&sb, 10);
+    cr_expect_str_eq(sb_str(&sb), "");
+    cr_expect_eq(sb_adds(&sb, "hello"), 0);
+    cr_expect_eq(sb_adds(&sb, " world!"), -1);
+    cr_expect(sb.truncated);
+    cr_expect_eq(sb.len, 10);
+    cr_expect_str_eq(sb_str(&sb), "hello worl");
+    cr_expect_eq(sb_addch(&sb, 'x'), -1);
+    s = sb_detach(&sb, &len);
+    cr_expect_str_eq(s, "hello worl");
+    cr_expect_eq(len, 10);
+    cr_expect_eq(sb.len, 0);
+    cr_expect_eq(sb.truncated, 0);
+    free(s);
+}
+
+Test(strbuf, addf_handles_long_output)
+{
+    struct strbuf sb;
+    char big[1000];
+
+    memset(big, 'q', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    sb_init(&sb, 0);
+    cr_expect_eq(sb_addf(&sb, "<%s|%d>", big, 42), 0);
+    cr_expect_eq(sb.len, 999 + 5);
+    cr_expect_eq(strncmp(sb_str(&sb) + 1000, "|42>", 4), 0);
+    sb_release(&sb);
+    cr_expect_null(sb.buf);
+}
+
+Test(strbuf, detach_of_empty_is_an_empty_string)
+{
+    struct strbuf sb;
+    char *s;
+
+    sb_init(&sb, 0);
+    s = sb_detach(&sb, NULL);
+    cr_assert_not_null(s);
+    cr_expect_str_eq(s, "");
+    free(s);
+}
+
+struct b64_case {
+    const char *raw, *enc;
+};
+
+Test(b64, rfc4648_vectors_both_ways)
+{
+    static const struct b64_case cases[] = {
+        { "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+        { "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" },
+        { "foobar", "Zm9vYmFy" }, { "\xff\xfe\xfd", "//79" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct strbuf a, b;
+
+        sb_init(&a, 0);
+        sb_init(&b, 0);
+        cr_assert_eq(b64_encode(&a, cases[i].raw, strlen(cases[i].raw), NULL), 0);
+        cr_expect_str_eq(sb_str(&a), cases[i].enc, "case %zu", i);
+        cr_expect_eq(b64_encoded_len(strlen(cases[i].raw)), a.len);
+        cr_assert_eq(b64_decode(&b, a.buf ? a.buf : "", a.len, NULL), 0);
+        cr_expect_str_eq(sb_str(&b), cases[i].raw, "case %zu", i);
+        sb_release(&a);
+        sb_release(&b);
+    }
+}
+
+Test(b64, decoder_refuses_malformed_text)
+{
+    static const char *const bad[] = {
+        "Zg=", "Z===", "Zg==Zg==", "Zm9v!A==", "Zh==", "Zm9=", "=Zm9",
+        "Zm=v", "Zm9v\n",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct strbuf sb;
+        struct grd_err e;
+
+        sb_init(&sb, 0);
+        cr_expect_neq(b64_decode(&sb, bad[i], strlen(bad[i]), &e), 0,
+                      "case %zu '%s'", i, bad[i]);
+        sb_release(&sb);
+    }
+}

@@ -1,0 +1,439 @@
+/*
+ * test_sbx.c -- the sandbox against a catalogue of hostile and buggy
+ * submissions (tests/sbx_fixtures/), each compiled, renamed and linked with
+ * runner_main.o exactly as the grader does, and driven only through sbx.
+ *
+ * Every attack must end in its expected status and detail, the test process
+ * (the "grader") must survive, no file may appear in the runner's or the
+ * test's working directory, the runner must be gone, and a correct call
+ * right after must work in a fresh runner.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attention.h"
+#include "impl.h"
+#include "sbx.h"
+
+#define DEADLINE_MS 300.0
+
+#ifdef GRADER_SECCOMP
+#define LINK_LIBS "-lseccomp -lm"
+#else
+#define LINK_LIBS "-lm"
+#endif
+
+struct fixture {
+    char dir[64];
+    char runner[128];
+    struct sbx *sbx;
+    struct impl impl;
+};
+
+/* Compile src, rename the allocator, link with runner_main.o into a
+ * private temporary directory, and open a sandbox on the result. */
+static void fx_open_src(struct fixture *f, const char *src, double ms,
+                        unsigned cpu_s)
+{
+    struct sbx_config cfg = { .deadline_ms = ms, .as_limit = (size_t)384 << 20,
+                              .cpu_s = cpu_s ? cpu_s : 5 };
+    struct grd_err e = { 0 };
+    char cmd[4096];
+
+    snprintf(f->dir, sizeof f->dir, "/tmp/test_sbx.XXXXXX");
+    cr_assert_not_null(mkdtemp(f->dir));
+    snprintf(f->runner, sizeof f->runner, "%s/runner", f->dir);
+    snprintf(cmd, sizeof cmd,
+             "cc -std=c11 -O2 -D_GNU_SOURCE -c -I'%s/student_template' '%s'"
+             " -o '%s/attention.o' && objcopy --redefine-sym malloc=grd_malloc"
+             " --redefine-sym calloc=grd_calloc --redefine-sym "
+             "realloc=grd_realloc --redefine-sym free=grd_free "
+             "'%s/attention.o' && cc -o '%s' '%s/runner_main.o' "
+             "'%s/attention.o' " LINK_LIBS,
+             TEST_SRCDIR, src, f->dir, f->dir, f->runner, TEST_BUILDDIR,
+             f->dir);
+    cr_assert_eq(system(cmd), 0, "cannot build a runner from %s", src);
+    cfg.runner = f->runner;
+    f->sbx = sbx_new(&cfg, &e);
+    cr_assert_not_null(f->sbx, "sbx_new: %s", e.msg);
+    f->impl = sbx_impl(f->sbx);
+}
+
+static void fx_open(struct fixture *f, const char *name, double ms,
+                    unsigned cpu_s)
+{
+    char src[512];
+
+    snprintf(src, sizeof src, "%s/tests/sbx_fixtures/%s.c", TEST_SRCDIR, name);
+    fx_open_src(f, src, ms, cpu_s);
+}
+
+/* Free the sandbox, check that the runner's directory holds only what we
+ * put there, and remove it. */
+static void fx_close(struct fixture *f)
+{
+    DIR *d;
+    struct dirent *de;
+    char path[512];
+
+    sbx_free(f->sbx);
+    d = opendir(f->dir);
+    cr_assert_not_null(d);
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        cr_expect(strcmp(de->d_name, "runner") == 0 ||
+                  strcmp(de->d_name, "attention.o") == 0,
+                  "the submission created '%s'", de->d_name);
+        snprintf(path, sizeof path, "%s/%s", f->dir, de->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(f->dir);
+}
+
+/* A correct softmax must work, in a runner other than `old_pid`. */
+static void expect_fresh_softmax(struct fixture *f, long old_pid)
+{
+    float x[6] = { 1, 2, 3, -1, 0, 1 };
+    struct call_result r;
+    struct grd_err e = { 0 };
+    int rc = f->impl.ops->softmax_rows(f->impl.self, x, 2, 3, &r, &e);
+
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    cr_assert_eq(r.status, CALL_RETURNED, "status %d: %s", r.status, r.detail);
+    cr_assert_eq(r.rc, ATTN_OK);
+    cr_assert(fabsf(x[0] + x[1] + x[2] - 1.0f) < 1e-5f);
+    cr_assert(fabsf(x[3] + x[4] + x[5] - 1.0f) < 1e-5f);
+    cr_assert(sbx_runner_pid(f->sbx) != old_pid);
+}
+
+/* One call of `fn` with small, valid arguments. */
+static void call_small(struct fixture *f, enum impl_fn fn, float *pe,
+                       struct call_result *r)
+{
+    static const float q[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    static const float kv[12] = { 1, 0, 0, 1, 0, 1, 1, 0, 2, 2, 2, 2 };
+    float out[8];
+    struct grd_err e = { 0 };
+    int rc;
+
+    if (fn == IMPL_SDPA)
+        rc = f->impl.ops->scaled_dot_product(f->impl.self, q, kv, kv, 2, 3, 4,
+                                             4, NULL, out, NULL, r, &e);
+    else
+        rc = f->impl.ops->positional_encoding(f->impl.self, pe, 3, 4, r, &e);
+    cr_assert_eq(rc, 0, "grader error: %s", e.msg);
+}
+
+struct attack {
+    const char *fixture;
+    enum impl_fn fn;
+    enum call_status status;
+    const char *detail;      /* a substring of call_result.detail */
+    int signo;               /* expected for CALL_CRASHED */
+    int needs_seccomp;
+    double deadline_ms;      /* 0: DEADLINE_MS */
+    unsigned cpu_s;          /* RLIMIT_CPU; 0: 5 s */
+};
+
+static void run_attacks(const struct attack *a, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        struct fixture f;
+        struct call_result r;
+        float pe[12];
+        long pid;
+
+        if (a[i].needs_seccomp && !sbx_has_seccomp())
+            continue;
+        fx_open(&f, a[i].fixture,
+                a[i].deadline_ms > 0 ? a[i].deadline_ms : DEADLINE_MS, a[i].cpu_s);
+        call_small(&f, a[i].fn, pe, &r);
+        cr_expect_eq(r.status, a[i].status, "%s: status %d (%s), want %d",
+                     a[i].fixture, r.status, r.detail, a[i].status);
+        cr_expect_not_null(strstr(r.detail, a[i].detail),
+                           "%s: detail '%s' lacks '%s'", a[i].fixture,
+                           r.detail, a[i].detail);
+        if (a[i].status == CALL_CRASHED)
+            cr_expect_eq(r.signo, a[i].signo, "%s: signal", a[i].fixture);
+        pid = sbx_runner_pid(f.sbx);
+        cr_expect_eq(pid, 0, "%s: the runner survived", a[i].fixture);
+        expect_fresh_softmax(&f, pid);
+        cr_expect_neq(access("results.json", F_OK), 0,
+                      "results.json appeared in the test's cwd");
+        fx_close(&f);
+    }
+}
+
+Test(sbx, runaway_calls_time_out)
+{
+    static const struct attack a[] = {
+        { "spin", IMPL_PE, CALL_TIMEOUT, "did not return within 300 ms", 0, 0, 0, 0 },
+        { "spin_masked", IMPL_PE, CALL_TIMEOUT, "within 300 ms", 0, 0, 0, 0 },
+        { "sig_ignore", IMPL_PE, CALL_SYSCALL, "forbids (rt_sigaction)", 0, 1, 0, 0 },
+        { "cpu_hog", IMPL_PE, CALL_TIMEOUT, "used more than 1 s of CPU time",
+          0, 0, 5000.0, 1 },
+        { "forge", IMPL_PE, CALL_CRASHED, "interfered with the grader's runner",
+          0, 0, 0, 0 },
+    };
+
+    run_attacks(a, sizeof a / sizeof a[0]);
+}
+
+Test(sbx, exits_and_crashes_are_classified)
+{
+    static const struct attack a[] = {
+        { "exit0", IMPL_PE, CALL_EXITED, "called exit() instead of returning",
+          0, 0, 0, 0 },
+        { "uexit0", IMPL_PE, CALL_EXITED, "called exit()", 0, 0, 0, 0 },
+        { "segv", IMPL_PE, CALL_CRASHED, "crashed with SIGSEGV", SIGSEGV, 0, 0, 0 },
+        { "abort", IMPL_PE, CALL_CRASHED, "crashed with SIGABRT", SIGABRT, 0, 0, 0 },
+        { "fpe", IMPL_PE, CALL_CRASHED, "crashed with SIGFPE", SIGFPE, 0, 0, 0 },
+        { "recurse", IMPL_PE, CALL_CRASHED, "stack overflow", SIGSEGV, 0, 0, 0 },
+        { "membomb", IMPL_PE, CALL_MEMORY, "ran out of memory (limit 384 MiB)",
+          0, 0, 3000.0, 0 },   /* touching 256 MiB can be slow on a busy box */
+    };
+
+    run_attacks(a, sizeof a / sizeof a[0]);
+}
+
+Test(sbx, out_of_bounds_and_const_writes_are_caught)
+{
+    static const struct attack a[] = {
+        { "overrun", IMPL_PE, CALL_OVERRUN, "wrote past the end of `pe`", 0, 0, 0, 0 },
+        { "underrun", IMPL_PE, CALL_OVERRUN, "wrote before the start of `pe`",
+          0, 0, 0, 0 },
+        { "read_past", IMPL_SDPA, CALL_OVERRUN, "past the end of `K`", 0, 0, 0, 0 },
+        { "const_q", IMPL_SDPA, CALL_CONST_WRITE,
+          "modified its const input `Q`", 0, 0, 0, 0 },
+        { "const_via_memfd", IMPL_SDPA, CALL_CONST_WRITE,
+          "modified its const input `Q`", 0, 0, 0, 0 },
+    };
+
+    run_attacks(a, sizeof a / sizeof a[0]);
+}
+
+Test(sbx, forbidden_system_calls_end_the_call)
+{
+    static const struct attack a[] = {
+        { "forkbomb", IMPL_PE, CALL_SYSCALL, "forbids (clone", 0, 1, 0, 0 },
+        { "open_passwd", IMPL_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
+        { "write_file", IMPL_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
+        { "kill_parent", IMPL_PE, CALL_SYSCALL, "forbids (getppid)", 0, 1, 0, 0 },
+        { "raw_syscall", IMPL_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
+    };
+
+    run_attacks(a, sizeof a / sizeof a[0]);
+    cr_assert_eq(kill(getpid(), 0), 0); /* still here */
+}
+
+Test(sbx, output_is_capped_and_drained)
+{
+    struct fixture f;
+    struct call_result r;
+    float pe[12];
+    size_t len;
+    const char *out;
+
+    fx_open(&f, "flood", 5000.0, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
+    out = sbx_output(f.sbx, &len);
+    cr_assert_eq(len, SBX_DEFAULT_OUTPUT_CAP);
+    cr_assert_eq(out[0], 'y');
+    cr_assert_eq(sbx_output_truncated(f.sbx), 1);
+    sbx_restart(f.sbx);
+    sbx_output(f.sbx, &len);
+    cr_assert_eq(len, 0);
+    cr_assert_eq(sbx_output_truncated(f.sbx), 0);
+    fx_close(&f);
+}
+
+Test(sbx, leaks_are_counted)
+{
+    struct fixture f;
+    struct call_result r;
+    float pe[12];
+
+    fx_open(&f, "leak", DEADLINE_MS, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
+    cr_assert_eq(r.rc, ATTN_OK);
+    cr_assert_eq(r.live_allocs, 1);
+    cr_assert_eq(pe[11], 0.0f);
+    fx_close(&f);
+}
+
+Test(sbx, missing_functions_are_not_implemented)
+{
+    struct fixture f;
+    struct call_result r;
+    float pe[12];
+    long pid;
+
+    fx_open(&f, "missing", DEADLINE_MS, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_assert_eq(r.status, CALL_RETURNED);
+    cr_assert_eq(r.rc, ATTN_ENOTIMPL);
+    pid = sbx_runner_pid(f.sbx);
+    cr_assert(pid > 0);
+    expect_fresh_softmax(&f, 0);
+    cr_assert_eq(sbx_runner_pid(f.sbx), pid, "one runner serves many calls");
+    fx_close(&f);
+}
+
+static void fill(float *x, size_t n, float base)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        x[i] = base + (float)i * 0.25f;
+}
+
+static float fsum(const float *x, size_t n)
+{
+    float s = 0.0f;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+Test(sbx, arguments_reach_the_submission_intact)
+{
+    struct fixture f;
+    struct call_result r;
+    struct grd_err e = { 0 };
+    float q[12], k[20], v[15], out[9], w[15], x[6], X[8], wq[16], wo[16];
+    float mo[12];
+    unsigned char mask[15];
+    const char *o;
+    size_t len;
+
+    fx_open(&f, "echo", DEADLINE_MS, 0);
+    fill(q, 12, 1), fill(k, 20, 2), fill(v, 15, -1);
+    memset(mask, 1, sizeof mask), mask[4] = 0;
+    /* sdpa: n_q 3, n_k 5, d_k 4, d_v 3 */
+    cr_assert_eq(f.impl.ops->scaled_dot_product(f.impl.self, q, k, v, 3, 5, 4,
+                 3, mask, out, w, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r.status, CALL_RETURNED, "%s", r.detail);
+    cr_assert_eq(out[0], 9.0f, "out pre-filled with NaN");
+    cr_assert(out[1] == 3 && out[2] == 5 && out[3] == 4 && out[4] == 3);
+    cr_assert(out[5] == fsum(q, 12) && out[6] == fsum(k, 20));
+    cr_assert(out[7] == fsum(v, 15) && out[8] == 14.0f);
+    cr_assert_eq(w[14], 14.0f);
+    cr_assert_eq(f.impl.ops->scaled_dot_product(f.impl.self, q, k, v, 3, 5, 4,
+                 3, NULL, out, NULL, &r, &e), 0);
+    cr_assert(out[8] == -1.0f, "NULL mask arrives as NULL");
+    /* mha, self-attention: Xq == Xkv; n 3, d_model 4, heads 2 */
+    fill(wq, 16, 0.5f), fill(wo, 16, -0.5f);
+    cr_assert_eq(f.impl.ops->multi_head(f.impl.self, q, 3, q, 3, 4, 2, wq, wq,
+                 wo, wo, NULL, mo, NULL, &r, &e), 0);
+    cr_assert_eq(r.status, CALL_RETURNED, "%s", r.detail);
+    cr_assert(mo[0] == 12 && mo[1] == 3 && mo[2] == 3 && mo[3] == 4);
+    cr_assert(mo[4] == 2 && mo[5] == fsum(q, 12) && mo[6] == mo[5]);
+    cr_assert_eq(mo[7], 1.0f, "Xq == Xkv stays aliased");
+    cr_assert(mo[8] == fsum(wq, 16) + 2 * fsum(wq, 16) + 3 * fsum(wo, 16)
+                       + 4 * fsum(wo, 16));
+    cr_assert(mo[9] == -1.0f && mo[10] == -1.0f);
+    /* layer norm: eps arrives; block: every weight and eps arrive */
+    fill(x, 6, 1);
+    cr_assert_eq(f.impl.ops->layer_norm(f.impl.self, x, 2, 3, 0.5f, &r, &e), 0);
+    cr_assert(x[0] == 0.5f && x[5] == 1.125f);
+    fill(X, 8, 0);
+    cr_assert_eq(f.impl.ops->transformer_block(f.impl.self, X, 2, 4, 2, 4, wq,
+                 wq, wo, wo, wq, q, wo, q, mask, 0.25f, &r, &e), 0);
+    cr_assert_eq(r.status, CALL_RETURNED, "%s", r.detail);
+    cr_assert(X[0] == 2 && X[1] == 4 && X[2] == 2 && X[3] == 4);
+    cr_assert(X[4] == fsum(wq, 16) + 2 * fsum(wq, 16) + 3 * fsum(wo, 16)
+                      + 4 * fsum(wo, 16));
+    cr_assert(X[5] == fsum(wq, 16) + 2 * fsum(wo, 16));
+    cr_assert(X[6] == fsum(q, 4) + 2 * fsum(q, 4) && X[7] == 4.0f);
+    /* softmax: in place, its return value, and its output captured */
+    cr_assert_eq(f.impl.ops->softmax_rows(f.impl.self, x, 2, 3, &r, &e), 0);
+    cr_assert(r.rc == 7 && x[0] == 0.5f + 203.0f);
+    o = sbx_output(f.sbx, &len);
+    cr_assert_eq(len, strlen("hello from softmax 2x3\nand from stderr\n"));
+    cr_assert_eq(memcmp(o, "hello from softmax 2x3\nand from stderr\n", len), 0);
+    fx_close(&f);
+}
+
+Test(sbx, reference_matches_in_and_out_of_the_sandbox)
+{
+    enum { N = 5, D = 8, H = 2, F = 12 };
+    static float X1[N * D], X2[N * D], W[4][D * D], W1[D * F], W2[F * D];
+    static float b1[F], b2[D], o1[N * D], o2[N * D], w1[H * N * N],
+        w2[H * N * N];
+    unsigned char mask[N * N];
+    struct fixture f;
+    struct call_result r;
+    struct grd_err e = { 0 };
+    size_t i;
+
+    if (access(TEST_SRCDIR "/reference/attention.c", R_OK) != 0)
+        cr_skip_test("no reference/attention.c");
+    fx_open_src(&f, TEST_SRCDIR "/reference/attention.c", 2000.0, 0);
+    for (i = 0; i < N * D; i++)
+        X1[i] = X2[i] = sinf((float)i);
+    for (i = 0; i < D * D; i++)
+        W[0][i] = cosf((float)i) / 3, W[1][i] = sinf(i * 0.7f) / 3,
+        W[2][i] = cosf(i * 1.3f) / 3, W[3][i] = sinf(i * 0.3f) / 3;
+    for (i = 0; i < D * F; i++)
+        W1[i] = sinf(i * 0.11f) / 4, W2[i] = cosf(i * 0.17f) / 4;
+    for (i = 0; i < N * N; i++)
+        mask[i] = (unsigned char)(i % N <= i / N);   /* causal */
+    fill(b1, F, -1), fill(b2, D, 0.5f);
+    cr_assert_eq(attn_multi_head(X1, N, X1, N, D, H, W[0], W[1], W[2], W[3],
+                                 mask, o1, w1), ATTN_OK);
+    cr_assert_eq(f.impl.ops->multi_head(f.impl.self, X2, N, X2, N, D, H, W[0],
+                 W[1], W[2], W[3], mask, o2, w2, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r.status, CALL_RETURNED, "%s", r.detail);
+    for (i = 0; i < N * D; i++)
+        cr_assert(fabsf(o1[i] - o2[i]) <= 1e-5f * (1 + fabsf(o1[i])));
+    for (i = 0; i < H * N * N; i++)
+        cr_assert(fabsf(w1[i] - w2[i]) <= 1e-6f);
+    cr_assert_eq(attn_transformer_block(X1, N, D, H, F, W[0], W[1], W[2],
+                 W[3], W1, b1, W2, b2, mask, 1e-5f), ATTN_OK);
+    cr_assert_eq(f.impl.ops->transformer_block(f.impl.self, X2, N, D, H, F,
+                 W[0], W[1], W[2], W[3], W1, b1, W2, b2, mask, 1e-5f, &r, &e),
+                 0);
+    cr_assert_eq(r.status, CALL_RETURNED, "%s", r.detail);
+    cr_assert_eq(r.live_allocs, 0, "the reference frees what it allocates");
+    for (i = 0; i < N * D; i++)
+        cr_assert(fabsf(X1[i] - X2[i]) <= 1e-4f * (1 + fabsf(X1[i])));
+    fx_close(&f);
+}
+
+Test(sbx, lifecycle_leaves_no_process)
+{
+    struct sbx_config cfg = { .runner = "/nonexistent/runner" };
+    struct grd_err e = { 0 };
+    struct fixture f;
+    long pid1, pid2;
+
+    cr_assert_null(sbx_new(&cfg, &e));
+    cr_assert_not_null(strstr(e.msg, "not an executable"));
+    fx_open(&f, "missing", DEADLINE_MS, 0);
+    expect_fresh_softmax(&f, 0);
+    pid1 = sbx_runner_pid(f.sbx);
+    sbx_restart(f.sbx);
+    cr_assert_eq(kill((pid_t)pid1, 0), -1, "restart killed and reaped it");
+    expect_fresh_softmax(&f, pid1);
+    pid2 = sbx_runner_pid(f.sbx);
+    fx_close(&f);
+    cr_assert_eq(kill((pid_t)pid2, 0), -1);
+    cr_assert_eq(errno, ESRCH);
+}
