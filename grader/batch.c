@@ -177,7 +177,7 @@ static int entry_source(const char *path, const char *name, char *src, size_t n)
 
 /* The id of entry `name`: from the regex, or the name minus ".c".
  * Returns 1 with an id, 0 when the entry is skipped (noted), -1 on error. */
-static int entry_id(const char *name, const struct bat_idre *re, char *id,
+static int entry_id(const char *path, const char *name, const struct bat_idre *re, char *id,
                     bat_note_fn fn, void *ctx, struct grd_err *e)
 {
     struct grd_err why;
@@ -186,7 +186,7 @@ static int entry_id(const char *name, const struct bat_idre *re, char *id,
     if (re != NULL) {
         if ((rc = bat_idre_match(re, name, id, BAT_ID_MAX + 1, e)) <= 0) {
             if (rc == 0)
-                note(fn, ctx, NULL, "entry '%s' does not match --id-regex: skipped", name);
+                note(fn, ctx, NULL, "entry '%s' does not match --id-regex: skipped", path);
             return rc;
         }
     } else {
@@ -196,7 +196,7 @@ static int entry_id(const char *name, const struct bat_idre *re, char *id,
     }
     err_clear(&why);
     if (bat_id_check(id, &why) < 0) {
-        note(fn, ctx, &why, "entry '%s' gives an unusable id: skipped", name);
+        note(fn, ctx, &why, "entry '%s' gives an unusable id: skipped", path);
         return 0;
     }
     return 1;
@@ -214,7 +214,7 @@ static int add_entry(const char *dir, const char *name, const struct bat_idre *r
              "holding attention.c: skipped", path);
         return 0;
     }
-    if ((rc = entry_id(name, re, id, fn, ctx, e)) <= 0)
+    if ((rc = entry_id(path, name, re, id, fn, ctx, e)) <= 0)
         return rc;
     if (list_has(out, id)) {
         note(fn, ctx, NULL, "duplicate id from entry '%s': skipped", path);

@@ -355,7 +355,7 @@ int bat_row_load(const char *dir, struct bat_row *row, struct grd_err *e)
     fclose(f);
     if (rc == 0 && bat_row_parse(sb_str(&sb), sb.len, row, e) < 0) {
         if (e != NULL)
-            snprintf(e->file, sizeof e->file, "%s", path);
+            snprintf(e->file, sizeof e->file, "%.255s", path);
         rc = -1;
     }
     sb_release(&sb);

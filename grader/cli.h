@@ -52,5 +52,10 @@ int cli_usage(const char *msg, const char *usage);
 /* The commands (cmd_*.c): each returns the process's exit status. */
 int cmd_grade(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_saturation(int argc, char **argv);
+int cmd_permute(int argc, char **argv);
 
 #endif

@@ -2,7 +2,9 @@
  * main.c -- the grader's entry point: dispatch to a command.
  *
  *   grader grade ...    grade one submission (cmd_grade.c)
- *   grader list ...     list the tests of the specs
+ *   grader batch|merge  a whole class (cmd_batch.c)
+ *   grader list ...     list the tests of the specs (cmd_list.c)
+ *   grader map|saturation|permute   self-check tools (cmd_selfcheck.c)
  *   grader version
  *
  * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
@@ -32,16 +34,26 @@ static int cmd_version(int argc, char **argv)
 
 static const struct command commands[] = {
     {"grade", cmd_grade},
+    {"batch", cmd_batch},
+    {"merge", cmd_merge},
     {"list", cmd_list},
+    {"map", cmd_map},
+    {"saturation", cmd_saturation},
+    {"permute", cmd_permute},
     {"version", cmd_version},
 };
 
 static const char usage[] =
     "usage: grader <command> [options]\n"
     "commands:\n"
-    "  grade     grade one submission and print its rubric\n"
-    "  list      list the tests of the specs\n"
-    "  version   print the grader's version\n"
+    "  grade       grade one submission and print its rubric\n"
+    "  batch       grade a whole class in parallel into a gradebook\n"
+    "  merge       combine the outputs of sharded batches\n"
+    "  list        list the tests of the specs\n"
+    "  map         the attention map of a text, computed with a submission\n"
+    "  saturation  mean max softmax weight against d, with and without 1/sqrt(d)\n"
+    "  permute     permute the words: does the output only permute?\n"
+    "  version     print the grader's version\n"
     "Run 'grader <command> --help' for a command's options.\n";
 
 int main(int argc, char **argv)

@@ -326,7 +326,8 @@ static int residual_body(const struct prop_env *env, struct blk_data *d,
     if (ok != 1 || check_want(d, " with Wo = 0, W2 = 0, b2 = 0 (expected "
                               "LN(LN(X)))", tol, v))
         return ok;
-    pu_hint(v, "with both sublayers silenced only the residual connection "
+    if (v->hint[0] == '\0')
+        pu_hint(v, "with both sublayers silenced only the residual connection "
             "carries X through: the sublayer's output is added to its input "
             "rather than replacing it, X <- LN(X + sublayer(X))");
     return 0;

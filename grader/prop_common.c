@@ -48,7 +48,9 @@ static int add_in(struct pc_call *k, const char *name, size_t a, size_t b,
     return 0;
 }
 
-/* An output; rng non-NULL makes it an in-place input drawn like add_in. */
+/* An output; rng non-NULL makes it an in-place input drawn like add_in,
+ * else it starts as NaN, so that an element the submission never writes
+ * fails every check instead of passing as a zero. */
 static int add_out(struct pc_call *k, const char *name, size_t a, size_t b,
                    struct pu_rng *rng, double scale, struct grd_err *e)
 {
@@ -65,6 +67,9 @@ static int add_out(struct pc_call *k, const char *name, size_t a, size_t b,
     k->out_name[i] = name;
     if (rng != NULL)
         pu_fill_gauss(k->init[i], n, rng, scale);
+    else
+        for (size_t j = 0; j < n; j++) /* an element never written stays NaN */
+            k->init[i][j] = NAN;
     return 0;
 }
 
@@ -287,7 +292,7 @@ static size_t case_index(const struct spec_test *t, const struct spec_case *c)
 char *pc_label(const struct spec_test *t, const struct spec_case *c,
                const struct pc_call *k, char *buf, size_t n)
 {
-    size_t i = case_index(t, c);
+    size_t i = case_index(t, c) + 1; /* 1-based, like the repro's "#1" */
 
     switch (k->fn) {
     case IMPL_SOFTMAX:
@@ -509,7 +514,14 @@ static void apply_bad(const struct bad_arg *a, const struct pc_call *k,
     case BAD_NULL_IN: b->in[a->idx] = NULL; break;
     case BAD_NULL_OUT: b->out[a->idx] = NULL; break;
     case BAD_ZERO: *(size_t *)((char *)b + a->idx) = 0; break;
-    case BAD_HEADS: b->heads = non_divisor(k->d_model, k->heads); break;
+    case BAD_HEADS:
+        b->heads = non_divisor(k->d_model, k->heads);
+        /* weights is heads x n_q x n_kv: no buffer of ours fits the bad
+         * heads, and NULL weights are valid, so heads stays the only
+         * invalid argument. */
+        if (k->fn == IMPL_MHA)
+            b->out[1] = NULL;
+        break;
     case BAD_EPS_NEG: b->eps = -1e-3f; break;
     case BAD_EPS_NAN: b->eps = NAN; break;
     }

@@ -51,7 +51,7 @@ struct pc_call {
     const char *out_name[PC_MAX_OUT];
     size_t n_out;
     float *init[PC_MAX_OUT];    /* what out[i] is reset to before each call:
-                                   the in-place input, or zeros (owned) */
+                                   the in-place input, or NaN (owned) */
 };
 
 /*

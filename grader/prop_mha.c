@@ -35,7 +35,8 @@
 enum slicing { SL_BLOCKS, SL_INTERLEAVED, SL_ROWS };
 
 struct variant {
-    enum slicing sl;
+    enum slicing sl;       /* how a head reads Q, K, V */
+    enum slicing cat_sl;   /* how it writes the concatenation */
     int scale_by_dmodel;   /* 1/sqrt(d_model) instead of 1/sqrt(d_head) */
     int no_wo;             /* out = concat(heads), no final projection */
 };
@@ -114,7 +115,7 @@ static void fwd_query(const struct pmha_dims *s, const struct variant *va,
         double acc = 0.0;
         for (size_t j = 0; j < s->n_kv; j++)
             acc += f->p[j] * f->v[head_at(va->sl, s->n_kv, d, s->heads, h, j, c)];
-        f->cat[head_at(va->sl, s->n_q, d, s->heads, h, i, c)] = acc;
+        f->cat[head_at(va->cat_sl, s->n_q, d, s->heads, h, i, c)] = acc;
     }
     if (w_row != NULL)
         memcpy(w_row, f->p, s->n_kv * sizeof *w_row);
@@ -151,7 +152,7 @@ int pmha_forward_d(const struct pmha_dims *s, const double *xq,
                    double *out, double *weights)
 {
     const float *const w[4] = {wq, wk, wv, wo};
-    const struct variant right = {SL_BLOCKS, 0, 0};
+    const struct variant right = {SL_BLOCKS, SL_BLOCKS, 0, 0};
 
     return forward_variant(s, &right, xq, xkv, w, mask, out, weights);
 }
@@ -346,17 +347,20 @@ struct guess {
 };
 
 static const struct guess guesses[] = {
-    {{SL_BLOCKS, 1, 0}, 0, "the output matches the scale 1/sqrt(d_model): "
+    {{SL_BLOCKS, SL_BLOCKS, 1, 0}, 0, "the output matches the scale 1/sqrt(d_model): "
      "each head scales its logits by 1/sqrt(d_head), d_head = d_model/heads"},
-    {{SL_INTERLEAVED, 0, 0}, 0, "head h looks like it used interleaved "
-     "columns h, h+heads, h+2*heads, ...: head h uses the column block "
-     "[h*d_head, (h+1)*d_head) of Q, K and V"},
-    {{SL_ROWS, 0, 0}, 0, "head h looks like it used rows (Q read as heads "
+    {{SL_INTERLEAVED, SL_BLOCKS, 0, 0}, 0, "head h looks like it used "
+     "interleaved columns h, h+heads, h+2*heads, ... of Q, K and V: head h "
+     "uses the column block [h*d_head, (h+1)*d_head)"},
+    {{SL_INTERLEAVED, SL_INTERLEAVED, 0, 0}, 0, "head h looks like it used "
+     "interleaved columns h, h+heads, h+2*heads, ...: head h uses (and "
+     "writes) the column block [h*d_head, (h+1)*d_head)"},
+    {{SL_ROWS, SL_ROWS, 0, 0}, 0, "head h looks like it used rows (Q read as heads "
      "chunks of n_q x d_head) instead of the column block [h*d_head, "
      "(h+1)*d_head) of Q, K and V"},
-    {{SL_BLOCKS, 0, 1}, 0, "the output matches concat(head_0, ..., head_H-1) "
+    {{SL_BLOCKS, SL_BLOCKS, 0, 1}, 0, "the output matches concat(head_0, ..., head_H-1) "
      "without the final projection: multiply the concatenation by Wo"},
-    {{SL_BLOCKS, 0, 0}, 1, "the output matches K and V computed from Xq: in "
+    {{SL_BLOCKS, SL_BLOCKS, 0, 0}, 1, "the output matches K and V computed from Xq: in "
      "attention between two sequences K = Xkv.Wk and V = Xkv.Wv"},
 };
 

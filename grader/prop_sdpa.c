@@ -368,14 +368,16 @@ static int permute_mask(struct pc_call *k, const size_t *p, int by_key)
     return 0;
 }
 
-/* got (rows x cols) vs want with rows (by_row) or columns remapped by p. */
+/* got (rows x cols) vs want with rows (by_row) or columns remapped by p
+ * (NULL: not remapped). */
 static int close_permuted(const float *got, const float *want, size_t rows, size_t cols,
                           const size_t *p, int by_row, double atol, const char *name,
                           struct prop_verdict *v, const char *label)
 {
     for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < cols; j++) {
-            double w = by_row ? want[p[i] * cols + j] : want[i * cols + p[j]];
+            double w = p == NULL ? want[i * cols + j] :
+                       by_row ? want[p[i] * cols + j] : want[i * cols + p[j]];
             double g = got[i * cols + j];
             if (pu_close(w, g, atol, 0))
                 continue;
@@ -409,7 +411,7 @@ static int permuted_call(const struct prop_env *env, const struct spec_test *t,
         goto done;
     if ((ok = call(env, k, v, e)) != 1)
         goto done;
-    ok = close_permuted(k->out[0], o1, k->n_q, k->d_v, p, !by_key,
+    ok = close_permuted(k->out[0], o1, k->n_q, k->d_v, by_key ? NULL : p, 1,
                         out_atol(k, pc_tol(t)), "out", v, label) &&
          close_permuted(k->out[1], w1, k->n_q, k->n_k, p, !by_key, w_atol(k, pc_tol(t)),
                         "weight", v, label);

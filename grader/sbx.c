@@ -27,6 +27,7 @@
 #endif
 
 #include "runner_proto.h"
+#include "sbx_internal.h"
 
 #define START_TIMEOUT_MS 10000.0 /* exec + dynamic loading + seccomp */
 #define REAP_GRACE_MS 200.0      /* result pipe closed, exit not yet seen */
@@ -52,24 +53,6 @@ struct sbx {
     uint64_t nonce;
 };
 
-/* One pointer argument of a call, as the caller passed it. */
-enum arg_kind { ARG_IN, ARG_INOUT, ARG_OUT };
-
-struct arg {
-    const char *name;
-    void *ptr;           /* the caller's buffer; NULL passes NULL */
-    size_t len;          /* bytes */
-    enum arg_kind kind;
-};
-
-struct call {
-    enum impl_fn fn;
-    uint64_t dim[RP_NDIM];
-    float eps;
-    struct arg arg[RP_NBUF];
-    size_t narg;
-};
-
 /* ---- small helpers ------------------------------------------------------- */
 
 static double now_ms(void)
@@ -86,15 +69,6 @@ static void sleep_ms(long ms)
 
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
-}
-
-/* Checked a*b*c; returns 0 and sets *out, or -1 on overflow. */
-static int mul3(size_t a, size_t b, size_t c, size_t *out)
-{
-    if ((b != 0 && a > SIZE_MAX / b) || (c != 0 && a * b > SIZE_MAX / c))
-        return -1;
-    *out = a * b * c;
-    return 0;
 }
 
 /* splitmix64: the nonce only needs to differ between calls. */
@@ -502,28 +476,28 @@ static unsigned char canary(size_t i)
 }
 
 /* An earlier const input with the same pointer and length, or -1. */
-static int find_alias(const struct call *c, size_t i)
+static int find_alias(const struct sbx_call *c, size_t i)
 {
     size_t j;
 
-    if (c->arg[i].kind != ARG_IN || c->arg[i].ptr == NULL)
+    if (c->arg[i].kind != SBX_IN || c->arg[i].ptr == NULL)
         return -1;
     for (j = 0; j < i; j++)
-        if (c->arg[j].kind == ARG_IN && c->arg[j].ptr == c->arg[i].ptr &&
+        if (c->arg[j].kind == SBX_IN && c->arg[j].ptr == c->arg[i].ptr &&
             c->arg[j].len == c->arg[i].len)
             return (int)j;
     return -1;
 }
 
 /* Fill the header's buffer table; sets *total to the memfd size needed. */
-static int layout(const struct call *c, struct rp_header *h, size_t page,
+static int layout(const struct sbx_call *c, struct rp_header *h, size_t page,
                   uint64_t *total)
 {
     uint64_t pos = RP_HDR_SIZE;
     size_t i;
 
     for (i = 0; i < c->narg; i++) {
-        const struct arg *a = &c->arg[i];
+        const struct sbx_arg *a = &c->arg[i];
         struct rp_buf *b = &h->buf[i];
 
         memset(b, 0, sizeof *b);
@@ -531,7 +505,7 @@ static int layout(const struct call *c, struct rp_header *h, size_t page,
         b->alias = find_alias(c, i);
         if (a->ptr == NULL)
             continue;
-        b->flags = RP_BUF_PRESENT | (a->kind != ARG_IN ? RP_BUF_WRITABLE : 0);
+        b->flags = RP_BUF_PRESENT | (a->kind != SBX_IN ? RP_BUF_WRITABLE : 0);
         if (a->len > MEM_MAX)
             return -1;
         if (b->alias >= 0)
@@ -548,7 +522,7 @@ static int layout(const struct call *c, struct rp_header *h, size_t page,
 }
 
 /* Copy inputs in, NaN-fill outputs, write canaries into the slack. */
-static void fill_buffers(const struct call *c, const struct rp_header *h,
+static void fill_buffers(const struct sbx_call *c, const struct rp_header *h,
                          unsigned char *mem)
 {
     static const float qnan = NAN;
@@ -560,7 +534,7 @@ static void fill_buffers(const struct call *c, const struct rp_header *h,
 
         if (!(b->flags & RP_BUF_PRESENT) || b->alias >= 0)
             continue;
-        if (c->arg[i].kind == ARG_OUT)
+        if (c->arg[i].kind == SBX_OUT)
             for (k = 0; k + sizeof qnan <= b->len; k += sizeof qnan)
                 memcpy(data + k, &qnan, sizeof qnan);
         else
@@ -573,7 +547,7 @@ static void fill_buffers(const struct call *c, const struct rp_header *h,
 
 /* Size and map the memfd and write the call into it; *view (of
  * s->mem_size bytes) is the parent's mapping. */
-static int prepare(struct sbx *s, const struct call *c, struct rp_header *tmp,
+static int prepare(struct sbx *s, const struct sbx_call *c, struct rp_header *tmp,
                    unsigned char **view, struct grd_err *e)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -786,7 +760,7 @@ static void timed_out(struct sbx *s, const struct rp_header *h,
 
 /* ---- after a call that returned ------------------------------------------------ */
 
-static int check_inputs(const struct call *c, const struct rp_header *h,
+static int check_inputs(const struct sbx_call *c, const struct rp_header *h,
                         const unsigned char *mem, struct call_result *r)
 {
     size_t i, k;
@@ -797,7 +771,7 @@ static int check_inputs(const struct call *c, const struct rp_header *h,
 
         if (!(b->flags & RP_BUF_PRESENT) || b->alias >= 0)
             continue;
-        if (c->arg[i].kind == ARG_IN && memcmp(data, c->arg[i].ptr, b->len)) {
+        if (c->arg[i].kind == SBX_IN && memcmp(data, c->arg[i].ptr, b->len)) {
             set_detail(r, CALL_CONST_WRITE, "modified its const input "
                        "`%s`", c->arg[i].name);
             return -1;
@@ -812,22 +786,38 @@ static int check_inputs(const struct call *c, const struct rp_header *h,
     return 0;
 }
 
-static void copy_outputs(const struct call *c, const struct rp_header *h,
+/*
+ * Copy back what the submission wrote. In-place buffers come back whole;
+ * a pure output comes back only where its NaN fill was overwritten, so the
+ * caller's buffer keeps its own contents wherever nothing was written. That
+ * makes "returned ATTN_EINVAL and wrote nothing" checkable, and makes the
+ * sandbox behave like a local call on a buffer the caller pre-filled.
+ */
+static void copy_outputs(const struct sbx_call *c, const struct rp_header *h,
                          const unsigned char *mem)
 {
-    size_t i;
+    static const float qnan = NAN;
+    size_t i, k;
 
     for (i = 0; i < c->narg; i++) {
         const struct rp_buf *b = &h->buf[i];
+        const unsigned char *data = mem + b->off + (b->map_len - b->len);
+        unsigned char *dst = c->arg[i].ptr;
 
-        if ((b->flags & RP_BUF_WRITABLE) && b->alias < 0)
-            memcpy(c->arg[i].ptr, mem + b->off + (b->map_len - b->len),
-                   b->len);
+        if (!(b->flags & RP_BUF_WRITABLE) || b->alias >= 0)
+            continue;
+        if (c->arg[i].kind != SBX_OUT) {
+            memcpy(dst, data, b->len);
+            continue;
+        }
+        for (k = 0; k + sizeof qnan <= b->len; k += sizeof qnan)
+            if (memcmp(data + k, &qnan, sizeof qnan) != 0)
+                memcpy(dst + k, data + k, sizeof qnan);
     }
 }
 
 /* The runner signalled completion; check its record, then our copies. */
-static int returned(struct sbx *s, const struct call *c,
+static int returned(struct sbx *s, const struct sbx_call *c,
                     const struct rp_header *mine, const unsigned char *mem,
                     struct call_result *r, struct grd_err *e)
 {
@@ -873,9 +863,8 @@ static const struct rp_header *trusted_record(const struct rp_header *shared,
     return rec;
 }
 
-/* Run one call in the runner (starting one if needed) and fill r. */
-static int run_call(struct sbx *s, const struct call *c,
-                    struct call_result *r, struct grd_err *e)
+int sbx_run_call(struct sbx *s, const struct sbx_call *c,
+                 struct call_result *r, struct grd_err *e)
 {
     struct rp_header mine, rec;
     unsigned char *mem = NULL;
@@ -915,153 +904,4 @@ static int run_call(struct sbx *s, const struct call *c,
         runner_stop(s);
     munmap(mem, view_len);
     return rc;
-}
-
-/* ---- the impl ops ---------------------------------------------------------------- */
-
-static struct arg in_arg(const char *name, const void *p, size_t len)
-{
-    return (struct arg){ name, (void *)(uintptr_t)p, len, ARG_IN };
-}
-
-static struct arg rw_arg(const char *name, float *p, size_t len,
-                         enum arg_kind kind)
-{
-    return (struct arg){ name, p, len, kind };
-}
-
-static int too_large(struct grd_err *e)
-{
-    return err_set(e, NULL, 0, 0, "buffer size overflows size_t");
-}
-
-static int op_softmax(void *self, float *x, size_t rows, size_t cols,
-                      struct call_result *r, struct grd_err *e)
-{
-    struct call c = { .fn = IMPL_SOFTMAX, .dim = { rows, cols }, .narg = 1 };
-    size_t n;
-
-    if (mul3(rows, cols, sizeof(float), &n) != 0)
-        return too_large(e);
-    c.arg[0] = rw_arg("x", x, n, ARG_INOUT);
-    return run_call(self, &c, r, e);
-}
-
-static int op_sdpa(void *self, const float *Q, const float *K, const float *V,
-                   size_t n_q, size_t n_k, size_t d_k, size_t d_v,
-                   const unsigned char *mask, float *out, float *weights,
-                   struct call_result *r, struct grd_err *e)
-{
-    struct call c = { .fn = IMPL_SDPA, .dim = { n_q, n_k, d_k, d_v },
-                      .narg = 6 };
-    size_t q, k, v, m, o, w;
-
-    if (mul3(n_q, d_k, sizeof(float), &q) || mul3(n_k, d_k, sizeof(float), &k)
-        || mul3(n_k, d_v, sizeof(float), &v) || mul3(n_q, n_k, 1, &m)
-        || mul3(n_q, d_v, sizeof(float), &o)
-        || mul3(n_q, n_k, sizeof(float), &w))
-        return too_large(e);
-    c.arg[0] = in_arg("Q", Q, q);
-    c.arg[1] = in_arg("K", K, k);
-    c.arg[2] = in_arg("V", V, v);
-    c.arg[3] = in_arg("mask", mask, m);
-    c.arg[4] = rw_arg("out", out, o, ARG_OUT);
-    c.arg[5] = rw_arg("weights", weights, w, ARG_OUT);
-    return run_call(self, &c, r, e);
-}
-
-static int op_pe(void *self, float *pe, size_t n, size_t d,
-                 struct call_result *r, struct grd_err *e)
-{
-    struct call c = { .fn = IMPL_PE, .dim = { n, d }, .narg = 1 };
-    size_t len;
-
-    if (mul3(n, d, sizeof(float), &len) != 0)
-        return too_large(e);
-    c.arg[0] = rw_arg("pe", pe, len, ARG_OUT);
-    return run_call(self, &c, r, e);
-}
-
-static int op_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
-                  size_t n_kv, size_t d_model, size_t heads, const float *Wq,
-                  const float *Wk, const float *Wv, const float *Wo,
-                  const unsigned char *mask, float *out, float *weights,
-                  struct call_result *r, struct grd_err *e)
-{
-    struct call c = { .fn = IMPL_MHA, .dim = { n_q, n_kv, d_model, heads },
-                      .narg = 9 };
-    size_t xq, xkv, w, m, hw;
-
-    if (mul3(n_q, d_model, sizeof(float), &xq)
-        || mul3(n_kv, d_model, sizeof(float), &xkv)
-        || mul3(d_model, d_model, sizeof(float), &w)
-        || mul3(n_q, n_kv, 1, &m) || mul3(heads, m, sizeof(float), &hw))
-        return too_large(e);
-    c.arg[0] = in_arg("Xq", Xq, xq);
-    c.arg[1] = in_arg("Xkv", Xkv, xkv);
-    c.arg[2] = in_arg("Wq", Wq, w);
-    c.arg[3] = in_arg("Wk", Wk, w);
-    c.arg[4] = in_arg("Wv", Wv, w);
-    c.arg[5] = in_arg("Wo", Wo, w);
-    c.arg[6] = in_arg("mask", mask, m);
-    c.arg[7] = rw_arg("out", out, xq, ARG_OUT);
-    c.arg[8] = rw_arg("weights", weights, hw, ARG_OUT);
-    return run_call(self, &c, r, e);
-}
-
-static int op_layer_norm(void *self, float *x, size_t rows, size_t cols,
-                         float eps, struct call_result *r, struct grd_err *e)
-{
-    struct call c = { .fn = IMPL_LAYERNORM, .dim = { rows, cols }, .eps = eps,
-                      .narg = 1 };
-    size_t n;
-
-    if (mul3(rows, cols, sizeof(float), &n) != 0)
-        return too_large(e);
-    c.arg[0] = rw_arg("x", x, n, ARG_INOUT);
-    return run_call(self, &c, r, e);
-}
-
-static int op_block(void *self, float *X, size_t n, size_t d_model,
-                    size_t heads, size_t d_ff, const float *Wq,
-                    const float *Wk, const float *Wv, const float *Wo,
-                    const float *W1, const float *b1, const float *W2,
-                    const float *b2, const unsigned char *mask, float eps,
-                    struct call_result *r, struct grd_err *e)
-{
-    struct call c = { .fn = IMPL_BLOCK, .dim = { n, d_model, heads, d_ff },
-                      .eps = eps, .narg = 10 };
-    size_t x, w, w1, bb1, bb2, m;
-
-    if (mul3(n, d_model, sizeof(float), &x)
-        || mul3(d_model, d_model, sizeof(float), &w)
-        || mul3(d_model, d_ff, sizeof(float), &w1)
-        || mul3(d_ff, sizeof(float), 1, &bb1)
-        || mul3(d_model, sizeof(float), 1, &bb2) || mul3(n, n, 1, &m))
-        return too_large(e);
-    c.arg[0] = rw_arg("X", X, x, ARG_INOUT);
-    c.arg[1] = in_arg("Wq", Wq, w);
-    c.arg[2] = in_arg("Wk", Wk, w);
-    c.arg[3] = in_arg("Wv", Wv, w);
-    c.arg[4] = in_arg("Wo", Wo, w);
-    c.arg[5] = in_arg("W1", W1, w1);
-    c.arg[6] = in_arg("b1", b1, bb1);
-    c.arg[7] = in_arg("W2", W2, w1);
-    c.arg[8] = in_arg("b2", b2, bb2);
-    c.arg[9] = in_arg("mask", mask, m);
-    return run_call(self, &c, r, e);
-}
-
-static const struct impl_ops sbx_ops = {
-    .softmax_rows = op_softmax,
-    .scaled_dot_product = op_sdpa,
-    .positional_encoding = op_pe,
-    .multi_head = op_mha,
-    .layer_norm = op_layer_norm,
-    .transformer_block = op_block,
-};
-
-struct impl sbx_impl(struct sbx *s)
-{
-    return (struct impl){ &sbx_ops, s };
 }

@@ -21,7 +21,9 @@
  *     with CALL_SYSCALL naming it. Without seccomp (sbx_has_seccomp() == 0,
  *     e.g. macOS) only the process group, rlimits and deadlines remain:
  *     the submission could open files, fork (its children are killed with
- *     the group) or signal the grader -- the CLI should warn
+ *     the group by sbx_restart/sbx_free, but PR_SET_PDEATHSIG is not
+ *     inherited: if the grader itself dies abruptly, grandchildren can
+ *     survive) or signal the grader -- the CLI should warn
  *     "sandbox reduced";
  *   - guard pages around every buffer, read-only mappings for const inputs,
  *     canaries in the slack before each writable buffer, and a byte-wise

@@ -504,13 +504,35 @@ static void insert_pair(struct sc_pair *out, size_t *len, size_t k, struct sc_pa
     out[i] = p;
 }
 
+/* Whether (q, k) is the best-ranked occurrence of its word pair; id[i] is
+ * the first position holding word i, so equal words have equal ids. */
+static int best_occurrence(const struct sc_map *m, const size_t *id, size_t q, size_t k)
+{
+    struct sc_pair p = {q, k, m->w[q * m->n + k]};
+
+    for (size_t a = 0; a < m->n; a++)
+        for (size_t b = 0; b < m->n; b++)
+            if (a != b && id[a] == id[q] && id[b] == id[k] && (a != q || b != k)) {
+                struct sc_pair o = {a, b, m->w[a * m->n + b]};
+                if (ranks_before(&o, &p))
+                    return 0;
+            }
+    return 1;
+}
+
 size_t sc_top_pairs(const struct sc_map *m, struct sc_pair *out, size_t k)
 {
-    size_t len = 0;
+    size_t id[SC_MAX_WORDS], len = 0;
 
+    for (size_t i = 0; i < m->n; i++) {
+        id[i] = i;
+        for (size_t j = 0; j < i && id[i] == i; j++)
+            if (strcmp(m->words.w[i], m->words.w[j]) == 0)
+                id[i] = j;
+    }
     for (size_t q = 0; q < m->n; q++)
         for (size_t j = 0; j < m->n; j++)
-            if (q != j) {
+            if (q != j && best_occurrence(m, id, q, j)) {
                 struct sc_pair p = {q, j, m->w[q * m->n + j]};
                 insert_pair(out, &len, k, p);
             }

@@ -128,10 +128,12 @@ struct sc_pair {
 };
 
 /*
- * The `k` largest weights of m over pairs of two different positions
- * (q != k): a word always resembles itself most when Q = K, so the
- * diagonal is left out as the trivial artefact. Ties go to the smaller
- * (q, k). Returns how many were written (min(k, n*(n-1))).
+ * The `k` largest weights of m over word pairs (query word -> key word) at
+ * two different positions (q != k): a word always resembles itself most
+ * when Q = K, so the diagonal is left out as the trivial artefact. A word
+ * pair that occurs at several pairs of positions (a repeated word) counts
+ * once, with its largest weight. Ties go to the smaller (q, k). Returns
+ * how many were written (at most k).
  */
 size_t sc_top_pairs(const struct sc_map *m, struct sc_pair *out, size_t k);
 

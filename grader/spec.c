@@ -458,8 +458,9 @@ static int parse_case(struct ld *l, struct spec_case *c, const struct sy_node *m
 
 /* ---- test fields ----------------------------------------------------------- */
 
+/* The six attn_* functions, and "written": the hands-on part's answers. */
 static const char *const functions[] = {"softmax", "sdpa", "pe", "mha", "layernorm",
-                                        "block"};
+                                        "block", "written"};
 #define N_FUNCTIONS (sizeof functions / sizeof functions[0])
 
 /* ^[a-z]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$ */

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "svg.h"
 
 #define MSG_SHOWN 240   /* bytes of a failure message shown in the table */
@@ -140,7 +139,6 @@ static int md_distribution(const struct bat_row *rows, size_t n, struct strbuf *
 {
     double *p = score_pcts(rows, n), sum = 0, med;
     size_t bins[SUM_BINS] = {0};
-    char a[JSON_NUM_MAX], b[JSON_NUM_MAX], c[JSON_NUM_MAX], d[JSON_NUM_MAX];
     int rc = sb_adds(out, "\n## Score distribution\n\n");
 
     if (p == NULL)
@@ -150,10 +148,9 @@ static int md_distribution(const struct bat_row *rows, size_t n, struct strbuf *
         bins[bin_of(p[i])]++;
     }
     med = n % 2 ? p[n / 2] : (p[n / 2 - 1] + p[n / 2]) / 2;
-    rc |= sb_addf(out, "Scores as a percentage of the maximum: mean %s %%, median %s %%, "
-                       "min %s %%, max %s %%.\n\n| score | submissions | |\n|---|---:|---|\n",
-                  json_fmt_num(sum / (double)n, a), json_fmt_num(med, b),
-                  json_fmt_num(p[0], c), json_fmt_num(p[n - 1], d));
+    rc |= sb_addf(out, "Scores as a percentage of the maximum: mean %.1f %%, median %.1f %%, "
+                       "min %.1f %%, max %.1f %%.\n\n| score | submissions | |\n|---|---:|---|\n",
+                  sum / (double)n, med, p[0], p[n - 1]);
     for (size_t i = 0; i < SUM_BINS; i++) {
         rc |= sb_addf(out, "| %zu–%zu %% | %zu | ", i * 100 / SUM_BINS,
                       (i + 1) * 100 / SUM_BINS, bins[i]);
@@ -169,7 +166,6 @@ static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids
                     size_t n_tests, struct strbuf *out)
 {
     struct rate *v = rates(rows, n, ids, n_tests);
-    char buf[JSON_NUM_MAX];
     int rc = sb_adds(out, "\n## Pass rate per test, worst first\n\n"
                           "| test | passed | pass rate |\n|---|---:|---:|\n");
 
@@ -177,8 +173,8 @@ static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids
         return -1;
     for (size_t j = 0; j < n_tests; j++) {
         rc |= sb_adds(out, "| ") | md_cell(out, v[j].id, strlen(v[j].id));
-        rc |= sb_addf(out, " | %zu/%zu | %s %% |\n", v[j].passed, n,
-                      json_fmt_num(pct((double)v[j].passed, (double)n), buf));
+        rc |= sb_addf(out, " | %zu/%zu | %.1f %% |\n", v[j].passed, n,
+                      pct((double)v[j].passed, (double)n));
     }
     free(v);
     return rc ? -1 : 0;

@@ -136,16 +136,16 @@ static const struct impl_ops idl_ops = {
 /* Compile `src` to a shared object and load it. 0 or -1 (msg in err). */
 static int impl_dl_open(struct impl_dl *d, const char *src, char *err, size_t n)
 {
-    char cmd[2048];
+    char cmd[4096];
 
     memset(d, 0, sizeof *d);
     snprintf(d->so_path, sizeof d->so_path, "/tmp/impl_dl_%ld_%p.so",
              (long)getpid(), (void *)d);
     snprintf(cmd, sizeof cmd,
-             "cc -std=c11 -O2 -shared -fPIC -I'%s/student_template' -o '%s' '%s' -lm",
+             "cc -std=c11 -O2 -shared -fPIC -I'%.1000s/student_template' -o '%.600s' '%.1000s' -lm",
              TEST_SRCDIR, d->so_path, src);
     if (system(cmd) != 0) {
-        snprintf(err, n, "cannot compile '%s'", src);
+        snprintf(err, n, "cannot compile '%.200s'", src);
         return -1;
     }
     d->handle = dlopen(d->so_path, RTLD_NOW | RTLD_LOCAL);
@@ -161,7 +161,7 @@ static int impl_dl_open(struct impl_dl *d, const char *src, char *err, size_t n)
     *(void **)&d->ln = dlsym(d->handle, "attn_layer_norm");
     *(void **)&d->block = dlsym(d->handle, "attn_transformer_block");
     if (!d->softmax || !d->sdpa || !d->pe || !d->mha || !d->ln || !d->block) {
-        snprintf(err, n, "'%s' lacks an attn_* function", src);
+        snprintf(err, n, "'%.200s' lacks an attn_* function", src);
         dlclose(d->handle);
         return -1;
     }

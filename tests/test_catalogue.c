@@ -15,12 +15,12 @@
 #define CAT_DIR TEST_SRCDIR "/tests/submissions"
 
 struct entry {
-    char name[128];
+    char name[256];
 };
 
 /* Parameters must live in Criterion's shared memory (cr_malloc): static
  * data moves under PIE between the runner and its workers. */
-static struct criterion_parameters entries(void)
+static struct criterion_test_params entries(void)
 {
     struct dirent **list = NULL;
     int n = scandir(CAT_DIR, &list, tg_is_c, tg_by_name);
@@ -65,7 +65,7 @@ static void check_entry(const struct tg_expect *x, const struct grade_result *r,
 
 ParameterizedTest(struct entry *p, catalogue, entry, .timeout = 120)
 {
-    char path[512];
+    char path[sizeof CAT_DIR + 300];
     struct tg_expect x;
     struct grd_err e;
     struct spec_set *s = tg_specs(1, &e);

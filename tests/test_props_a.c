@@ -93,7 +93,7 @@ static int test_passes(const struct spec_test *t, struct impl student, char *msg
                        size_t n)
 {
     struct impl ref = impl_local();
-    struct prop_env env = {student, &ref, 1, 0};
+    struct prop_env env = {.student = student, .reference = &ref, .seed = 1};
     const struct prop_def *d = prop_find(t->function, t->property);
 
     cr_assert(d != NULL, "no property for %s", t->id);
@@ -115,7 +115,7 @@ static int test_passes(const struct spec_test *t, struct impl student, char *msg
 Test(props_a, reference_passes_every_case_of_both_specs)
 {
     struct spec_set *s = load_ours();
-    char msg[2048];
+    char msg[4096];
 
     cr_assert(spec_test_count(s) >= 40);
     for (size_t i = 0; i < spec_test_count(s); i++)
@@ -158,6 +158,15 @@ static int header_lists(const char *src, const char *tag, const char *id)
     return 0;
 }
 
+/* Whether t is about the function an entry named "<fn>_<bug>" changes:
+ * the entry's other functions are the reference's code, already checked. */
+static int entry_concerns(const char *name, const struct spec_test *t)
+{
+    size_t n = strlen(t->function);
+
+    return strncmp(name, t->function, n) == 0 && name[n] == '_';
+}
+
 /* Tests that an in-process impl cannot judge: it counts no allocations. */
 static int in_process_blind(const struct spec_test *t)
 {
@@ -166,7 +175,7 @@ static int in_process_blind(const struct spec_test *t)
 
 static void check_entry(const char *name)
 {
-    char path[512], err[256], msg[2048];
+    char path[512], err[256], msg[4096];
     struct impl_dl dl;
     struct spec_set *s = load_ours();
     size_t len;
@@ -181,8 +190,12 @@ static void check_entry(const char *name)
         printf("DISCOVER %s:", name);
     for (size_t i = 0; i < spec_test_count(s); i++) {
         const struct spec_test *t = spec_test_at(s, i);
-        int passed = test_passes(t, impl_dl_impl(&dl), msg, sizeof msg);
-        int must_fail = header_lists(src, " * expect-fail:", t->id);
+        int passed, must_fail = header_lists(src, " * expect-fail:", t->id);
+        if (!entry_concerns(name, t)) {
+            cr_expect(!must_fail, "%s: lists '%s' of another function", name, t->id);
+            continue;
+        }
+        passed = test_passes(t, impl_dl_impl(&dl), msg, sizeof msg);
         if (discover && !passed)
             printf(" %s", t->id);
         if (discover || in_process_blind(t) ||
@@ -217,6 +230,7 @@ ENTRY(sdpa_mask_minus_big)
 ENTRY(sdpa_weights_unnormalised)
 ENTRY(sdpa_weights_required)
 ENTRY(sdpa_always_causal)
+ENTRY(sdpa_late_v_check)
 ENTRY(sdpa_leaks_scores)
 ENTRY(pe_sin_cos_swapped)
 ENTRY(pe_wrong_exponent)
@@ -224,3 +238,149 @@ ENTRY(pe_odd_d_cos)
 ENTRY(pe_integer_division)
 ENTRY(pe_ignores_position)
 ENTRY(pe_missing_sin)
+
+/* ---- in-test fakes for properties no realistic catalogue entry isolates -- */
+
+/* The reference with one function replaced; `calls` counts calls. */
+struct fake {
+    struct impl_ops ops;
+    int calls;
+};
+
+static void fake_done(struct call_result *r, int rc)
+{
+    memset(r, 0, sizeof *r);
+    r->status = CALL_RETURNED;
+    r->rc = rc;
+}
+
+/* Normalises each query to unit length first: not bilinear in Q . K. */
+static int fake_sdpa_qnorm(void *self, const float *Q, const float *K, const float *V,
+                           size_t n_q, size_t n_k, size_t d_k, size_t d_v,
+                           const unsigned char *mask, float *out, float *w,
+                           struct call_result *r, struct grd_err *e)
+{
+    float *q = malloc(n_q * d_k * sizeof *q);
+
+    (void)self, (void)e;
+    cr_assert(q != NULL);
+    for (size_t i = 0; i < n_q; i++) {
+        double norm = 0;
+        for (size_t t = 0; t < d_k; t++)
+            norm += (double)Q[i * d_k + t] * Q[i * d_k + t];
+        for (size_t t = 0; t < d_k; t++)
+            q[i * d_k + t] = (float)(Q[i * d_k + t] / sqrt(norm + 1e-30));
+    }
+    fake_done(r, attn_scaled_dot_product(q, K, V, n_q, n_k, d_k, d_v, mask, out, w));
+    free(q);
+    return 0;
+}
+
+/* Writes to its const Q after computing. */
+static int fake_sdpa_writes_q(void *self, const float *Q, const float *K, const float *V,
+                              size_t n_q, size_t n_k, size_t d_k, size_t d_v,
+                              const unsigned char *mask, float *out, float *w,
+                              struct call_result *r, struct grd_err *e)
+{
+    (void)self, (void)e;
+    fake_done(r, attn_scaled_dot_product(Q, K, V, n_q, n_k, d_k, d_v, mask, out, w));
+    ((float *)Q)[n_q * d_k - 1] *= 0.5f;
+    return 0;
+}
+
+/* A result that drifts from call to call. */
+static int fake_softmax_drift(void *self, float *x, size_t rows, size_t cols,
+                              struct call_result *r, struct grd_err *e)
+{
+    struct fake *f = self;
+
+    (void)e;
+    fake_done(r, attn_softmax_rows(x, rows, cols));
+    x[0] = nextafterf(x[0], (float)(f->calls++ % 2));
+    return 0;
+}
+
+static int fake_pe_drift(void *self, float *pe, size_t n, size_t d,
+                         struct call_result *r, struct grd_err *e)
+{
+    struct fake *f = self;
+
+    (void)e;
+    fake_done(r, attn_positional_encoding(pe, n, d));
+    pe[n * d - 1] = nextafterf(pe[n * d - 1], (float)(f->calls++ % 2) * 4 - 2);
+    return 0;
+}
+
+static void expect_fails(struct spec_set *s, const char *id, struct fake *f)
+{
+    const struct spec_test *t = spec_find(s, id);
+    struct impl im = {&f->ops, f};
+    char msg[4096];
+
+    cr_assert(t != NULL, "no test '%s'", id);
+    cr_expect(!test_passes(t, im, msg, sizeof msg), "'%s' passed a fake built to fail it", id);
+}
+
+Test(props_a, generic_and_invariance_properties_can_fail)
+{
+    struct spec_set *s = load_ours();
+    struct fake f = {*impl_local().ops, 0};
+
+    f.ops.scaled_dot_product = fake_sdpa_qnorm;
+    expect_fails(s, "sdpa.cq_k_over_c_invariance", &f);
+    f.ops = *impl_local().ops;
+    f.ops.scaled_dot_product = fake_sdpa_writes_q;
+    expect_fails(s, "sdpa.inputs_unchanged", &f);
+    f.ops = *impl_local().ops;
+    f.ops.softmax_rows = fake_softmax_drift;
+    expect_fails(s, "softmax.deterministic", &f);
+    f.ops = *impl_local().ops;
+    f.ops.positional_encoding = fake_pe_drift;
+    expect_fails(s, "pe.deterministic", &f);
+    spec_set_free(s);
+}
+
+/* A verdict without the reference: the generic reference runners refuse. */
+Test(props_a, reference_runners_need_the_reference)
+{
+    struct spec_set *s = load_ours();
+    const struct spec_test *t = spec_find(s, "sdpa.matches_reference");
+    struct prop_env env = {.student = impl_local(), .reference = NULL, .seed = 1};
+    struct prop_verdict v;
+    struct grd_err e = {0};
+
+    memset(&v, 0, sizeof v);
+    cr_assert(t != NULL);
+    cr_expect(pc_run_matches_reference(&env, t, &t->cases[0], &v, &e) == -1);
+    cr_expect(strstr(e.msg, "reference") != NULL);
+    cr_expect(!v.passed);
+    spec_set_free(s);
+}
+
+/* The generic runners on every function's standard call (default shapes,
+ * and a masked variant), against the reference: all must pass. */
+Test(props_a, generic_runners_pass_on_the_reference_for_all_six_functions)
+{
+    static const char *const fns[] = {"softmax", "sdpa", "pe", "mha", "layernorm", "block"};
+    static const prop_run_fn runs[] = {pc_run_inputs_unchanged, pc_run_einval,
+                                       pc_run_deterministic, pc_run_no_leaks,
+                                       pc_run_matches_reference, pc_run_speed};
+    struct spec_param mask = {.key = "mask", .kind = SPEC_STR, .str = "random"};
+    struct spec_case cases[2] = {{NULL, 0, 0, 0}, {&mask, 1, 0, 0}};
+    struct impl ref = impl_local();
+    struct prop_env env = {.student = impl_local(), .reference = &ref, .seed = 3};
+
+    for (size_t f = 0; f < 6; f++)
+        for (size_t r = 0; r < 6; r++)
+            for (size_t c = 0; c < 2; c++) {
+                struct spec_test t = {.id = "x.generic", .function = fns[f],
+                                      .property = "generic", .cases = cases,
+                                      .n_cases = 2, .tolerance = 1e-6};
+                struct prop_verdict v;
+                struct grd_err e = {0};
+                memset(&v, 0, sizeof v);
+                cr_expect(runs[r](&env, &t, &cases[c], &v, &e) == 0, "%s runner %zu: %s",
+                          fns[f], r, e.msg);
+                cr_expect(v.passed, "%s runner %zu case %zu: %s", fns[f], r, c, v.msg);
+            }
+}

@@ -128,6 +128,26 @@ static char *read_all(const char *path)
     return buf;
 }
 
+/*
+ * Tests an entry cannot run in-process: it writes past an output buffer,
+ * which corrupts this process's heap (the sandbox reports it as an overrun
+ * and the test fails there, as its expect-fail line says).
+ */
+static const struct {
+    const char *entry, *ids;
+} in_process_skip[] = {
+    {"mha_heads_not_checked.c", " mha.einval "},
+};
+
+static int skipped(const char *name, const char *id)
+{
+    for (size_t i = 0; i < sizeof in_process_skip / sizeof in_process_skip[0]; i++)
+        if (!strcmp(in_process_skip[i].entry, name) &&
+            listed(in_process_skip[i].ids, id))
+            return 1;
+    return 0;
+}
+
 /* Grade `name` with every test of both specs; compare with its header. */
 static void check_entry(struct spec_set *s, const char *name)
 {
@@ -145,9 +165,12 @@ static void check_entry(struct spec_set *s, const char *name)
     im = impl_dl_impl(&dl);
     for (size_t i = 0; i < spec_test_count(s); i++) {
         const struct spec_test *t = spec_test_at(s, i);
-        int passed = run_test(&im, t, msg, sizeof msg);
-        if (listed(maybe, t->id))
+        int passed;
+        if (listed(maybe, t->id) || skipped(name, t->id))
             continue;
+        passed = run_test(&im, t, msg, sizeof msg);
+        if (!passed && getenv("PROPS_B_VERBOSE") != NULL)
+            cr_log_info("%s: %s: %s", name, t->id, msg);
         if (listed(fail, t->id))
             cr_expect(!passed, "%s: %s passed but is listed in expect-fail",
                       name, t->id);

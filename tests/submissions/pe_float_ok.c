@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: none: a correct float-only encoding with powf/sinf/cosf (tolerance check)
- * expect-fail: ?
+ * expect-fail:
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a
  * student-style float version.

@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: the exponent 2*(i/2)/d is computed in integers (always 0): every frequency is 1
- * expect-fail: ?
+ * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a
  * student-style float version carrying the bug above.

@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: cos in the even columns and sin in the odd ones
- * expect-fail: ?
+ * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a
  * student-style float version carrying the bug above.

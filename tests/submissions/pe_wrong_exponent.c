@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: exponent i/d instead of 2*floor(i/2)/d: the cos column of a pair gets its own frequency
- * expect-fail: ?
+ * expect-fail: pe.formula pe.relative_offset pe.values pe.matches_reference pe.formula.long
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a
  * student-style float version carrying the bug above.

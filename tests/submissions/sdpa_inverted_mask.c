@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: mask test inverted: a key is hidden where mask != 0
- * expect-fail: ?
+ * expect-fail: sdpa.masked_weights_zero sdpa.fully_masked_row sdpa.causal sdpa.output_in_value_range sdpa.matches_reference sdpa.non_square.more sdpa.masked_weights_zero.more
  *
  * Catalogue entry by props-A: reference/attention.c with attn_scaled_dot_product replaced by a
  * student-style float version carrying the bug above.

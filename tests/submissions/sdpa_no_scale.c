@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: attention forgets the division by sqrt(d_k)
- * expect-fail: ?
+ * expect-fail: sdpa.masked_weights_zero sdpa.fully_masked_row sdpa.causal sdpa.scale_across_d sdpa.non_square sdpa.null_weights_and_mask sdpa.values sdpa.matches_reference sdpa.non_square.more sdpa.masked_weights_zero.more sdpa.scale_across_d.more
  *
  * Catalogue entry by props-A: reference/attention.c with attn_scaled_dot_product replaced by a
  * student-style float version carrying the bug above.

@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: none: a correct float-only softmax (tolerance check)
- * expect-fail: ?
+ * expect-fail:
  *
  * Catalogue entry by props-A: reference/attention.c with attn_softmax_rows replaced by a
  * student-style float version.

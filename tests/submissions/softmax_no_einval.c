@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: softmax checks only x == NULL, returns ATTN_OK for rows or cols 0
- * expect-fail: ?
+ * expect-fail: softmax.einval
  *
  * Catalogue entry by props-A: reference/attention.c with attn_softmax_rows replaced by a
  * student-style float version carrying the bug above.

@@ -1,0 +1,624 @@
+/*
+ * test_batch.c -- batch grading: ids and --id-regex, shards, RFC 4180
+ * escaping, atomic writes, and whole batches through the real pipeline
+ * (forked workers grading a small class built from the reference, the
+ * buggy catalogue and tests/batch_fixtures/): the expected rows, resuming,
+ * merge of three shards, an interrupted batch, the CLI.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "json.h"
+#include "prop.h"
+#include "summary.h"
+
+#define FIX TEST_SRCDIR "/tests/batch_fixtures/"
+#define IDRE "^attention-(?<id>.+?)(?:\\.c)?$"
+#define COMMA_ID "smith, \"jo\""
+
+/* The class: entry name (a trailing '/' makes a directory holding
+ * attention.c) and the file it is a copy of. */
+struct entry_src {
+    const char *name, *src;
+};
+
+static const struct entry_src class_full[] = {
+    {"attention-alice/", TEST_SRCDIR "/reference/attention.c"},
+    {"attention-bob.c", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"},
+    {"attention-dave.c", FIX "broken.c"},
+    {"attention-eve-loop.c", FIX "loop_forever.c"},
+    {"attention-eve-exit.c", FIX "calls_exit.c"},
+    {"attention-" COMMA_ID ".c", FIX "broken.c"},
+    {"attn_frank.c", TEST_SRCDIR "/reference/attention.c"},  /* misnamed */
+    {"notes.txt", FIX "broken.c"},                           /* not a submission */
+};
+
+/* The expected rows of class_full, in id order. */
+static const struct {
+    const char *id, *status;
+} expected_rows[] = {
+    {"alice", "ok"}, {"bob", "ok"}, {"dave", "compile_error"},
+    {"eve-exit", "rejected"}, {"eve-loop", "ok"}, {COMMA_ID, "compile_error"},
+};
+#define N_EXPECTED (sizeof expected_rows / sizeof expected_rows[0])
+
+/* ---- helpers ---- */
+
+static void copy(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[8192];
+    size_t k;
+
+    cr_assert(in != NULL && out != NULL, "cannot copy '%s' to '%s'", from, to);
+    while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+        cr_assert(fwrite(buf, 1, k, out) == k);
+    fclose(in);
+    fclose(out);
+}
+
+static char *make_class(const struct entry_src *v, size_t n)
+{
+    char tmpl[] = "/tmp/test-batch-XXXXXX", path[4096];
+    char *root = strdup(mkdtemp(tmpl));
+
+    snprintf(path, sizeof path, "%s/class", root);
+    cr_assert(mkdir(path, 0755) == 0);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(v[i].name);
+
+        if (v[i].name[len - 1] == '/') {
+            snprintf(path, sizeof path, "%s/class/%.*s", root, (int)(len - 1), v[i].name);
+            cr_assert(mkdir(path, 0755) == 0);
+            snprintf(path, sizeof path, "%s/class/%sattention.c", root, v[i].name);
+        } else {
+            snprintf(path, sizeof path, "%s/class/%s", root, v[i].name);
+        }
+        copy(v[i].src, path);
+    }
+    return root;
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st, (void)f;
+    return (flag == FTW_DP ? rmdir(p) : unlink(p)), 0;
+}
+
+static void remove_tree(char *root)
+{
+    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(root);
+}
+
+static struct spec_set *load_specs(void)
+{
+    struct spec_set *s = spec_set_new();
+    struct grd_err e;
+
+    cr_assert(s != NULL);
+    cr_assert(spec_load(s, TEST_SRCDIR "/specs/public.yaml", prop_check_case, &e) == 0,
+              "spec: %s", e.msg);
+    return s;
+}
+
+static void discover(const char *root, const char *pattern, struct bat_list *l)
+{
+    char dir[4096];
+    const char *dirs[1] = {dir};
+    struct bat_idre *re = NULL;
+    struct grd_err e;
+
+    snprintf(dir, sizeof dir, "%s/class", root);
+    if (pattern != NULL)
+        cr_assert((re = bat_idre_new(pattern, &e)) != NULL, "%s", e.msg);
+    cr_assert(bat_discover(dirs, 1, re, l, NULL, NULL, &e) == 0, "%s", e.msg);
+    bat_idre_free(re);
+}
+
+struct counts {
+    size_t graded, skipped;
+};
+
+static void count_event(void *ctx, const struct bat_event *ev)
+{
+    struct counts *c = ctx;
+
+    if (ev->skipped)
+        c->skipped++;
+    else
+        c->graded++;
+}
+
+static int run(const struct bat_list *l, const struct spec_set *s, const char *out,
+               struct counts *c, const volatile sig_atomic_t *stop)
+{
+    struct bat_opts o = {s, out, TEST_BUILDDIR, "test", 1, 2, 0, 0, 0,
+                         count_event, c, stop};
+    struct grd_err e;
+    int rc = bat_run(l, &o, &e);
+
+    cr_assert(rc >= 0, "batch: %s", e.msg);
+    return rc;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = malloc(1 << 20);
+
+    cr_assert(f != NULL && buf != NULL, "cannot read '%s'", path);
+    *n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[*n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void out_path(const char *root, const char *sub, const char *file, char *buf,
+                     size_t n)
+{
+    int k = snprintf(buf, n, "%s/%s%s%s", root, sub, file[0] ? "/" : "", file);
+
+    cr_assert(k > 0 && (size_t)k < n, "path too long");
+}
+
+/* ---- pure functions ---- */
+
+Test(batch, csv_escapes_rfc4180)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"alice", "alice"},
+        {"smith, jo", "\"smith, jo\""},
+        {"say \"hi\"", "\"say \"\"hi\"\"\""},
+        {"two\nlines", "\"two\nlines\""},
+        {"cr\rhere", "\"cr\rhere\""},
+        {" padded", "\" padded\""},
+        {"", ""},
+        {"ünï", "ünï"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct strbuf sb;
+
+        sb_init(&sb, 0);
+        cr_assert(bat_csv_field(&sb, cases[i].in) == 0);
+        cr_expect_str_eq(sb_str(&sb), cases[i].out, "field %zu", i);
+        sb_release(&sb);
+    }
+}
+
+Test(batch, id_regex_extracts_named_group)
+{
+    static const struct {
+        const char *pattern, *name, *id; /* id NULL: no match */
+    } cases[] = {
+        {"^attention-(?<id>.+)$", "attention-octocat", "octocat"},
+        {"^attention-(?<id>.+)$", "homework-octocat", NULL},
+        {"_(?<id>\\d+)_assignsubmission_file_?$",
+         "Ada Lovelace_12345_assignsubmission_file_", "12345"},
+        {"^(?<id>[^_]+)_(?:LATE_)?\\d+_\\d+_", "lovelaceada_12345_67890_attention.c",
+         "lovelaceada"},
+        {"^(?<id>[^_]+)_(?:LATE_)?\\d+_\\d+_", "lovelaceada_LATE_12345_67890_attention.c",
+         "lovelaceada"},
+        {"^(?<id>x)?y", "y", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct grd_err e;
+        struct bat_idre *re = bat_idre_new(cases[i].pattern, &e);
+        char id[BAT_ID_MAX + 1];
+        int rc;
+
+        cr_assert(re != NULL, "%s", e.msg);
+        rc = bat_idre_match(re, cases[i].name, id, sizeof id, &e);
+        cr_expect(rc == (cases[i].id != NULL), "case %zu: rc %d", i, rc);
+        if (rc == 1 && cases[i].id != NULL)
+            cr_expect_str_eq(id, cases[i].id);
+        bat_idre_free(re);
+    }
+}
+
+Test(batch, id_regex_refuses_bad_patterns)
+{
+    static const char *const bad[] = {"^(?<login>.+)$", "(?<id>", "[a-"};
+
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct grd_err e;
+
+        err_clear(&e);
+        cr_expect(bat_idre_new(bad[i], &e) == NULL, "'%s' accepted", bad[i]);
+        cr_expect(e.msg[0] != '\0');
+    }
+}
+
+Test(batch, id_check_refuses_unsafe_names)
+{
+    static const struct {
+        const char *id;
+        int ok;
+    } cases[] = {
+        {"alice", 1}, {COMMA_ID, 1}, {"a.b", 1}, {"", 0}, {"a/b", 0},
+        {"..", 0}, {".hidden", 0}, {"x..y", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect((bat_id_check(cases[i].id, NULL) == 0) == cases[i].ok, "'%s'",
+                  cases[i].id);
+}
+
+Test(batch, shards_partition_the_ids)
+{
+    static const char *const bad[] = {"0/3", "4/3", "1/0", "a/b", "3", "1/3x", "1/20000"};
+    unsigned k, n, seen[4] = {0};
+    char id[32];
+
+    cr_assert(bat_shard_parse("2/3", &k, &n, NULL) == 0 && k == 2 && n == 3);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_expect(bat_shard_parse(bad[i], &k, &n, NULL) < 0, "'%s' accepted", bad[i]);
+    for (int i = 0; i < 300; i++) {
+        snprintf(id, sizeof id, "student%d", i);
+        k = bat_shard_of(id, 3);
+        cr_assert(k >= 1 && k <= 3);
+        cr_assert(bat_shard_of(id, 3) == k, "not deterministic");
+        seen[k]++;
+    }
+    for (unsigned s = 1; s <= 3; s++)
+        cr_expect(seen[s] > 60, "shard %u holds only %u of 300", s, seen[s]);
+}
+
+Test(batch, atomic_write_replaces_whole_file)
+{
+    char tmpl[] = "/tmp/test-batch-XXXXXX", path[4096];
+    char *root = strdup(mkdtemp(tmpl)), *got;
+    struct grd_err e;
+    size_t n;
+
+    snprintf(path, sizeof path, "%s/file.txt", root);
+    cr_assert(bat_write_atomic(path, "first\n", 6, &e) == 0, "%s", e.msg);
+    cr_assert(bat_write_atomic(path, "second\n", 7, &e) == 0, "%s", e.msg);
+    got = slurp(path, &n);
+    cr_expect_str_eq(got, "second\n");
+    free(got);
+    cr_expect(bat_remove_temps(root) == 0, "a temporary file was left behind");
+    snprintf(path, sizeof path, "%s/missing/file.txt", root);
+    cr_expect(bat_write_atomic(path, "x", 1, &e) < 0, "wrote into a missing directory");
+    remove_tree(root);
+}
+
+Test(batch, row_round_trips)
+{
+    char id0[] = "softmax.values", msg0[] = "row 1\tsums to 0.25\nnot 1 \\ oops";
+    char id1[] = "pe.bounded", msg1[] = "", rid[] = COMMA_ID, detail[] = "detail\nline 2";
+    struct bat_test_row t[2] = {
+        {id0, "failed", 0, 2, msg0},
+        {id1, "passed", 1.5, 1.5, msg1},
+    };
+    struct bat_row r = {rid, "ok", 1.5, 3.5, "1.0.0", "ab", "cd", 7, detail, t, 2}, back;
+    struct strbuf sb;
+    struct grd_err e;
+
+    sb_init(&sb, 0);
+    cr_assert(bat_row_format(&r, &sb) == 0);
+    cr_assert(bat_row_parse(sb_str(&sb), sb.len, &back, &e) == 0, "%s", e.msg);
+    cr_expect_str_eq(back.id, r.id);
+    cr_expect_str_eq(back.detail, r.detail);
+    cr_expect(back.n_tests == 2 && back.seed == 7 && back.max_score == 3.5);
+    cr_expect_str_eq(back.tests[0].message, t[0].message);
+    cr_expect_str_eq(back.tests[1].status, "passed");
+    bat_row_release(&back);
+    sb_release(&sb);
+}
+
+/* ---- whole batches ---- */
+
+static void expect_rows(const char *out)
+{
+    char path[4096];
+    struct bat_row row;
+    struct grd_err e;
+    double alice = 0;
+
+    for (size_t i = 0; i < N_EXPECTED; i++) {
+        out_path(out, expected_rows[i].id, "", path, sizeof path);
+        cr_assert(bat_row_load(path, &row, &e) == 0, "'%s': %s", expected_rows[i].id, e.msg);
+        cr_expect_str_eq(row.status, expected_rows[i].status, "'%s': %s", row.id, row.detail);
+        if (i == 0)
+            alice = row.score;
+        if (strcmp(row.status, "ok") == 0)
+            cr_expect(row.score <= alice && row.score > 0, "'%s' scores %g", row.id, row.score);
+        else
+            cr_expect(row.score == 0, "'%s' scores %g", row.id, row.score);
+        bat_row_release(&row);
+    }
+}
+
+static void expect_csv(const char *out)
+{
+    char path[4096], *csv;
+    size_t n, lines = 0;
+
+    out_path(out, "grades.csv", "", path, sizeof path);
+    csv = slurp(path, &n);
+    cr_expect(strncmp(csv, "id,score,max_score,status,softmax.", 34) == 0, "header: %.60s", csv);
+    cr_expect(strstr(csv, "\r\n\"smith, \"\"jo\"\"\",0,") != NULL, "comma id not escaped");
+    cr_expect(strstr(csv, "frank") == NULL, "a misnamed entry was graded");
+    cr_expect(strstr(csv, "notes") == NULL, "a non-submission was graded");
+    cr_expect(strstr(csv, "\r\nalice,") != NULL && strstr(csv, "\r\nbob,") != NULL);
+    cr_expect(strstr(csv, "\r\nalice,") < strstr(csv, "\r\nbob,"), "rows not sorted");
+    for (size_t i = 0; i < n; i++)
+        lines += csv[i] == '\n';
+    cr_expect(lines == 1 + N_EXPECTED, "%zu lines", lines);
+    free(csv);
+}
+
+Test(batch, class_gives_expected_rows_and_resumes, .timeout = 120)
+{
+    char *root = make_class(class_full, sizeof class_full / sizeof class_full[0]);
+    char out[4096], path[4096], *before, *after, *bob;
+    struct spec_set *s = load_specs();
+    struct bat_list l = {NULL, 0, 0};
+    struct counts c = {0, 0};
+    size_t n1, n2;
+    FILE *f;
+
+    snprintf(out, sizeof out, "%s/out", root);
+    discover(root, IDRE, &l);
+    cr_assert(l.n == N_EXPECTED, "%zu entries", l.n);
+    cr_assert(run(&l, s, out, &c, NULL) == 0);
+    cr_expect(c.graded == N_EXPECTED && c.skipped == 0);
+    expect_rows(out);
+    expect_csv(out);
+    out_path(out, "grades.csv", "", path, sizeof path);
+    before = slurp(path, &n1);
+
+    c = (struct counts){0, 0};
+    cr_assert(run(&l, s, out, &c, NULL) == 0);
+    cr_expect(c.graded == 0 && c.skipped == N_EXPECTED, "graded %zu, skipped %zu",
+              c.graded, c.skipped);
+    after = slurp(path, &n2);
+    cr_expect(n1 == n2 && memcmp(before, after, n1) == 0, "resumed gradebook differs");
+
+    /* bob resubmits: only bob is regraded */
+    snprintf(path, sizeof path, "%s/class/attention-bob.c", root);
+    cr_assert((f = fopen(path, "a")) != NULL);
+    fputs("/* late fix */\n", f);
+    fclose(f);
+    c = (struct counts){0, 0};
+    cr_assert(run(&l, s, out, &c, NULL) == 0);
+    cr_expect(c.graded == 1 && c.skipped == N_EXPECTED - 1, "graded %zu", c.graded);
+    out_path(out, "bob", "results.json", path, sizeof path);
+    bob = slurp(path, &n1);
+    cr_expect(json_validate(bob, n1, NULL) == 0, "bob's results.json does not parse");
+    free(bob);
+    free(before);
+    free(after);
+    bat_list_release(&l);
+    spec_set_free(s);
+    remove_tree(root);
+}
+
+static const struct entry_src class_small[] = {
+    {"ada/", TEST_SRCDIR "/reference/attention.c"},
+    {"ben.c", TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c"},
+    {"cy.c", FIX "broken.c"},
+    {"dee.c", FIX "calls_exit.c"},
+    {"eli.c", FIX "broken.c"},
+    {"fay, \"f\".c", FIX "broken.c"},
+    {"gus.c", FIX "broken.c"},
+};
+
+Test(batch, merge_of_three_shards_equals_single_run, .timeout = 120)
+{
+    char *root = make_class(class_small, sizeof class_small / sizeof class_small[0]);
+    char out[4096], shard[3][4096], merged[4096], path[4096], *one, *many;
+    const char *dirs[3] = {shard[0], shard[1], shard[2]};
+    struct spec_set *s = load_specs();
+    struct bat_list l = {NULL, 0, 0};
+    struct counts c = {0, 0};
+    struct grd_err e;
+    size_t n1, n2, total = 0;
+
+    snprintf(out, sizeof out, "%s/single", root);
+    snprintf(merged, sizeof merged, "%s/merged", root);
+    discover(root, NULL, &l);
+    cr_assert(run(&l, s, out, &c, NULL) == 0);
+    for (unsigned k = 1; k <= 3; k++) {
+        struct bat_list part = {NULL, 0, 0};
+
+        snprintf(shard[k - 1], sizeof shard[k - 1], "%s/shard%u", root, k);
+        discover(root, NULL, &part);
+        bat_list_shard(&part, k, 3);
+        total += part.n;
+        cr_assert(run(&part, s, shard[k - 1], &c, NULL) == 0);
+        bat_list_release(&part);
+    }
+    cr_expect(total == l.n, "shards hold %zu of %zu", total, l.n);
+    cr_assert(bat_merge(merged, dirs, 3, &e) == 0, "merge: %s", e.msg);
+    static const char *const files[] = {"grades.csv", "summary.md", "summary.svg"};
+    for (size_t i = 0; i < 3; i++) {
+        out_path(out, files[i], "", path, sizeof path);
+        one = slurp(path, &n1);
+        out_path(merged, files[i], "", path, sizeof path);
+        many = slurp(path, &n2);
+        cr_expect(n1 == n2 && memcmp(one, many, n1) == 0, "merged %s differs", files[i]);
+        free(one);
+        free(many);
+    }
+    cr_expect(bat_merge(merged, dirs, 2, &e) == 0, "merging again: %s", e.msg);
+    const char *twice[2] = {shard[0], out};
+    cr_expect(bat_merge(merged, twice, 2, &e) < 0, "an id in two inputs was accepted");
+    bat_list_release(&l);
+    spec_set_free(s);
+    remove_tree(root);
+}
+
+/* ---- interrupts ---- */
+
+static volatile sig_atomic_t got_sigint;
+
+static void on_sigint(int sig)
+{
+    got_sigint = sig;
+}
+
+/* The batch in a child of ours, stopped by SIGINT like the CLI. */
+static pid_t start_batch(const struct bat_list *l, const struct spec_set *s, const char *out)
+{
+    pid_t pid = fork();
+    struct counts c = {0, 0};
+    struct sigaction sa;
+    int rc;
+
+    cr_assert(pid >= 0);
+    if (pid > 0)
+        return pid;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    rc = run(l, s, out, &c, &got_sigint);
+    _exit(rc == 1 ? 130 : rc == 0 ? 0 : 1);
+}
+
+/* Every file under dir: no temporary names, every results.json parses.
+ * Returns the number of ids with a row file. */
+static size_t check_complete(const char *out)
+{
+    DIR *d = opendir(out);
+    struct dirent *de;
+    char path[4096], *buf;
+    size_t rows = 0, n;
+
+    cr_assert(d != NULL);
+    cr_expect(bat_remove_temps(out) == 0, "temporary file in '%s'", out);
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
+            continue;
+        out_path(out, de->d_name, "", path, sizeof path);
+        cr_expect(bat_remove_temps(path) == 0, "temporary file in '%s'", path);
+        out_path(out, de->d_name, "results.json", path, sizeof path);
+        if (access(path, F_OK) == 0) {
+            buf = slurp(path, &n);
+            cr_expect(json_validate(buf, n, NULL) == 0, "'%s' does not parse", path);
+            free(buf);
+        }
+        out_path(out, de->d_name, BAT_ROW_NAME, path, sizeof path);
+        rows += access(path, F_OK) == 0;
+    }
+    closedir(d);
+    return rows;
+}
+
+Test(batch, interrupted_batch_leaves_complete_files, .timeout = 120)
+{
+    static const struct entry_src cls[] = {
+        {"a/", TEST_SRCDIR "/reference/attention.c"},
+        {"b.c", FIX "loop_forever.c"},
+        {"c.c", TEST_SRCDIR "/reference/attention.c"},
+        {"d.c", FIX "loop_forever.c"},
+        {"e.c", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"},
+        {"f.c", TEST_SRCDIR "/reference/attention.c"},
+    };
+    char *root = make_class(cls, sizeof cls / sizeof cls[0]);
+    const struct timespec wait = {0, 500000000L};
+    struct spec_set *s = load_specs();
+    struct bat_list l = {NULL, 0, 0};
+    struct counts c = {0, 0};
+    char out[4096];
+    size_t finished;
+    int status;
+    pid_t pid;
+
+    snprintf(out, sizeof out, "%s/out", root);
+    discover(root, NULL, &l);
+    pid = start_batch(&l, s, out);
+    nanosleep(&wait, NULL);
+    cr_assert(kill(pid, SIGINT) == 0);
+    cr_assert(waitpid(pid, &status, 0) == pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status 0x%x", status);
+    finished = check_complete(out);
+    cr_expect(finished < l.n, "the batch finished before the interrupt");
+    cr_assert(run(&l, s, out, &c, NULL) == 0);
+    cr_expect(c.skipped == finished && c.graded == l.n - finished,
+              "resumed: %zu skipped, %zu graded; %zu were finished", c.skipped, c.graded,
+              finished);
+    cr_expect(check_complete(out) == l.n);
+    bat_list_release(&l);
+    spec_set_free(s);
+    remove_tree(root);
+}
+
+/* ---- the command line ---- */
+
+static int run_cli(const char *const argv[], const char *err_path)
+{
+    pid_t pid = fork();
+    int status;
+
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (freopen(err_path, "w", stderr) == NULL || freopen("/dev/null", "w", stdout) == NULL)
+            _exit(127);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    cr_assert(waitpid(pid, &status, 0) == pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Test(batch, cli_reports_misnamed_and_escapes_ids, .timeout = 60)
+{
+    static const struct entry_src cls[] = {
+        {"attention-" COMMA_ID ".c", FIX "broken.c"},
+        {"attention-zed.c", FIX "broken.c"},
+        {"attn_frank.c", FIX "broken.c"},
+    };
+    char *root = make_class(cls, sizeof cls / sizeof cls[0]);
+    char dir[4096], out[4096], err[4096], path[4096], *text, *csv;
+    const char *argv[] = {TEST_BUILDDIR "/grader", "batch", "--spec",
+                    TEST_SRCDIR "/specs/public.yaml", "--jobs", "1", "--out", out,
+                    "--id-regex", IDRE, dir, NULL};
+    size_t n;
+    int rc;
+
+    snprintf(dir, sizeof dir, "%s/class", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    snprintf(err, sizeof err, "%s/stderr.txt", root);
+    rc = run_cli(argv, err);
+    text = slurp(err, &n);
+    cr_expect(rc == 0, "exit %d: %s", rc, text);
+    cr_expect(strstr(text, "attn_frank.c' does not match --id-regex") != NULL, "%s", text);
+    out_path(out, "grades.csv", "", path, sizeof path);
+    if (rc == 0) {
+        csv = slurp(path, &n);
+        cr_expect(strstr(csv, "\r\n\"smith, \"\"jo\"\"\",0,") != NULL, "%s", csv);
+        free(csv);
+    }
+    free(text);
+    remove_tree(root);
+}
+
+Test(batch, cli_usage_errors_exit_2)
+{
+    char err[] = "/tmp/test-batch-err-XXXXXX";
+    const char *bad_shard[] = {TEST_BUILDDIR "/grader", "batch", "--shard", "4/3", "x", NULL};
+    const char *no_group[] = {TEST_BUILDDIR "/grader", "batch", "--id-regex", "^(.+)$",
+                        TEST_SRCDIR "/tests/batch_fixtures", NULL};
+    const char *merge[] = {TEST_BUILDDIR "/grader", "merge", "x", NULL};
+    int fd = mkstemp(err);
+
+    cr_assert(fd >= 0);
+    close(fd);
+    cr_expect(run_cli(bad_shard, err) == 2);
+    cr_expect(run_cli(no_group, err) == 2);
+    cr_expect(run_cli(merge, err) == 2);
+    unlink(err);
+}
