@@ -12,6 +12,9 @@
 #include "err.h"
 #include "spec.h"
 
+/* Recorded in gradebooks: a regrade with another version is not skipped. */
+#define GRADER_VERSION "1.0.0"
+
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_NOT_PASSED 1 /* --require-pass and a test did not pass */
 #define CLI_EXIT_USAGE 2      /* usage, spec or environment error */

@@ -15,14 +15,9 @@
 #include "cli.h"
 #include "sbx.h"
 
-#ifndef GRADER_VERSION
-#define GRADER_VERSION "1.0.0"
-#endif
 #define DEFAULT_OUT "gradebook"
 
 /* Declared in cli.h too; repeated so that this file builds before that. */
-int cmd_batch(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
 
 static const char batch_usage[] =
     "usage: grader batch [--spec FILE]... [--jobs N] [--out DIR] [--id-regex PCRE2]\n"

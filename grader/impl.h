@@ -43,7 +43,7 @@ enum call_status {
     CALL_CRASHED,       /* killed by a signal (segfault, abort, ...) */
     CALL_TIMEOUT,       /* passed its deadline and was killed */
     CALL_EXITED,        /* called exit()/_exit() instead of returning */
-    CALL_OVERRUN,       /* wrote outside an output buffer (detail names it) */
+    CALL_OVERRUN,       /* touched memory past a buffer (detail names it) */
     CALL_CONST_WRITE,   /* modified a const input (detail names it) */
     CALL_SYSCALL,       /* made a system call the sandbox forbids */
     CALL_MEMORY,        /* ran out of its memory limit */

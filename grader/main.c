@@ -16,8 +16,6 @@
 
 #include "cli.h"
 
-#define GRADER_VERSION "1.0.0"
-
 struct command {
     const char *name;
     int (*run)(int argc, char **argv);

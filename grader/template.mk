@@ -1,0 +1,52 @@
+# grader/template.mk -- `make template`: the student's repository for the
+# GitHub Classroom template, in $(DIST)/student_template/ (docs/CLASSROOM.md).
+#
+# Included by the top Makefile; it also works alone, from the repository's
+# root: `make -f grader/template.mk template [DIST=dir]`.
+#
+# The tree holds the student's files, the public and written specs, the
+# grader's sources for a student build (GRADER_STAFF=0: no reference linked
+# in, hidden specs refused) and the Classroom workflow. It never holds the
+# reference solution, the hidden spec or impl_local.c (which links a local
+# implementation into the grader); the recipe refuses to finish if one of
+# them got in. tests/template.sh checks the tree and a grader built from it.
+
+# Whatever the including Makefile's default goal is, this file must not
+# become it: an empty .DEFAULT_GOAL makes make take the next target it reads.
+TPL_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+DIST ?= dist
+TPL_OUT := $(DIST)/student_template
+TPL_STAFF_ONLY := grader/impl_local.c
+TPL_GRADER := $(filter-out $(TPL_STAFF_ONLY) grader/deps.sh, \
+                $(wildcard grader/*.c grader/*.h))
+TPL_STUDENT := $(addprefix student_template/, attention.h attention.c answers.yaml)
+TPL_SPECS := specs/public.yaml specs/written.yaml
+TPL_SRC := grader/template
+# The student build needs no Criterion (only our own tests do).
+TPL_NO_CRITERION := -e 's/libcriterion-dev //g' -e 's/criterion-devel //g' \
+                    -e 's/criterion //g'
+# The course's student Makefile, made standalone: the grader is a
+# prerequisite (Makefile.head) instead of `make -C ..`, and check takes
+# CHECK_FLAGS.
+TPL_MAKEFILE_SED := -e "/then \$$(MAKE) -C \.\. all; fi/d" \
+    -e 's/\$$(GRADER) grade --require-pass/$$(GRADER) grade $$(CHECK_FLAGS) --require-pass/'
+
+.PHONY: template
+template:
+	rm -rf '$(TPL_OUT)'
+	mkdir -p '$(TPL_OUT)/grader' '$(TPL_OUT)/specs' '$(TPL_OUT)/.github/workflows'
+	cp $(TPL_STUDENT) '$(TPL_OUT)/'
+	cat student_template/README.md $(TPL_SRC)/README.ci.md > '$(TPL_OUT)/README.md'
+	cp $(TPL_SPECS) '$(TPL_OUT)/specs/'
+	cp $(TPL_GRADER) '$(TPL_OUT)/grader/'
+	cp student_template/attention.h '$(TPL_OUT)/grader/attention.h'
+	sed $(TPL_NO_CRITERION) grader/deps.sh > '$(TPL_OUT)/grader/deps.sh'
+	{ cat $(TPL_SRC)/Makefile.head && \
+	  sed $(TPL_MAKEFILE_SED) student_template/Makefile; } > '$(TPL_OUT)/Makefile'
+	cp $(TPL_SRC)/classroom.yml '$(TPL_OUT)/.github/workflows/classroom.yml'
+	cp $(TPL_SRC)/gitignore '$(TPL_OUT)/.gitignore'
+	@sh $(TPL_SRC)/guard.sh '$(TPL_OUT)'
+	@echo "template: wrote $(TPL_OUT) (push it as the Classroom template: docs/CLASSROOM.md)"
+
+.DEFAULT_GOAL := $(TPL_SAVED_GOAL)
