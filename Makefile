@@ -4,6 +4,7 @@
 #   make demo       grade the bundled sample submissions and show the rubrics
 #   make test       run the project's own test suite
 #   make bench      benchmarks (medians and ratios, never timed tests)
+#   make template   the GitHub Classroom template in dist/student_template
 #   make clean
 #
 # BUILD=dir puts the build elsewhere; STAFF=0 builds the student-side grader
@@ -96,3 +97,5 @@ bench: all
 
 clean:
 	rm -rf $(BUILD) dist
+
+include grader/template.mk

@@ -65,7 +65,7 @@ static int blk_shape(struct blk_data *d, const struct spec_test *t,
     d->mask_kind = spec_str(c, "mask", "none");
     d->nd = d->n * d->d;
     snprintf(d->label, sizeof d->label, "case %zu (n=%zu, d_model=%zu, "
-             "heads=%zu, d_ff=%zu, eps=%g, mask=%s)", (size_t)(c - t->cases),
+             "heads=%zu, d_ff=%zu, eps=%g, mask=%s)", (size_t)(c - t->cases) + 1,
              d->n, d->d, d->heads, d->d_ff, d->eps, d->mask_kind);
     if (!d->n || !d->d || !d->heads || !d->d_ff || d->d % d->heads ||
         d->n > 4096 || d->d > 4096 || d->d_ff > 16384)

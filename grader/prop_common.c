@@ -585,6 +585,12 @@ static int try_bad(const struct impl *im, struct pc_call *k,
         pu_hint(v, "return ATTN_EINVAL before touching a NULL pointer or a zero size");
         return 0;
     }
+    if (r.rc == ATTN_ENOTIMPL) {
+        v->not_implemented = 1;
+        pu_fail(v, "%s is not implemented yet (returned ATTN_ENOTIMPL)",
+                impl_fn_cname(k->fn));
+        return 0;
+    }
     if (r.rc != ATTN_EINVAL) {
         pu_fail(v, "%s returned %d when %s; expected ATTN_EINVAL (%d)",
                 impl_fn_cname(k->fn), r.rc, a->what, ATTN_EINVAL);

@@ -60,7 +60,7 @@ static int ln_alloc(struct ln_data *d, const struct spec_test *t,
         return err_set(e, NULL, 0, 0, "out of memory in '%s'", t->id);
     }
     snprintf(d->label, sizeof d->label, "case %zu (rows=%zu, cols=%zu, eps=%g)",
-             (size_t)(c - t->cases), rows, cols, d->eps);
+             (size_t)(c - t->cases) + 1, rows, cols, d->eps);
     return 0;
 }
 

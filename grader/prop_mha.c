@@ -217,7 +217,7 @@ static int mha_shape(struct mha_data *d, const struct spec_test *t,
     d->s.heads = pu_size(c, "heads", heads);
     d->mask_kind = spec_str(c, "mask", "none");
     snprintf(d->label, sizeof d->label, "case %zu (n_q=%zu, n_kv=%zu, "
-             "d_model=%zu, heads=%zu, mask=%s%s)", (size_t)(c - t->cases),
+             "d_model=%zu, heads=%zu, mask=%s%s)", (size_t)(c - t->cases) + 1,
              d->s.n_q, d->s.n_kv, d->s.d_model, d->s.heads, d->mask_kind,
              d->self ? ", self-attention" : "");
     if (!d->s.n_q || !d->s.n_kv || !d->s.d_model || !d->s.heads ||
@@ -833,7 +833,7 @@ static int run_einval_heads(const struct prop_env *env,
     int rc = -1;
 
     snprintf(label, sizeof label, "case %zu (d_model=%zu, heads=%zu)",
-             (size_t)(c - t->cases), dm, heads);
+             (size_t)(c - t->cases) + 1, dm, heads);
     if (nq && nkv && dm && nmax <= (1u << 20) && x && w && out && wts &&
         einval_heads_call(env, x, w, out, wts, nq, nkv, dm, heads, &r, e) == 0)
         rc = judge_einval(&r, out, nq * dm, wts, nw, label, v);

@@ -1,6 +1,9 @@
 /* CATALOGUE
  * bug: layer norm divides by sqrt(var) + eps instead of sqrt(var + eps)
  * expect-fail: layernorm.values layernorm.eps_used layernorm.mean_zero_var_one.magnitudes layernorm.matches_reference
+ * expect-maybe: block.full_vs_trusted.larger
+ *   (the student's block uses their own layer norm; with eps = 1e-3 the
+ *   difference, ~1e-3, sits at the block's tolerance)
  */
 /* The reference solution with one bug (see above). */
 #include "attention.h"

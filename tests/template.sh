@@ -1,0 +1,163 @@
+#!/bin/sh
+# shellcheck disable=SC2086,SC2046  # $files and set -- $(...) split on purpose
+# End-to-end test of `make template` (grader/template.mk), run by
+# tests/test_template.c:
+#   1. make template into a temporary DIST;
+#   2. the tree holds nothing of the reference solution or the hidden spec;
+#   3. a copy of it (a "fresh clone") builds its grader once (STAFF=0);
+#   4. that grader and its runner object hold nothing of them either, while
+#      the staff grader does (so the scan can see a leak at all);
+#   5. make check grades the stub (0 points, "not implemented", exit != 0)
+#      and writes the classroom result to $GITHUB_OUTPUT;
+#   6. with the reference copied in, make check gives full marks, exit 0.
+# Usage: sh tests/template.sh SRCDIR STAFF_BUILD_DIR
+# Prints what it checks; exits 0 when everything holds, 1 otherwise.
+set -u
+src=$1
+staff=$2
+tmp=$(mktemp -d /tmp/grader-template.XXXXXX) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+# A fresh clone is built with nothing of the outer `make test` (-j, BUILD=).
+unset MAKEFLAGS MFLAGS MAKELEVEL GITHUB_OUTPUT
+export LC_ALL=C
+fails=0
+
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Identifiers and comment lines that only the reference has (checked to be
+# in it below, so the list cannot go stale silently).
+ref_names="sdpa_job sdpa_mix sdpa_run sdpa_weights layer_norm_row softmax_row
+mha_work_alloc mha_valid block_work_alloc ffn_sublayer alloc_mat mul_ok eps_ok"
+ref_phrases="the course's solution of
+Every input and output is float; everything in between is
+cancellation of E[x^2] - E[x]^2"
+
+# ---- 1. make template ----
+cd "$src" || exit 2
+if grep -q '^include grader/template.mk' Makefile; then
+    mk="make --no-print-directory"
+else
+    mk="make --no-print-directory -f grader/template.mk"   # not wired yet
+fi
+if $mk template DIST="$tmp/dist" >"$tmp/template.log" 2>&1; then
+    ok "make template"
+else
+    bad "make template failed:"; cat "$tmp/template.log"; exit 1
+fi
+tree="$tmp/dist/student_template"
+for f in attention.h attention.c README.md answers.yaml Makefile \
+         specs/public.yaml specs/written.yaml grader/deps.sh grader/attention.h \
+         grader/main.c grader/runner_main.c .github/workflows/classroom.yml; do
+    [ -f "$tree/$f" ] || bad "the tree lacks '$f'"
+done
+
+# ---- 2. nothing of the reference or the hidden spec in the tree ----
+n=0
+for w in $ref_names; do
+    grep -qw "$w" reference/attention.c && n=$((n + 1))
+done
+[ "$n" -ge 8 ] || bad "only $n of the reference's names are still in reference/attention.c: update ref_names"
+scan_text() {   # scan_text WHAT FILE... : report the reference's names and phrases
+    what=$1; shift
+    for w in $ref_names; do
+        grep -qw "$w" reference/attention.c || continue
+        hit=$(grep -lw -- "$w" "$@" 2>/dev/null | head -n 1)
+        [ -z "$hit" ] || bad "$what: the reference's '$w' in $hit"
+    done
+    echo "$ref_phrases" | while IFS= read -r p; do
+        hit=$(grep -lF -- "$p" "$@" 2>/dev/null | head -n 1)
+        [ -z "$hit" ] || echo "FAIL: $what: the reference's comment '$p' in $hit"
+    done | grep . && fails=$((fails + 1))
+    return 0
+}
+files=$(find "$tree" -type f)
+scan_text "tree" $files
+for name in hidden.yaml reference impl_local.c; do
+    [ -z "$(find "$tree" -name "$name")" ] || bad "the tree holds a '$name'"
+done
+# The spec's header comment may say that a hidden spec exists; nothing else
+# may name it.
+hit=$(grep -n 'hidden\.yaml' $files | grep -v ':[0-9]*: *#' | head -n 3)
+[ -z "$hit" ] || bad "the tree names hidden.yaml: $hit"
+grep -o '^- id: .*' specs/hidden.yaml | cut -c7- | sort -u >"$tmp/hid"
+grep -o '^- id: .*' specs/public.yaml | cut -c7- | sort -u >"$tmp/pub"
+comm -23 "$tmp/hid" "$tmp/pub" >"$tmp/hidden_ids"
+[ -s "$tmp/hidden_ids" ] || bad "found no hidden-only test ids in specs/hidden.yaml"
+while read -r id; do
+    re="(^|[^A-Za-z0-9_.])$(echo "$id" | sed 's/\./\\./g')($|[^A-Za-z0-9_])"
+    hit=$(grep -lE -- "$re" $files | head -n 1)
+    [ -z "$hit" ] || bad "hidden test id '$id' in $hit"
+done <"$tmp/hidden_ids"
+# Any long line of the hidden spec that the shipped specs do not share.
+awk 'length($0) >= 40' specs/hidden.yaml | grep -vxF -f specs/public.yaml |
+    grep -vxF -f specs/written.yaml >"$tmp/hidden_lines"
+hit=$(grep -lxF -f "$tmp/hidden_lines" $files | head -n 1)
+[ -z "$hit" ] || bad "a line of specs/hidden.yaml in $hit"
+[ "$fails" -eq 0 ] && ok "the tree holds nothing of reference/attention.c or specs/hidden.yaml"
+
+# ---- 3. a fresh clone builds its grader once ----
+clone="$tmp/clone"
+cp -R "$tree" "$clone"
+if make -C "$clone" -j2 grader >"$tmp/build.log" 2>&1; then
+    ok "make grader in the clone (STAFF=0)"
+else
+    bad "the clone's grader does not build:"; tail -n 40 "$tmp/build.log"; exit 1
+fi
+
+# ---- 4. nothing of them in the binaries; the staff grader as a control ----
+strings -a "$clone/build/grader" "$clone/build/runner_main.o" >"$tmp/bin.txt"
+scan_text "binary" "$tmp/bin.txt"
+while read -r id; do
+    re="(^|[^A-Za-z0-9_.])$(echo "$id" | sed 's/\./\\./g')($|[^A-Za-z0-9_])"
+    grep -qE -- "$re" "$tmp/bin.txt" && bad "binary: hidden test id '$id'"
+done <"$tmp/hidden_ids"
+grep -q 'hidden\.yaml' "$tmp/bin.txt" && bad "binary: names hidden.yaml"
+if [ -x "$staff/grader" ]; then
+    strings -a "$staff/grader" >"$tmp/staff.txt"
+    n=0
+    for w in $ref_names; do grep -qw "$w" "$tmp/staff.txt" && n=$((n + 1)); done
+    if [ "$n" -gt 0 ]; then
+        ok "control: the staff grader shows $n of the reference's names"
+    else
+        bad "control: the staff grader shows none of the reference's names: the scan is blind"
+    fi
+else
+    bad "no staff grader at '$staff/grader' for the control"
+fi
+
+# ---- 5. the stub: 0 points, clear messages, exit != 0 ----
+score_of() { sed -n 's/^score: \([0-9.]*\) \/ \([0-9.]*\) .*/\1 \2/p' "$1" | tail -n 1; }
+make -C "$clone" --no-print-directory check >"$tmp/stub.txt" 2>&1
+rc=$?
+set -- $(score_of "$tmp/stub.txt")
+if [ "$rc" -ne 0 ] && [ "${1:-x}" = "0.0" ] && [ -n "${2:-}" ] &&
+   grep -q 'not implemented yet' "$tmp/stub.txt"; then
+    ok "stub: score 0.0 / $2, 'not implemented yet', make check exit $rc"
+else
+    bad "stub: rc=$rc score='${1:-} / ${2:-}'"; tail -n 20 "$tmp/stub.txt"
+fi
+max=${2:-60.0}
+GITHUB_OUTPUT="$tmp/gh_output" make -C "$clone" --no-print-directory check \
+    CHECK_FLAGS="--format classroom --github-output" >"$tmp/stub.b64" 2>&1
+b64=$(sed -n 's/^result=//p' "$tmp/gh_output" 2>/dev/null)
+if [ -n "$b64" ] && printf '%s' "$b64" | base64 -d 2>/dev/null |
+        grep -q '"status":"fail","max_score":'; then
+    ok "stub: CHECK_FLAGS reach the grader; \$GITHUB_OUTPUT holds result=<base64>, status fail"
+else
+    bad "stub: no classroom result in \$GITHUB_OUTPUT"; tail -n 5 "$tmp/stub.b64"
+fi
+
+# ---- 6. the reference copied in: full marks, exit 0 ----
+cp reference/attention.c "$clone/attention.c"
+make -C "$clone" --no-print-directory check >"$tmp/ref.txt" 2>&1
+rc=$?
+set -- $(score_of "$tmp/ref.txt")
+if [ "$rc" -eq 0 ] && [ "${1:-x}" = "$max" ] && [ "${2:-y}" = "$max" ]; then
+    ok "reference: score $1 / $2, make check exit 0"
+else
+    bad "reference: rc=$rc score='${1:-} / ${2:-}'"; tail -n 20 "$tmp/ref.txt"
+fi
+
+[ "$fails" -eq 0 ] || { echo "template: $fails check(s) failed"; exit 1; }
+echo "template: all checks passed"

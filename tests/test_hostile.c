@@ -1,0 +1,489 @@
+/*
+ * test_hostile.c -- the hostile submissions of tests/hostile/, graded
+ * through the real pipeline (source rules, compile, object check, rewrite,
+ * sandboxed runner) against the public and hidden specs.
+ *
+ * Each entry is an attention.c (or a directory holding one) with a
+ * CATALOGUE block (tests/grading.h) and three lines of its own:
+ *     expect-status:  ok | rejected | compile_error     (default ok)
+ *     expect-detail:  words the rubric must contain: the rejection reason,
+ *                     or the message of a failed expect-fail test
+ *     expect-warning: words the grader's warnings must contain
+ *     expect-fail-functions: softmax sdpa ... -- every test of these
+ *                     functions must fail (grading.h keeps at most 64 ids)
+ * For every entry we assert that the grader survives (a result, no grader
+ * error, no runner process left behind), that the attacked tests score 0
+ * while every test not listed passes, that the Gradescope JSON is valid,
+ * and that no file appears outside the grader's scratch directory (which
+ * must be gone afterwards).
+ *
+ * Each Criterion worker grades in a private directory of its own (cwd and
+ * $TMPDIR), so that parallel workers and other users of /tmp cannot make
+ * the file checks flaky; shared places (the original cwd, /tmp, the
+ * original $TMPDIR) are checked for the names the attacks try to write.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grading.h"
+#include "json.h"
+#include "report.h"
+
+#define HOST_DIR TEST_SRCDIR "/tests/hostile"
+#define HOST_PATH_MAX 1024
+#define HOST_MAX_NAMES 256
+#define LOOP_ENTRY "loop_everywhere.c"
+#define TIME_BOUND_MS 20000.0
+
+struct entry {
+    char name[256];
+};
+
+/* What an entry expects beyond tests/grading.h's block. */
+struct host_expect {
+    enum grade_status status;
+    char detail[256];
+    char warning[256];
+    char fail_fns[TG_MAX_IDS][TG_ID_MAX];
+    size_t n_fail_fns;
+};
+
+/* A directory listing, sorted, for before/after comparisons. */
+struct listing {
+    char names[HOST_MAX_NAMES][256];
+    size_t n;
+    int truncated;
+};
+
+/* Where one worker grades: its own cwd and $TMPDIR under `root`. */
+struct arena {
+    char root[HOST_PATH_MAX], cwd[HOST_PATH_MAX], tmp[HOST_PATH_MAX];
+    char old_cwd[HOST_PATH_MAX], old_tmp[HOST_PATH_MAX];
+};
+
+/* ---- entries ------------------------------------------------------------ */
+
+/* A .c file, or a directory (not . or ..) holding an attention.c. */
+static int is_entry(const struct dirent *d)
+{
+    char p[HOST_PATH_MAX];
+    struct stat st;
+
+    if (tg_is_c(d))
+        return 1;
+    if (d->d_name[0] == '.')
+        return 0;
+    snprintf(p, sizeof p, "%s/%.255s/attention.c", HOST_DIR, d->d_name);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Parameters live in Criterion's shared memory (cr_malloc): static data
+ * moves under PIE between the runner and its workers. */
+static struct criterion_test_params entries(void)
+{
+    struct dirent **list = NULL;
+    int n = scandir(HOST_DIR, &list, is_entry, tg_by_name);
+    struct entry *p = cr_malloc(sizeof *p * (size_t)(n > 0 ? n : 1));
+
+    for (int i = 0; i < n; i++) {
+        snprintf(p[i].name, sizeof p[i].name, "%s", list[i]->d_name);
+        free(list[i]);
+    }
+    free(list);
+    return cr_make_param_array(struct entry, p, (size_t)(n > 0 ? n : 0), NULL);
+}
+
+/* The submission path and the file holding its CATALOGUE block. */
+static void entry_paths(const char *name, char *sub, char *src, size_t n)
+{
+    size_t len = strlen(name);
+
+    snprintf(sub, n, "%s/%s", HOST_DIR, name);
+    if (len > 2 && strcmp(name + len - 2, ".c") == 0)
+        snprintf(src, n, "%s", sub);
+    else
+        snprintf(src, n, "%.900s/attention.c", sub);
+}
+
+static void copy_field(const char *p, size_t skip, char *dst, size_t n)
+{
+    p += skip;
+    p += strspn(p, " \t");
+    snprintf(dst, n, "%.*s", (int)strcspn(p, "\r\n"), p);
+}
+
+/* Read expect-status, expect-detail and expect-warning (first 60 lines). */
+static void host_expectations(const char *path, struct host_expect *h)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024], status[64] = "ok";
+
+    memset(h, 0, sizeof *h);
+    for (int i = 0; f && i < 60 && fgets(line, sizeof line, f); i++) {
+        const char *p = line + strspn(line, " /*\t");
+        if (strncmp(p, "expect-status:", 14) == 0)
+            copy_field(p, 14, status, sizeof status);
+        else if (strncmp(p, "expect-detail:", 14) == 0)
+            copy_field(p, 14, h->detail, sizeof h->detail);
+        else if (strncmp(p, "expect-warning:", 15) == 0)
+            copy_field(p, 15, h->warning, sizeof h->warning);
+        else if (strncmp(p, "expect-fail-functions:", 22) == 0)
+            h->n_fail_fns += tg_split(p + 22, h->fail_fns + h->n_fail_fns,
+                                      TG_MAX_IDS - h->n_fail_fns);
+    }
+    if (f)
+        fclose(f);
+    h->status = strcmp(status, "rejected") == 0        ? GRADE_REJECTED
+                : strcmp(status, "compile_error") == 0 ? GRADE_COMPILE_ERROR
+                : strcmp(status, "ok") == 0            ? GRADE_OK
+                                                       : GRADE_ERROR;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static void list_dir(const char *dir, struct listing *l)
+{
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, NULL, tg_by_name);
+
+    memset(l, 0, sizeof *l);
+    for (int i = 0; i < n; i++) {
+        const char *d = list[i]->d_name;
+        if (strcmp(d, ".") != 0 && strcmp(d, "..") != 0) {
+            if (l->n < HOST_MAX_NAMES)
+                snprintf(l->names[l->n++], sizeof l->names[0], "%s", d);
+            else
+                l->truncated = 1;
+        }
+        free(list[i]);
+    }
+    free(list);
+}
+
+static int listed_name(const struct listing *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every name of `after` must be in `before`. */
+static void expect_no_new(const struct listing *before, const struct listing *after,
+                          const char *where, const char *who)
+{
+    cr_expect(!after->truncated, "%s: too many files in '%s' to compare", who, where);
+    for (size_t i = 0; i < after->n; i++)
+        cr_expect(listed_name(before, after->names[i]),
+                  "%s: a new file '%s' appeared in '%s'", who, after->names[i], where);
+}
+
+/* Names the attacks write outside scratch. In shared directories (where
+ * other programs may legitimately keep a results.json) only the
+ * attacks' own name is checked: `all` = 0. */
+static void expect_no_loot(const char *dir, int all, const char *who)
+{
+    static const char *const loot[] = {"hostile-pwned-results.json", "results.json"};
+    char p[HOST_PATH_MAX];
+    struct stat st;
+
+    for (size_t i = 0; i < (all ? 2u : 1u); i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, loot[i]);
+        cr_expect(stat(p, &st) != 0, "%s: '%s' exists", who, p);
+    }
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st, (void)flag, (void)f;
+    return remove(p);
+}
+
+/* Make the worker's private cwd and $TMPDIR (left in place on failure). */
+static void arena_enter(struct arena *a)
+{
+    const char *t = getenv("TMPDIR");
+
+    snprintf(a->old_tmp, sizeof a->old_tmp, "%s", t && *t ? t : "/tmp");
+    cr_assert(getcwd(a->old_cwd, sizeof a->old_cwd) != NULL);
+    snprintf(a->root, sizeof a->root, "%.900s/hostile-test-XXXXXX", a->old_tmp);
+    cr_assert(mkdtemp(a->root) != NULL, "mkdtemp: %s", strerror(errno));
+    snprintf(a->cwd, sizeof a->cwd, "%.960s/cwd", a->root);
+    snprintf(a->tmp, sizeof a->tmp, "%.960s/tmp", a->root);
+    cr_assert(mkdir(a->cwd, 0755) == 0 && mkdir(a->tmp, 0755) == 0);
+    cr_assert(chdir(a->cwd) == 0);
+    cr_assert(setenv("TMPDIR", a->tmp, 1) == 0);
+}
+
+static void arena_leave(struct arena *a)
+{
+    if (chdir(a->old_cwd) != 0)
+        cr_log_warn("cannot return to '%s'", a->old_cwd);
+    setenv("TMPDIR", a->old_tmp, 1);
+    nftw(a->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- grading --------------------------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Grade with the production defaults (budget, deadlines); NULL on a
+ * grader error (e set). */
+static struct grade_result *host_grade(const struct spec_set *s, const char *path,
+                                       struct grd_err *e)
+{
+    struct grade_opts o;
+    struct grade_result *r = NULL;
+
+    memset(&o, 0, sizeof o);
+    o.specs = s;
+    o.seed = 1;
+    o.data_dir = TEST_BUILDDIR;
+    return grade_submission(path, &o, &r, e) < 0 ? NULL : r;
+}
+
+/* The Gradescope results.json must be valid JSON whatever was printed. */
+static void expect_valid_json(const struct grade_result *r, const char *who)
+{
+    struct strbuf sb;
+    struct grd_err e;
+
+    sb_init(&sb, (size_t)8 << 20);
+    memset(&e, 0, sizeof e);
+    cr_expect(rpt_write(r, RPT_GRADESCOPE, NULL, &sb, &e) == 0, "%s: gradescope: %s", who, e.msg);
+    cr_expect(json_validate(sb_str(&sb), strlen(sb_str(&sb)), &e) == 0,
+              "%s: gradescope JSON invalid: %s", who, e.msg);
+    sb_release(&sb);
+}
+
+/* The test must not pass: listed, or of a listed function. */
+static int attacked(const struct tg_expect *x, const struct host_expect *h,
+                    const struct spec_test *t)
+{
+    return tg_listed(x->fail, x->n_fail, t->id) ||
+           tg_listed(h->fail_fns, h->n_fail_fns, t->function);
+}
+
+/* expect-detail appears in a failed attacked test's message. */
+static int detail_in_failures(const struct tg_expect *x, const struct host_expect *h,
+                              const struct grade_result *r)
+{
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (attacked(x, h, r->tests[i].test) && strstr(r->tests[i].message, h->detail) != NULL)
+            return 1;
+    return 0;
+}
+
+static void expect_tests(const struct tg_expect *x, const struct host_expect *h,
+                         const struct grade_result *r, const char *who)
+{
+    size_t seen = 0;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_result *t = &r->tests[i];
+        const char *id = t->test->id;
+        if (attacked(x, h, t->test)) {
+            seen += tg_listed(x->fail, x->n_fail, id);
+            cr_expect(t->status != TEST_PASSED && t->score == 0.0,
+                      "%s: attacked test '%s' earned %g points (%s)", who, id, t->score,
+                      test_status_name(t->status));
+        } else if (!tg_listed(x->maybe, x->n_maybe, id)) {
+            cr_expect(t->status == TEST_PASSED, "%s: '%s' should pass beside the attack but %s: %s",
+                      who, id, test_status_name(t->status), t->message);
+        }
+    }
+    cr_expect(seen == x->n_fail, "%s: %zu expect-fail ids are not tests of the specs", who,
+              x->n_fail - seen);
+}
+
+/* Whole-submission verdict: status, its detail, warnings, score. */
+static void expect_verdict(const struct tg_expect *x, const struct host_expect *h,
+                           const struct grade_result *r, const char *who)
+{
+    const char *detail = r->status_detail ? r->status_detail : "";
+
+    cr_expect(r->status == h->status, "%s: status %s, expected %s: %s", who,
+              grade_status_name(r->status), grade_status_name(h->status), detail);
+    if (h->status != GRADE_OK) {
+        cr_expect(r->score == 0.0, "%s: refused but scored %g", who, r->score);
+        cr_expect(!h->detail[0] || strstr(detail, h->detail), "%s: '%s' not in the refusal: %s",
+                  who, h->detail, detail);
+        return;
+    }
+    cr_expect(!h->detail[0] || detail_in_failures(x, h, r),
+              "%s: no failed test says '%s'", who, h->detail);
+    cr_expect(!h->warning[0] || (r->warnings && strstr(r->warnings, h->warning)),
+              "%s: warnings lack '%s': %s", who, h->warning, r->warnings ? r->warnings : "");
+    expect_tests(x, h, r, who);
+}
+
+/* No runner (or grandchild) may outlive grading: we have no children. */
+static void expect_no_children(const char *who)
+{
+    errno = 0;
+    cr_expect(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+              "%s: a child process outlived grading", who);
+}
+
+/* ---- the catalogue of attacks ---------------------------------------------- */
+
+ParameterizedTestParameters(hostile, contained)
+{
+    return entries();
+}
+
+ParameterizedTest(struct entry *p, hostile, contained, .timeout = 120)
+{
+    char sub[HOST_PATH_MAX], src[HOST_PATH_MAX], subdir[HOST_PATH_MAX];
+    struct listing before[3], after[3];
+    struct tg_expect x;
+    struct host_expect h;
+    struct arena a;
+    struct grd_err e;
+    struct spec_set *s = tg_specs(1, &e);
+    struct grade_result *r;
+
+    cr_assert(s != NULL, "specs: %s", e.msg);
+    entry_paths(p->name, sub, src, sizeof sub);
+    snprintf(subdir, sizeof subdir, "%.*s", (int)(strrchr(src, '/') - src), src);
+    tg_expectations(src, &x);
+    host_expectations(src, &h);
+    cr_assert(x.found, "%s has no CATALOGUE block", p->name);
+    cr_assert(h.status != GRADE_ERROR, "%s: bad expect-status", p->name);
+    arena_enter(&a);
+    list_dir(a.cwd, &before[0]), list_dir(a.tmp, &before[1]), list_dir(subdir, &before[2]);
+    r = host_grade(s, sub, &e);
+    list_dir(a.cwd, &after[0]), list_dir(a.tmp, &after[1]), list_dir(subdir, &after[2]);
+    cr_expect(r != NULL, "%s: grader error: %s", p->name, e.msg);
+    expect_no_new(&before[0], &after[0], "the working directory", p->name);
+    expect_no_new(&before[1], &after[1], "$TMPDIR (scratch must be removed)", p->name);
+    expect_no_new(&before[2], &after[2], "the submission's directory", p->name);
+    expect_no_loot(a.old_cwd, 0, p->name), expect_no_loot(a.old_tmp, 0, p->name);
+    expect_no_loot("/tmp", 0, p->name), expect_no_loot(subdir, 1, p->name);
+    expect_no_children(p->name);
+    arena_leave(&a);
+    if (r != NULL) {
+        expect_verdict(&x, &h, r, p->name);
+        expect_valid_json(r, p->name);
+    }
+    grade_result_free(r);
+    spec_set_free(s);
+}
+
+Test(hostile, has_enough_attacks)
+{
+    struct dirent **list = NULL;
+    int n = scandir(HOST_DIR, &list, is_entry, tg_by_name);
+
+    for (int i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+    cr_expect(n >= 20, "only %d hostile submissions (at least 20)", n);
+}
+
+/* The issue's bound: a submission that loops forever in every function is
+ * graded completely, with the production budget, in 20 s or less. */
+Test(hostile, looping_everywhere_graded_within_20s, .timeout = 120)
+{
+    struct grd_err e;
+    struct spec_set *s = tg_specs(1, &e);
+    struct grade_result *r;
+    struct arena a;
+    double t0, ms;
+
+    cr_assert(s != NULL, "specs: %s", e.msg);
+    arena_enter(&a);
+    t0 = now_ms();
+    r = host_grade(s, HOST_DIR "/" LOOP_ENTRY, &e);
+    ms = now_ms() - t0;
+    arena_leave(&a);
+    cr_assert(r != NULL, "grader error: %s", e.msg);
+    cr_expect(ms <= TIME_BOUND_MS, "graded in %.0f ms (bound %.0f ms)", ms, TIME_BOUND_MS);
+    cr_expect(r->score == 0.0, "a looping submission scored %g", r->score);
+    for (size_t i = 0; i < r->n_tests; i++)
+        cr_expect(r->tests[i].status == TEST_TIMED_OUT || r->tests[i].status == TEST_NOT_RUN,
+                  "'%s' is %s", r->tests[i].test->id, test_status_name(r->tests[i].status));
+    cr_log_info("loop_everywhere graded in %.0f ms", ms);
+    grade_result_free(r);
+    spec_set_free(s);
+}
+
+/* ---- as an unprivileged user -------------------------------------------------- */
+
+#define NOBODY_ID 65534
+static const char *const nobody_attacks[] = {
+    "forkbomb_raw.c", "kill_parent_raw.c", "write_results_raw.c", "membomb.c",
+};
+
+/* In the unprivileged child: 0 when every attack's softmax tests failed
+ * and the grader survived, else a code saying what went wrong. */
+static int grade_as_nobody(const struct spec_set *s)
+{
+    struct grd_err e;
+
+    for (size_t i = 0; i < sizeof nobody_attacks / sizeof nobody_attacks[0]; i++) {
+        char path[HOST_PATH_MAX];
+        struct grade_result *r;
+        snprintf(path, sizeof path, "%s/%s", HOST_DIR, nobody_attacks[i]);
+        if ((r = host_grade(s, path, &e)) == NULL)
+            return 10 + (int)i;
+        for (size_t k = 0; k < r->n_tests; k++)
+            if (strncmp(r->tests[k].test->id, "softmax.", 8) == 0 &&
+                r->tests[k].status == TEST_PASSED)
+                return 20 + (int)i;
+        grade_result_free(r);
+    }
+    return 0;
+}
+
+static int drop_to_nobody(const char *home)
+{
+    return setgroups(0, NULL) != 0 || setgid(NOBODY_ID) != 0 || setuid(NOBODY_ID) != 0 ||
+           setenv("HOME", home, 1) != 0 || getuid() != NOBODY_ID;
+}
+
+/* As root (CI), the same attacks are contained for an unprivileged user:
+ * a forked child drops to nobody and grades them. Skipped when not root
+ * (the suite then runs unprivileged already). */
+Test(hostile, contained_as_nobody, .timeout = 120)
+{
+    struct grd_err e;
+    struct spec_set *s;
+    struct arena a;
+    pid_t pid;
+    int st = 0;
+
+    if (geteuid() != 0)
+        cr_skip_test("not root: the whole suite already runs unprivileged");
+    cr_assert((s = tg_specs(1, &e)) != NULL, "specs: %s", e.msg);
+    arena_enter(&a);
+    cr_assert(chown(a.root, NOBODY_ID, NOBODY_ID) == 0 && chown(a.cwd, NOBODY_ID, NOBODY_ID) == 0 &&
+              chown(a.tmp, NOBODY_ID, NOBODY_ID) == 0);
+    pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0)
+        _exit(drop_to_nobody(a.tmp) ? 2 : grade_as_nobody(s));
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    expect_no_loot(a.cwd, 1, "as nobody"), expect_no_loot(a.tmp, 1, "as nobody");
+    expect_no_loot("/tmp", 0, "as nobody");
+    arena_leave(&a);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "as nobody: status %d (2: cannot drop privileges, 1x: grader error, "
+              "2x: an attack passed a test)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    spec_set_free(s);
+}
