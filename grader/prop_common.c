@@ -822,3 +822,21 @@ int pc_run_matches_reference(const struct prop_env *env, const struct spec_test 
         return -1;
     return ok ? pu_pass(v) : 0;
 }
+
+int pc_call_ok(const struct prop_env *env, struct pc_call *k, const char *fn,
+               struct prop_verdict *v, struct grd_err *e)
+{
+    struct call_result r;
+
+    if (pc_invoke(&env->student, k, &r, e) < 0)
+        return -1;
+    return pu_returned_ok(v, &r, fn);
+}
+
+int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v)
+{
+    pc_release(k);
+    if (ok < 0)
+        return -1;
+    return ok ? pu_pass(v) : 0;
+}

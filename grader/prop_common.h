@@ -77,6 +77,21 @@ int pc_invoke(const struct impl *im, struct pc_call *k, struct call_result *r,
 /* Free every buffer of k and zero it. Safe on a zeroed or released k. */
 void pc_release(struct pc_call *k);
 
+/*
+ * Make k's call on the student and check it returned ATTN_OK (see
+ * pu_returned_ok, which names `fn` in the failure). Returns 1 when it did,
+ * 0 with v failed, -1 on a grader error (e set).
+ */
+int pc_call_ok(const struct prop_env *env, struct pc_call *k, const char *fn,
+               struct prop_verdict *v, struct grd_err *e);
+
+/*
+ * Release k and turn a check's outcome into a run function's return value:
+ * ok < 0 is a grader error (-1), ok == 0 a failed verdict (0), ok > 0 the
+ * final check reached (pu_pass, 0).
+ */
+int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v);
+
 /* "case 2 (n_q=3, n_k=7, d_k=5, d_v=2, mask=causal)" into buf (size n):
  * the 0-based index of c in t's cases and k's shape. Returns buf. */
 char *pc_label(const struct spec_test *t, const struct spec_case *c,

@@ -32,14 +32,6 @@ static int build(const struct prop_env *env, const struct spec_test *t,
     return pc_build(IMPL_PE, env, t, c, k, e);
 }
 
-static int finish(struct pc_call *k, int ok, struct prop_verdict *v)
-{
-    pc_release(k);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
-}
-
 /* The exact PE[p][i] in double. */
 static double pe_exact(size_t p, size_t i, size_t d)
 {
@@ -76,7 +68,7 @@ static int run_with(const struct prop_env *env, const struct spec_test *t,
         ok = pu_returned_ok(v, &r, FN);
     if (ok == 1)
         ok = check(t, c, &k, v, label, e);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- formula, bounded ---------------------------------------------------- */
@@ -362,7 +354,7 @@ static int run_perm(const struct prop_env *env, const struct spec_test *t,
     }
     free(X);
     free(p);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- values -------------------------------------------------------------- */

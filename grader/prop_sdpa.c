@@ -27,24 +27,6 @@ static int build(const struct prop_env *env, const struct spec_test *t,
     return pc_build(IMPL_SDPA, env, t, c, k, e);
 }
 
-static int call(const struct prop_env *env, struct pc_call *k,
-                struct prop_verdict *v, struct grd_err *e)
-{
-    struct call_result r;
-
-    if (pc_invoke(&env->student, k, &r, e) < 0)
-        return -1;
-    return pu_returned_ok(v, &r, FN);
-}
-
-static int finish(struct pc_call *k, int ok, struct prop_verdict *v)
-{
-    pc_release(k);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
-}
-
 static double max_abs(const float *x, size_t n)
 {
     double m = 0.0;
@@ -158,10 +140,10 @@ static int run_with(const struct prop_env *env, const struct spec_test *t,
     if (build(env, t, c, &k, e) < 0)
         return -1;
     pc_label(t, c, &k, label, sizeof label);
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = check(env, t, c, &k, v, label, e);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- weights_rows_sum_to_one --------------------------------------------- */
@@ -298,7 +280,7 @@ static int check_causal_future(const struct prop_env *env, struct pc_call *k,
     pu_rng_seed(&rng, 0xca05a1);
     pu_fill_gauss(k->in[1] + h * k->d_k, (k->n_k - h) * k->d_k, &rng, 3.0);
     pu_fill_gauss(k->in[2] + h * k->d_v, (k->n_k - h) * k->d_v, &rng, 3.0);
-    ok = call(env, k, v, e);
+    ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < nq * k->d_v; i++)
         if (!pu_close(before[i], k->out[0][i], atol, 0)) {
             ok = pu_fail(v, "with a causal mask, changing keys/values %zu.. moved the output "
@@ -409,7 +391,7 @@ static int permuted_call(const struct prop_env *env, const struct spec_test *t,
                   permute_rows(k->in[0], k->n_q, k->d_k, p)) ||
         permute_mask(k, p, by_key) < 0)
         goto done;
-    if ((ok = call(env, k, v, e)) != 1)
+    if ((ok = pc_call_ok(env, k, FN, v, e)) != 1)
         goto done;
     ok = close_permuted(k->out[0], o1, k->n_q, k->d_v, by_key ? NULL : p, 1,
                         out_atol(k, pc_tol(t)), "out", v, label) &&
@@ -492,7 +474,7 @@ static int check_affine(const struct prop_env *env, const struct spec_test *t,
     for (size_t i = 0; i < k->in_len[2]; i++)
         k->in[2][i] = (float)(a * k->in[2][i] + b[i % k->d_v]);
     atol = out_atol(k, pc_tol(t));  /* on the new V: covers |a V + b| */
-    ok = call(env, k, v, e);
+    ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++) {
         size_t r = i / k->d_v;
         double want = row_hidden(k, r) ? 0.0 : a * o1[i] + b[i % k->d_v];
@@ -572,7 +554,7 @@ static int check_cq(const struct prop_env *env, const struct spec_test *t,
         k->in[0][i] = (float)(s * k->in[0][i]);
     for (size_t i = 0; i < k->in_len[1]; i++)
         k->in[1][i] = (float)(k->in[1][i] / s);
-    ok = call(env, k, v, e);
+    ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++)
         if (!pu_close(o1[i], k->out[0][i], out_atol(k, pc_tol(t)), 0)) {
             ok = pu_fail(v, "with Q*%g and K/%g, out (%zu, %zu) changed from %.9g to %.9g in "
@@ -626,7 +608,7 @@ static int run_retrieval(const struct prop_env *env, const struct spec_test *t,
         return err_set(e, NULL, c->line, c->col, "'%s' needs n_k <= d_k", t->id);
     }
     fill_retrieval(&k, spec_num(c, "strength", 30.0));
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < k.out_len[0]; i++) {
         size_t q = i / k.d_v, j = q % k.n_k;
         double want = k.in[2][j * k.d_v + i % k.d_v];
@@ -639,7 +621,7 @@ static int run_retrieval(const struct prop_env *env, const struct spec_test *t,
                     "t]) and the scale 1/sqrt(d_k)");
         }
     }
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- scale_across_d ----------------------------------------------------- */
@@ -735,14 +717,14 @@ static int scale_at(const struct prop_env *env, const struct spec_test *t,
     k.in_len[0] = k.n_q * d;
     k.in_len[1] = k.n_k * d;
     if (!k.in[0] || !k.in[1])
-        return finish(&k, err_set(e, NULL, 0, 0, "out of memory"), v);
+        return pc_finish(&k, err_set(e, NULL, 0, 0, "out of memory"), v);
     pu_rng_seed(&rng, pu_case_seed(env, t, c) + d);
     pu_fill_gauss(k.in[0], k.in_len[0], &rng, 1.0);
     pu_fill_gauss(k.in[1], k.in_len[1], &rng, 1.0);
     if (trusted_mean_max(&k, mm, e) < 0)
-        return finish(&k, -1, v);
+        return pc_finish(&k, -1, v);
     pc_label(t, c, &k, label, sizeof label);
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = judge_scale(&k, mean_max_f(k.out[1], k.n_q, k.n_k), mm, pc_tol(t), v, label);
     pc_release(&k);
@@ -854,7 +836,7 @@ static int check_values(const struct prop_env *env, const struct spec_test *t,
         return err_set(e, NULL, 0, 0, "out of memory");
     for (size_t i = 0; i < k->out_len[0]; i++)  /* list_into checked "expected" */
         want[i] = spec_param(c, "expected")->list[i];
-    ok = call(env, k, v, e);
+    ok = pc_call_ok(env, k, FN, v, e);
     if (ok == 1)
         ok = close_matrix(k->out[0], want, k->n_q, k->d_v, pc_tol(t), "out", v, label);
     if (ok == 1 && ew != NULL && ew->kind == SPEC_LIST && ew->list_len == k->out_len[1])
@@ -879,9 +861,9 @@ static int run_values(const struct prop_env *env, const struct spec_test *t,
         list_into(c, "k", k.in[1], k.in_len[1], e) < 0 ||
         list_into(c, "v", k.in[2], k.in_len[2], e) < 0 ||
         list_into(c, "expected", k.out[0], k.out_len[0], e) < 0)
-        return finish(&k, -1, v);
+        return pc_finish(&k, -1, v);
     ok = check_values(env, t, c, &k, v, label, e);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- the table ----------------------------------------------------------- */

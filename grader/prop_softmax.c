@@ -24,26 +24,6 @@ static int build(const struct prop_env *env, const struct spec_test *t,
     return pc_build(IMPL_SOFTMAX, env, t, c, k, e);
 }
 
-/* Call the student on k; 1 when it returned ATTN_OK, 0 v failed, -1 error. */
-static int call(const struct prop_env *env, struct pc_call *k,
-                struct prop_verdict *v, struct grd_err *e)
-{
-    struct call_result r;
-
-    if (pc_invoke(&env->student, k, &r, e) < 0)
-        return -1;
-    return pu_returned_ok(v, &r, FN);
-}
-
-/* Release k and turn a check's result into the run's return value. */
-static int finish(struct pc_call *k, int ok, struct prop_verdict *v)
-{
-    pc_release(k);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
-}
-
 /* ---- rows_sum_to_one ----------------------------------------------------- */
 
 /*
@@ -88,10 +68,10 @@ static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
     if (build(env, t, c, &k, e) < 0)
         return -1;
     pc_label(t, c, &k, label, sizeof label);
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = check_rows(&k, pc_tol(t), v, label);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- stable -------------------------------------------------------------- */
@@ -164,11 +144,11 @@ static int run_stable(const struct prop_env *env, const struct spec_test *t,
     pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ 0x5717ab1e);
     fill_stable(&k, m, &rng, hot);
     pc_label(t, c, &k, label, sizeof label);
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = check_stable(&k, hot, pc_tol(t), v, label, m);
     free(hot);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- shift_invariance ---------------------------------------------------- */
@@ -220,19 +200,19 @@ static int run_shift(const struct prop_env *env, const struct spec_test *t,
     if (build(env, t, c, &k, e) < 0)
         return -1;
     pc_label(t, c, &k, label, sizeof label);
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1 && (base = pu_floats(k.out_len[0])) == NULL)
         ok = err_set(e, NULL, 0, 0, "out of memory");
     if (ok == 1) {
         memcpy(base, k.out[0], k.out_len[0] * sizeof *base);
         for (size_t i = 0; i < k.out_len[0]; i++)
             k.init[0][i] = (float)(k.init[0][i] + row_shift(&k, shift, i / k.cols));
-        ok = call(env, &k, v, e);
+        ok = pc_call_ok(env, &k, FN, v, e);
     }
     if (ok == 1)
         ok = check_shift(&k, base, shift, pc_tol(t), v, label);
     free(base);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- monotonic ----------------------------------------------------------- */
@@ -271,10 +251,10 @@ static int run_monotonic(const struct prop_env *env, const struct spec_test *t,
     if (build(env, t, c, &k, e) < 0)
         return -1;
     pc_label(t, c, &k, label, sizeof label);
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = check_monotonic(&k, v, label);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- values -------------------------------------------------------------- */
@@ -335,10 +315,10 @@ static int run_values(const struct prop_env *env, const struct spec_test *t,
         return -1;
     }
     pc_label(t, c, &k, label, sizeof label);
-    ok = call(env, &k, v, e);
+    ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = check_values(&k, exp->list, pc_tol(t), v, label);
-    return finish(&k, ok, v);
+    return pc_finish(&k, ok, v);
 }
 
 /* ---- the table ----------------------------------------------------------- */
