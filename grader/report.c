@@ -138,25 +138,6 @@ char *rpti_pts(double v, char buf[JSON_NUM_MAX])
     return buf;
 }
 
-const char *rpti_grade_status(enum grade_status s)
-{
-    static const char *const names[] = {
-        "ok", "compile_error", "rejected", "budget_exhausted", "error"
-    };
-
-    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "error";
-}
-
-const char *rpti_test_status(enum test_status s)
-{
-    static const char *const names[] = {
-        "passed", "failed", "crashed", "timed_out", "not_implemented",
-        "not_run", "manual_pending"
-    };
-
-    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "failed";
-}
-
 size_t rpti_count(const struct grade_result *r, enum test_status s)
 {
     size_t i, n = 0;

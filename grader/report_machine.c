@@ -64,7 +64,7 @@ static void summary(const struct rpti_ctx *c, struct strbuf *s)
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
 
     rpti_putf(s, "status: %s\nscore: %s / %s (%zu of %zu tests passed)\n",
-            rpti_grade_status(c->r->status), rpti_pts(c->r->score, a),
+            grade_status_name(c->r->status), rpti_pts(c->r->score, a),
             rpti_pts(c->r->max_score, b), rpti_count(c->r, TEST_PASSED),
             c->r->n_tests);
     if (c->r->status_detail && c->r->status_detail[0]) {
@@ -322,7 +322,7 @@ static void ju_outcome(const struct rpti_ctx *c, const struct test_result *t)
     rpti_putf(c->out, "      <%s", kind);
     xattr(c, "message", sb_str(&d), first);
     if (t->status != TEST_MANUAL_PENDING)
-        xattrz(c, "type", rpti_test_status(t->status));
+        xattrz(c, "type", test_status_name(t->status));
     rpti_put(c->out, ">");
     rpti_walk(c->out, sb_str(&d), d.len, 4 * c->max, emit_xml, NULL);
     rpti_putf(c->out, "</%s>\n", kind);
@@ -358,7 +358,7 @@ static void ju_whole(const struct rpti_ctx *c)
     summary(c, &s);
     rpti_put(c->out, "    <testcase name=\"submission\" classname=\"attention\" "
            "time=\"0\">\n      <failure");
-    xattrz(c, "message", rpti_grade_status(c->r->status));
+    xattrz(c, "message", grade_status_name(c->r->status));
     rpti_put(c->out, " type=\"submission\">");
     rpti_walk(c->out, sb_str(&s), s.len, 8 * c->max, emit_xml, NULL);
     rpti_put(c->out, "</failure>\n    </testcase>\n");
@@ -399,7 +399,7 @@ static void ju_open(const struct rpti_ctx *c)
     rpti_putf(c->out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
             "skipped=\"%zu\" time=\"%s\">\n    <properties>\n",
             tests, n[0], n[1], n[2], t);
-    xprop(c, "      ", "status", rpti_grade_status(c->r->status));
+    xprop(c, "      ", "status", grade_status_name(c->r->status));
     xprop(c, "      ", "score", json_fmt_num(c->r->score, a));
     xprop(c, "      ", "max_score", json_fmt_num(c->r->max_score, b));
     rpti_putf(c->out, "      <property name=\"seed\" value=\"%llu\"/>\n",
@@ -476,7 +476,7 @@ static void tap_yaml(const struct rpti_ctx *c, const struct test_result *t)
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
     struct strbuf d;
 
-    rpti_putf(c->out, "  ---\n  status: %s\n", rpti_test_status(t->status));
+    rpti_putf(c->out, "  ---\n  status: %s\n", test_status_name(t->status));
     if (t->status != TEST_PASSED) {
         detail_buf(c, t, &d);
         rpti_put(c->out, "  message: \"");
@@ -526,7 +526,7 @@ int rpt_write_tap(const struct grade_result *r, const struct rpt_opts *o,
     rpti_put(out, "TAP version 13\n");
     if (r->n_tests == 0 && r->status != GRADE_OK) {
         rpti_putf(out, "1..1\nnot ok 1 - submission: %s\n",
-                rpti_grade_status(r->status));
+                grade_status_name(r->status));
     } else {
         rpti_putf(out, "1..%zu\n", r->n_tests);
         for (i = 0; i < r->n_tests; i++)

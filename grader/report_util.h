@@ -40,8 +40,6 @@ const char *rpti_str(const char *s);              /* NULL as "" */
 int rpti_visible(const struct rpti_ctx *c, const struct test_result *t);
 /* Points with at least one decimal: "2.0", "1.3333". Returns buf. */
 char *rpti_pts(double v, char buf[JSON_NUM_MAX]);
-const char *rpti_grade_status(enum grade_status s);
-const char *rpti_test_status(enum test_status s);
 size_t rpti_count(const struct grade_result *r, enum test_status s);
 
 /* The raw (unescaped) details of a test: message, cases, hint, repro,

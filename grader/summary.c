@@ -5,13 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grade.h"
 #include "svg.h"
 
 #define MSG_SHOWN 240   /* bytes of a failure message shown in the table */
 
-static const char *const statuses[] = {
-    "ok", "compile_error", "rejected", "budget_exhausted", "error",
-};
 
 /* A test's pass count; idx keeps ties in column order. */
 struct rate {
@@ -102,9 +100,9 @@ static int md_counts(const struct bat_row *rows, size_t n, struct strbuf *out)
     int rc = sb_addf(out, "# Class summary\n\n%zu submissions graded.\n\n"
                           "| status | submissions |\n|---|---:|\n", n);
 
-    for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
-        rc |= sb_addf(out, "| %s | %zu |\n", statuses[i],
-                      count_status(rows, n, statuses[i]));
+    for (int st = GRADE_OK; st <= GRADE_ERROR; st++)
+        rc |= sb_addf(out, "| %s | %zu |\n", grade_status_name((enum grade_status)st),
+                      count_status(rows, n, grade_status_name((enum grade_status)st)));
     return rc ? -1 : 0;
 }
 
