@@ -421,6 +421,8 @@ static int copy_inputs(const struct pc_call *k, float **saved,
     return 0;
 }
 
+static int outputs_written(const struct pc_call *k, struct prop_verdict *v);
+
 int pc_run_inputs_unchanged(const struct prop_env *env, const struct spec_test *t,
                             const struct spec_case *c, struct prop_verdict *v,
                             struct grd_err *e)
@@ -440,7 +442,7 @@ int pc_run_inputs_unchanged(const struct prop_env *env, const struct spec_test *
         return -1;
     }
     pc_label(t, c, &k, label, sizeof label);
-    ok = pu_returned_ok(v, &r, impl_fn_cname(k.fn)) &&
+    ok = pu_returned_ok(v, &r, impl_fn_cname(k.fn)) && outputs_written(&k, v) &&
          inputs_equal(&k, saved, mask_copy, v, label);
     free_copies(saved, k.n_in, mask_copy);
     pc_release(&k);
@@ -622,14 +624,37 @@ int pc_run_einval(const struct prop_env *env, const struct spec_test *t,
 
 /* ---- deterministic, no_leaks ------------------------------------------- */
 
-/* Invoke and check the call returned ATTN_OK; 1 ok, 0 v failed, -1 error. */
+/*
+ * 1 when every output element is finite. The generic properties judge how
+ * a function computes (determinism, leaks, speed, its inputs), so they
+ * count only for a call that computed all its outputs: a function that
+ * returns ATTN_OK and writes nothing must not earn them.
+ */
+static int outputs_written(const struct pc_call *k, struct prop_verdict *v)
+{
+    for (size_t i = 0; i < k->n_out; i++) {
+        size_t at = pu_first_nonfinite(k->out[i], k->out_len[i]);
+        if (at < k->out_len[i]) {
+            pu_fail(v, "%s returned ATTN_OK but '%s'[%zu] is %g: an output left "
+                    "unwritten or not finite", impl_fn_cname(k->fn), k->out_name[i],
+                    at, (double)k->out[i][at]);
+            pu_hint(v, "every element of the output must be computed (a fully masked "
+                    "row is 0, never NaN)");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Invoke and check the call returned ATTN_OK with every output written;
+ * 1 ok, 0 v failed, -1 error. */
 static int invoke_ok(const struct impl *im, struct pc_call *k,
                      struct call_result *r, struct prop_verdict *v,
                      struct grd_err *e)
 {
     if (pc_invoke(im, k, r, e) < 0)
         return -1;
-    return pu_returned_ok(v, r, impl_fn_cname(k->fn));
+    return pu_returned_ok(v, r, impl_fn_cname(k->fn)) && outputs_written(k, v);
 }
 
 /* Copies of k's outputs into snap[]; 0 or -1 (e set, nothing kept). */

@@ -429,8 +429,10 @@ static const char *const nobody_attacks[] = {
     "forkbomb_raw.c", "kill_parent_raw.c", "write_results_raw.c", "membomb.c",
 };
 
-/* In the unprivileged child: 0 when every attack's softmax tests failed
- * and the grader survived, else a code saying what went wrong. */
+/* In the unprivileged child: 0 when, for every attack, the grader
+ * survived, every softmax test failed and the honest functions beside it
+ * passed (so the runner did run as nobody); else a code saying what went
+ * wrong. */
 static int grade_as_nobody(const struct spec_set *s)
 {
     struct grd_err e;
@@ -439,12 +441,18 @@ static int grade_as_nobody(const struct spec_set *s)
         char path[HOST_PATH_MAX];
         struct grade_result *r;
         snprintf(path, sizeof path, "%s/%s", HOST_DIR, nobody_attacks[i]);
+        size_t others = 0;
         if ((r = host_grade(s, path, &e)) == NULL)
             return 10 + (int)i;
-        for (size_t k = 0; k < r->n_tests; k++)
-            if (strncmp(r->tests[k].test->id, "softmax.", 8) == 0 &&
-                r->tests[k].status == TEST_PASSED)
+        for (size_t k = 0; k < r->n_tests; k++) {
+            int softmax = strncmp(r->tests[k].test->id, "softmax.", 8) == 0;
+            if (softmax && r->tests[k].status == TEST_PASSED)
                 return 20 + (int)i;
+            others += !softmax && r->tests[k].status == TEST_PASSED;
+        }
+        /* the runner really ran as nobody: the honest functions passed */
+        if (r->status != GRADE_OK || others == 0)
+            return 30 + (int)i;
         grade_result_free(r);
     }
     return 0;
@@ -484,6 +492,6 @@ Test(hostile, contained_as_nobody, .timeout = 120)
     arena_leave(&a);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "as nobody: status %d (2: cannot drop privileges, 1x: grader error, "
-              "2x: an attack passed a test)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+              "2x: an attack passed a test, 3x: nothing ran)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     spec_set_free(s);
 }

@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: attention.c defines its own main (a test harness that prints a perfect score)
- * expect-fail: 
+ * expect-fail:
  * expect-warning: 'main' is defined
  *
  * Not an attack on grading: main is made local by the object rewrite

@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: softmax goes through a non-static global helper (named like a grader function)
- * expect-fail: 
+ * expect-fail:
  * expect-warning: helper 'softmax_rows_helper' should be static
  *
  * Localised with a warning; graded normally.

@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: defines memcmp, strcmp and strlen that always say "equal" (to fool the grader's comparisons)
- * expect-fail: 
+ * expect-fail:
  * expect-warning: has the name of a C library function
  *
  * Made local by the object rewrite: neither the grader (another process)

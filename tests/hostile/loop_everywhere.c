@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: every function loops forever
- * expect-fail: 
+ * expect-fail:
  * expect-fail-functions: softmax sdpa pe mha layernorm block
  * expect-detail: did not return within
  *

@@ -1,11 +1,12 @@
 /* CATALOGUE
  * bug: softmax writes NaN and Inf into every row
  * expect-fail: softmax.rows_sum_to_one softmax.stable softmax.shift_invariance softmax.monotonic softmax.values softmax.matches_reference softmax.rows_sum_to_one.wide softmax.stable.extreme softmax.shift_invariance.big
- * expect-maybe: softmax.einval softmax.deterministic softmax.no_leaks
+ * expect-fail: softmax.deterministic softmax.no_leaks
+ * expect-maybe: softmax.einval
  *
- * Every property of the values rejects non-finite weights. Maybe: einval
- * (invalid arguments are refused first), deterministic and no_leaks (they
- * genuinely hold for this function: same NaNs each time, nothing leaked).
+ * Every property of the values rejects non-finite weights, and the generic
+ * properties (deterministic, no_leaks) count only for a call whose outputs
+ * are all finite. Maybe: einval (invalid arguments are refused first).
  *
  * Hostile entry (tests/test_hostile.c): reference/attention.c with the
  * attack below added. It runs only through the grader, never directly.

@@ -1,14 +1,13 @@
 /* CATALOGUE
  * bug: sdpa returns ATTN_OK without writing out or weights
  * expect-fail: sdpa.weights_rows_sum_to_one sdpa.masked_weights_zero sdpa.fully_masked_row sdpa.causal sdpa.query_permutation_equivariance sdpa.kv_permutation_invariance sdpa.affine_in_v sdpa.output_in_value_range sdpa.cq_k_over_c_invariance sdpa.retrieval sdpa.scale_across_d sdpa.non_square sdpa.null_weights_and_mask sdpa.values sdpa.einval sdpa.matches_reference sdpa.non_square.more sdpa.masked_weights_zero.more sdpa.scale_across_d.more
- * expect-maybe: sdpa.no_leaks sdpa.speed sdpa.inputs_unchanged sdpa.deterministic
+ * expect-fail: sdpa.no_leaks sdpa.speed sdpa.inputs_unchanged sdpa.deterministic
  *
  * Outputs are pre-filled with NaN in the sandbox and only written
  * elements come back, so nothing written means NaN: every test of the
- * values fails. FINDING (not a containment hole, a scoring one): speed,
- * no_leaks, inputs_unchanged and deterministic pass today for a function
- * that writes nothing (4.25 points); they check only what they measure.
- * They are listed as maybe so the suite records, not hides, it.
+ * values fails. The generic properties (speed, no_leaks, inputs_unchanged,
+ * deterministic) also require every output to be written and finite, so
+ * a function that writes nothing earns none of their points either.
  *
  * Hostile entry (tests/test_hostile.c): reference/attention.c with the
  * attack below added. It runs only through the grader, never directly.

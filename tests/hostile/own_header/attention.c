@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: a directory submission whose own attention.h holds a constructor (inline asm, results.json) and redefines ATTN_EINVAL as 0
- * expect-fail: 
+ * expect-fail:
  *
  * The grader compiles against its own copy of attention.h, so the
  * student's header is never seen: graded normally, no file written.
