@@ -625,28 +625,29 @@ int pc_run_einval(const struct prop_env *env, const struct spec_test *t,
 /* ---- deterministic, no_leaks ------------------------------------------- */
 
 /*
- * 1 when every output element is finite. The generic properties judge how
- * a function computes (determinism, leaks, speed, its inputs), so they
- * count only for a call that computed all its outputs: a function that
- * returns ATTN_OK and writes nothing must not earn them.
+ * 1 when the function's result (out[0]: `out`, `pe`, or the in-place `x`
+ * or `X`) is all finite. The generic properties judge how a function
+ * computes (determinism, leaks, speed, its inputs), so they count only
+ * for a call that computed its result: a function that returns ATTN_OK
+ * and writes nothing must not earn them. The weights are judged by their
+ * own properties, so a weights bug is not charged here a second time.
  */
 static int outputs_written(const struct pc_call *k, struct prop_verdict *v)
 {
-    for (size_t i = 0; i < k->n_out; i++) {
-        size_t at = pu_first_nonfinite(k->out[i], k->out_len[i]);
-        if (at < k->out_len[i]) {
-            pu_fail(v, "%s returned ATTN_OK but '%s'[%zu] is %g: an output left "
-                    "unwritten or not finite", impl_fn_cname(k->fn), k->out_name[i],
-                    at, (double)k->out[i][at]);
-            pu_hint(v, "every element of the output must be computed (a fully masked "
-                    "row is 0, never NaN)");
-            return 0;
-        }
+    size_t at = k->n_out ? pu_first_nonfinite(k->out[0], k->out_len[0]) : 0;
+
+    if (k->n_out && at < k->out_len[0]) {
+        pu_fail(v, "%s returned ATTN_OK but '%s'[%zu] is %g: a result left "
+                "unwritten or not finite", impl_fn_cname(k->fn), k->out_name[0],
+                at, (double)k->out[0][at]);
+        pu_hint(v, "every element of the result must be computed (a fully masked "
+                "row is 0, never NaN)");
+        return 0;
     }
     return 1;
 }
 
-/* Invoke and check the call returned ATTN_OK with every output written;
+/* Invoke and check the call returned ATTN_OK with its result written;
  * 1 ok, 0 v failed, -1 error. */
 static int invoke_ok(const struct impl *im, struct pc_call *k,
                      struct call_result *r, struct prop_verdict *v,

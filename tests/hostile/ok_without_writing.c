@@ -6,7 +6,7 @@
  * Outputs are pre-filled with NaN in the sandbox and only written
  * elements come back, so nothing written means NaN: every test of the
  * values fails. The generic properties (speed, no_leaks, inputs_unchanged,
- * deterministic) also require every output to be written and finite, so
+ * deterministic) also require the result `out` to be written and finite, so
  * a function that writes nothing earns none of their points either.
  *
  * Hostile entry (tests/test_hostile.c): reference/attention.c with the
