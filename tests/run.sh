@@ -4,7 +4,7 @@
 set -u
 build=$1; shift
 export GRADER_BUILD="$build"
-pass=0; fail=0; failed=""
+pass=0; fail=0; failed=""; tpass=0; tfail=0
 log=$(mktemp) || exit 2
 trap 'rm -f "$log"' EXIT INT TERM
 for t in "$@"; do
@@ -15,8 +15,17 @@ for t in "$@"; do
     else
         fail=$((fail + 1)); failed="$failed $name"; tail -n 60 "$log"
     fi
+    # Criterion's synthesis line: "Tested: N | Passing: P | Failing: F | Crashing: C"
+    line=$(grep 'Synthesis:' "$log" | tail -n 1)
+    p=$(echo "$line" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
+    f=$(echo "$line" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
+    # (Criterion counts crashes among the failures.)
+    # A suite that died before its synthesis counts as one failure.
+    [ -n "$p" ] || { p=0; f=1; }
+    tpass=$((tpass + p)); tfail=$((tfail + f))
 done
 echo
 [ -n "$failed" ] && echo "failing suites:$failed"
 echo "suites: $pass passed, $fail failed"
+echo "tests: $tpass passed, $tfail failed"
 [ "$fail" -eq 0 ]
