@@ -341,6 +341,43 @@ static const char *skip_reason(struct loop *L, size_t fn, char *buf, size_t n)
     return NULL;
 }
 
+/* The work a case asks for: the product of its shape keys. */
+static double case_size(const struct spec_case *c)
+{
+    static const char *const dims[] = {"rows", "cols", "n", "d", "n_q", "n_k", "n_kv",
+                                       "d_k", "d_v", "d_model", "d_ff", NULL};
+    double size = 1.0;
+
+    for (size_t i = 0; i < c->n_params; i++)
+        for (const char *const *k = dims; *k; k++)
+            if (c->params[i].kind == SPEC_NUM && strcmp(c->params[i].key, *k) == 0)
+                size *= fmax(1.0, c->params[i].num);
+    return size;
+}
+
+/*
+ * The order to run t's cases in: from small to large (stable, so equal
+ * sizes keep the spec's order), so that the failure shown is the smallest
+ * failing case. Returns a new array of t->n_cases indices, or NULL.
+ */
+static size_t *case_order(const struct spec_test *t)
+{
+    size_t *ord = malloc((t->n_cases ? t->n_cases : 1) * sizeof *ord);
+
+    if (ord == NULL)
+        return NULL;
+    for (size_t i = 0; i < t->n_cases; i++) {
+        size_t j = i;
+        double si = case_size(&t->cases[i]);
+        while (j > 0 && case_size(&t->cases[ord[j - 1]]) > si) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = i;
+    }
+    return ord;
+}
+
 static int run_test(struct loop *L, const struct spec_test *t,
                     const unsigned char *sel, struct test_result *tr,
                     struct grd_err *e)
@@ -349,6 +386,7 @@ static int run_test(struct loop *L, const struct spec_test *t,
     enum impl_fn f;
     size_t fn = impl_fn_parse(t->function, &f) == 0 ? (size_t)f : IMPL_FN_COUNT;
     struct tally ty;
+    size_t *ord;
     char why[160];
 
     tr->test = t;
@@ -361,16 +399,22 @@ static int run_test(struct loop *L, const struct spec_test *t,
     if (L->h && L->h->reset)
         L->h->reset(L->h->self);
     memset(&ty, 0, sizeof ty);
-    for (size_t k = 0; k < t->n_cases; k++) {
+    if ((ord = case_order(t)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; i < t->n_cases; i++) {
+        size_t k = ord[i];
         if (!sel[k])
             continue;
-        if (run_case(L, d, t, k, &ty, e) < 0)
+        if (run_case(L, d, t, k, &ty, e) < 0) {
+            free(ord);
             return -1;
+        }
         if (ty.have_fail && ty.fail.call.status == CALL_TIMEOUT) {
             L->fn_timeouts[fn]++;
             break; /* every later case would cost a deadline too */
         }
     }
+    free(ord);
     return record(L, t, selected_cases(t, sel), &ty, tr);
 }
 

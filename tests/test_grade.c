@@ -14,18 +14,27 @@
 #define REF TEST_SRCDIR "/reference/attention.c"
 #define STUB TEST_SRCDIR "/student_template/attention.c"
 
-static struct grade_result *grade(int hidden, const char *path, const char *only)
+/* A grading and the spec set its results point into; free with done(). */
+struct graded {
+    struct spec_set *s;
+    struct grade_result *r;
+};
+
+static struct graded grade_both(int hidden, const char *path, const char *only)
 {
     struct grd_err e;
-    struct spec_set *s = tg_specs(hidden, &e);
-    struct grade_result *r;
+    struct graded g = {tg_specs(hidden, &e), NULL};
 
-    cr_assert(s != NULL, "specs: %s", e.msg);
-    r = tg_grade(s, path, only, &e);
-    cr_assert(r != NULL, "grader error: %s", e.msg);
-    /* The result points into the spec set for test metadata; keep the set
-     * alive for the process (a test process is short-lived). */
-    return r;
+    cr_assert(g.s != NULL, "specs: %s", e.msg);
+    g.r = tg_grade(g.s, path, only, &e);
+    cr_assert(g.r != NULL, "grader error: %s", e.msg);
+    return g;
+}
+
+static void done(struct graded *g)
+{
+    grade_result_free(g->r);
+    spec_set_free(g->s);
 }
 
 static void expect_full_marks(const struct grade_result *r)
@@ -41,26 +50,29 @@ static void expect_full_marks(const struct grade_result *r)
 
 Test(grade, reference_full_marks_public)
 {
-    struct grade_result *r = grade(0, REF, NULL);
+    struct graded g_r = grade_both(0, REF, NULL);
+    struct grade_result *r = g_r.r;
 
     expect_full_marks(r);
     cr_expect(fabs(r->max_score - 60.0) < 1e-9, "public spec totals %g, not 60", r->max_score);
-    grade_result_free(r);
+    done(&g_r);
 }
 
 Test(grade, reference_full_marks_both_specs)
 {
-    struct grade_result *r = grade(1, REF, NULL);
+    struct graded g_r = grade_both(1, REF, NULL);
+    struct grade_result *r = g_r.r;
 
     expect_full_marks(r);
     cr_expect(r->n_tests >= 40, "only %zu tests in both specs", r->n_tests);
     cr_expect(fabs(r->max_score - 100.0) < 1e-9, "both specs total %g, not 100", r->max_score);
-    grade_result_free(r);
+    done(&g_r);
 }
 
 Test(grade, stub_scores_zero_not_implemented)
 {
-    struct grade_result *r = grade(1, STUB, NULL);
+    struct graded g_r = grade_both(1, STUB, NULL);
+    struct grade_result *r = g_r.r;
     size_t todo = 0;
 
     cr_expect(r->status == GRADE_OK);
@@ -72,7 +84,7 @@ Test(grade, stub_scores_zero_not_implemented)
     }
     cr_expect(todo * 10 >= r->n_tests * 7, "only %zu of %zu tests say not implemented",
               todo, r->n_tests);
-    grade_result_free(r);
+    done(&g_r);
 }
 
 static void write_file(const char *path, const char *text)
@@ -87,19 +99,21 @@ static void write_file(const char *path, const char *text)
 Test(grade, compile_error_is_a_rubric)
 {
     char dir[] = "/tmp/tg-XXXXXX", path[64];
+    struct graded g;
     struct grade_result *r;
 
     cr_assert(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/attention.c", dir);
     write_file(path, "#include \"attention.h\"\nint attn_softmax_rows(float *x) { return }\n");
-    r = grade(0, dir, NULL);
+    g = grade_both(0, dir, NULL);
+    r = g.r;
     cr_expect(r->status == GRADE_COMPILE_ERROR, "status %s", grade_status_name(r->status));
     cr_expect(r->score == 0.0);
     cr_expect(strstr(r->status_detail, "error") != NULL, "no compiler error shown: %s",
               r->status_detail);
     for (size_t i = 0; i < r->n_tests; i++)
         cr_expect(r->tests[i].status == TEST_NOT_RUN);
-    grade_result_free(r);
+    done(&g);
     unlink(path);
     rmdir(dir);
 }
@@ -107,6 +121,7 @@ Test(grade, compile_error_is_a_rubric)
 Test(grade, edited_header_beside_submission_is_ignored)
 {
     char dir[] = "/tmp/tg-XXXXXX", cmd[512], path[64];
+    struct graded g;
     struct grade_result *r;
 
     cr_assert(mkdtemp(dir) != NULL);
@@ -116,9 +131,10 @@ Test(grade, edited_header_beside_submission_is_ignored)
     snprintf(path, sizeof path, "%s/attention.h", dir);
     write_file(path, "#define ATTN_ENOTIMPL 0\n#define ATTN_OK 0\n#define ATTN_EINVAL -1\n"
                      "#include <stddef.h>\n");
-    r = grade(0, dir, NULL);
+    g = grade_both(0, dir, NULL);
+    r = g.r;
     cr_expect(r->score == 0.0, "an edited header gained %g points", r->score);
-    grade_result_free(r);
+    done(&g);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert(system(cmd) == 0);
 }
@@ -136,13 +152,14 @@ Test(grade, missing_submission_is_an_error)
 
 Test(grade, only_selects_tests_and_cases)
 {
-    struct grade_result *r = grade(0, REF, "^softmax\\.");
+    struct graded g_r = grade_both(0, REF, "^softmax\\.");
+    struct grade_result *r = g_r.r;
 
     cr_expect(r->n_tests > 0);
     for (size_t i = 0; i < r->n_tests; i++)
         cr_expect(strncmp(r->tests[i].test->id, "softmax.", 8) == 0, "%s selected",
                   r->tests[i].test->id);
-    grade_result_free(r);
+    done(&g_r);
 }
 
 Test(grade, bad_only_pattern_is_an_error)
@@ -159,7 +176,8 @@ Test(grade, bad_only_pattern_is_an_error)
 Test(grade, same_inputs_same_verdicts)
 {
     const char *bug = TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c";
-    struct grade_result *a = grade(1, bug, NULL), *b = grade(1, bug, NULL);
+    struct graded ga = grade_both(1, bug, NULL), gb = grade_both(1, bug, NULL);
+    struct grade_result *a = ga.r, *b = gb.r;
 
     cr_assert(a->n_tests == b->n_tests);
     cr_expect(a->score == b->score);
@@ -169,6 +187,38 @@ Test(grade, same_inputs_same_verdicts)
                   "'%s' differs:\n%s\n%s", a->tests[i].test->id, a->tests[i].message,
                   b->tests[i].message);
     }
-    grade_result_free(a);
-    grade_result_free(b);
+    done(&ga);
+    done(&gb);
+}
+
+Test(grade, smallest_failing_case_is_shown)
+{
+    static const char yaml[] =
+        "version: 1\n"
+        "tests:\n"
+        "  - id: softmax.rows_sum_to_one\n"
+        "    title: rows sum to one\n"
+        "    function: softmax\n"
+        "    property: rows_sum_to_one\n"
+        "    points: 1\n"
+        "    scoring: partial\n"
+        "    cases:\n"
+        "      - {rows: 8, cols: 16}\n"
+        "      - {rows: 2, cols: 3}\n";
+    struct grd_err e;
+    struct spec_set *s = spec_set_new();
+    struct grade_result *r;
+
+    cr_assert(s != NULL);
+    cr_assert(spec_load_buffer(s, "order.yaml", yaml, sizeof yaml - 1, prop_check_case, &e) == 0,
+              "%s", e.msg);
+    r = tg_grade(s, TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c", NULL, &e);
+    cr_assert(r != NULL, "%s", e.msg);
+    cr_assert(r->n_tests == 1);
+    cr_expect(r->tests[0].cases_run == 2 && r->tests[0].cases_passed == 0);
+    cr_expect(r->tests[0].failed_case == 1, "shown case %zu, not the smaller one",
+              r->tests[0].failed_case + 1);
+    cr_expect(strstr(r->tests[0].repro, "#2$") != NULL, "%s", r->tests[0].repro);
+    grade_result_free(r);
+    spec_set_free(s);
 }
