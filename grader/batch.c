@@ -14,6 +14,7 @@
 
 #include "json.h"
 #include "summary.h"
+#include "util.h"
 
 struct bat_idre {
     pcre2_code *code;
@@ -96,23 +97,6 @@ int bat_id_check(const char *id, struct grd_err *e)
 
 /* ---- entries ---- */
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p != NULL)
-        memcpy(p, s, n);
-    return p;
-}
-
-static int has_suffix(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-
-    return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
 static void note(bat_note_fn fn, void *ctx, struct grd_err *why, const char *fmt,
                  const char *name)
 {
@@ -148,9 +132,9 @@ static int list_push(struct bat_list *l, const char *id, const char *path,
         l->cap = cap;
     }
     v = &l->v[l->n];
-    v->id = dup_str(id);
-    v->path = dup_str(path);
-    v->source = dup_str(source);
+    v->id = strdup(id);
+    v->path = strdup(path);
+    v->source = strdup(source);
     if (v->id == NULL || v->path == NULL || v->source == NULL) {
         free(v->id), free(v->path), free(v->source);
         return err_set(e, NULL, 0, 0, "out of memory");
@@ -172,7 +156,7 @@ static int entry_source(const char *path, const char *name, char *src, size_t n)
         return stat(src, &st) == 0 && S_ISREG(st.st_mode);
     }
     snprintf(src, n, "%s", path);
-    return S_ISREG(st.st_mode) && has_suffix(name, ".c");
+    return S_ISREG(st.st_mode) && ut_has_suffix(name, ".c");
 }
 
 /* The id of entry `name`: from the regex, or the name minus ".c".
@@ -191,7 +175,7 @@ static int entry_id(const char *path, const char *name, const struct bat_idre *r
         }
     } else {
         snprintf(id, BAT_ID_MAX + 1, "%s", name);
-        if (has_suffix(id, ".c") && strlen(id) > 2)
+        if (ut_has_suffix(id, ".c") && strlen(id) > 2)
             id[strlen(id) - 2] = '\0';
     }
     err_clear(&why);
@@ -240,7 +224,7 @@ static int read_names(const char *dir, char ***names, size_t *n, struct grd_err 
     *n = 0;
     for (int i = 0; i < k; i++) {
         if (*names != NULL && list[i]->d_name[0] != '.')
-            (*names)[(*n)++] = dup_str(list[i]->d_name);
+            (*names)[(*n)++] = strdup(list[i]->d_name);
         free(list[i]);
     }
     free(list);

@@ -25,6 +25,7 @@
 #include "grade.h"
 #include "report.h"
 #include "sha256.h"
+#include "util.h"
 
 #define DEFAULT_WORKER_MS 180000.0
 #define POLL_NS 10000000L  /* 10 ms between polls of the workers */
@@ -46,14 +47,6 @@ struct run {
     unsigned jobs, running;
     size_t done, failures;
 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void id_dir(const struct run *r, size_t i, char *buf, size_t n)
 {
@@ -225,7 +218,7 @@ static int launch(struct run *r, struct slot *s, size_t i, struct grd_err *e)
     if (pid == 0)
         worker(r, i);
     setpgid(pid, pid); /* also here: no window in which the group is missing */
-    *s = (struct slot){pid, i, now_ms(), 0};
+    *s = (struct slot){pid, i, ut_now_ms(), 0};
     r->running++;
     return 0;
 }
@@ -247,7 +240,7 @@ static void describe_exit(int status, int timed_out, double limit, char *why, si
 static int collect(struct run *r, struct slot *s, int status, struct grd_err *e)
 {
     char dir[BAT_PATH_MAX], why[256];
-    double ms = now_ms() - s->t0;
+    double ms = ut_now_ms() - s->t0;
     struct bat_row row;
     size_t i = s->idx;
 
@@ -286,7 +279,7 @@ static int poll_slots(struct run *r, struct grd_err *e)
             if (collect(r, s, status, e) < 0)
                 return -1;
             reaped++;
-        } else if (!s->timed_out && now_ms() - s->t0 > limit) {
+        } else if (!s->timed_out && ut_now_ms() - s->t0 > limit) {
             s->timed_out = 1;
             killpg(s->pid, SIGKILL);
         }

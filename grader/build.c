@@ -1,5 +1,6 @@
 /* build.c -- see build.h. */
 #include "build.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,14 +29,6 @@ static const char *const redefined[][2] = {
     {"realloc", "grd_realloc"}, {"free", "grd_free"},
 };
 #define N_REDEFINED (sizeof redefined / sizeof redefined[0])
-
-static long now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *cc_of(const struct bld_opts *o)
 {
@@ -97,7 +90,7 @@ static void drain(int fd, long deadline, struct run *r)
     ssize_t got;
 
     for (;;) {
-        long left = deadline - now_ms();
+        long left = deadline - (long)ut_now_ms();
         if (left <= 0) {
             r->timed_out = 1;
             return;
@@ -126,7 +119,7 @@ static void reap(pid_t pid, long deadline, struct run *r)
         pid_t w = waitpid(pid, &r->status, WNOHANG);
         if (w == pid || (w < 0 && errno != EINTR))
             return;
-        if (now_ms() >= deadline)
+        if ((long)ut_now_ms() >= deadline)
             r->timed_out = 1;
         else
             nanosleep(&tick, NULL);
@@ -171,7 +164,7 @@ static int open_pipes(int out[2], int errp[2])
 static int supervise(pid_t pid, int out_fd, int err_fd, long timeout_ms, struct run *r,
                      const char *tool, struct grd_err *e)
 {
-    long deadline = now_ms() + timeout_ms;
+    long deadline = (long)ut_now_ms() + timeout_ms;
     int err;
 
     drain(out_fd, deadline, r);

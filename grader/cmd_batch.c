@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "batch.h"
 #include "cli.h"
 #include "sbx.h"
+#include "util.h"
 
 #define DEFAULT_OUT "gradebook"
 
@@ -70,14 +70,6 @@ static const struct option options[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int parse_jobs(const char *s, unsigned *out)
 {
@@ -161,7 +153,7 @@ static void on_note(void *ctx, const char *msg)
 
 static void tty_line(struct progress *p, const struct bat_event *ev)
 {
-    double t = now_s() - p->t0, rate = t > 0 ? (double)p->graded / t : 0;
+    double t = (ut_now_ms() / 1e3) - p->t0, rate = t > 0 ? (double)p->graded / t : 0;
     double eta = rate > 0 ? (double)(ev->total - ev->done) / rate : 0;
 
     fprintf(stderr, "\r\033[K[%zu/%zu] %.2f/s  eta %d:%02d  not ok %zu  (%s)", ev->done,
@@ -220,7 +212,7 @@ static int discover(struct batch_args *a, struct bat_list *l, struct progress *p
 
 static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e)
 {
-    struct progress p = {isatty(STDERR_FILENO), now_s(), 0, 0};
+    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0};
     struct bat_list l = {NULL, 0, 0};
     int rc = discover(a, &l, &p, e);
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "build.h"
@@ -26,6 +25,7 @@
 
 #if GRADER_STAFF
 #include "impl.h"
+#include "util.h"
 #endif
 
 #define PATH_CAP 4096
@@ -44,31 +44,6 @@ struct job {
     struct grun_sel sel;
     struct grade_result *r;
 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p != NULL)
-        memcpy(p, s, n);
-    return p;
-}
-
-static int has_suffix(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-
-    return n >= m && strcmp(s + n - m, suf) == 0;
-}
 
 static void set_dir(struct job *j)
 {
@@ -98,12 +73,12 @@ static int resolve(struct job *j, struct grd_err *e)
         return 0;
     }
     if (!S_ISREG(st.st_mode) ||
-        !(has_suffix(j->submission, ".c") || has_suffix(j->submission, ".o")))
+        !(ut_has_suffix(j->submission, ".c") || ut_has_suffix(j->submission, ".o")))
         return err_set(e, NULL, 0, 0,
                        "'%s' is not an attention.c, an attention.o or a directory",
                        j->submission);
     snprintf(j->path, sizeof j->path, "%s", j->submission);
-    j->kind = has_suffix(j->submission, ".o") ? SUB_OBJECT : SUB_SOURCE;
+    j->kind = ut_has_suffix(j->submission, ".o") ? SUB_OBJECT : SUB_SOURCE;
     set_dir(j);
     return 0;
 }
@@ -168,7 +143,7 @@ static int refuse(struct job *j, enum grade_status st, const char *detail)
 {
     j->r->status = st;
     free(j->r->status_detail);
-    j->r->status_detail = xstrdup(detail ? detail : "");
+    j->r->status_detail = strdup(detail ? detail : "");
     return j->r->status_detail ? 1 : -1;
 }
 
@@ -321,7 +296,7 @@ static int new_result(struct job *j, struct grd_err *e)
     if ((j->r = calloc(1, sizeof *j->r)) == NULL ||
         (j->r->tests = calloc(n ? n : 1, sizeof *j->r->tests)) == NULL ||
         (j->r->tests_cap = n ? n : 1) == 0 ||
-        (j->r->submission = xstrdup(j->submission)) == NULL)
+        (j->r->submission = strdup(j->submission)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     j->r->seed = j->o->seed;
     snprintf(j->r->spec_sha256, sizeof j->r->spec_sha256, "%s",
@@ -351,7 +326,7 @@ int grade_submission(const char *submission, const struct grade_opts *o,
                      struct grade_result **out, struct grd_err *e)
 {
     struct job j;
-    double t0 = now_ms();
+    double t0 = ut_now_ms();
     int rc;
 
     memset(&j, 0, sizeof j);
@@ -365,7 +340,7 @@ int grade_submission(const char *submission, const struct grade_opts *o,
         grade_result_free(j.r);
         return -1;
     }
-    j.r->elapsed_ms = now_ms() - t0;
+    j.r->elapsed_ms = ut_now_ms() - t0;
     *out = j.r;
     return 0;
 }

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "prop.h"
+#include "util.h"
 
 #define DEADLINE_FACTOR 50.0    /* x the reference's time on the same case */
 #define DEADLINE_FLOOR_MS 250.0 /* scheduling noise on a shared machine */
@@ -18,24 +18,6 @@
 #define BUDGET_DEFAULT_MS 15000.0
 #define MAX_FN_TIMEOUTS 2       /* then the function's later tests are skipped */
 #define OUTPUT_SHOWN 400        /* bytes of the submission's output shown */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p != NULL)
-        memcpy(p, s, n);
-    return p;
-}
 
 static int pattern_matches(pcre2_code *re, pcre2_match_data *md, const char *s)
 {
@@ -150,7 +132,7 @@ static char *repro_command(const struct spec_test *t, size_t k)
         buf[j++] = *p;
     }
     snprintf(buf + j, sizeof buf - j, "#%zu$'", k + 1);
-    return xstrdup(buf);
+    return strdup(buf);
 }
 
 /* The state the loop keeps across tests. */
@@ -189,10 +171,10 @@ static double case_deadline(struct loop *L, const struct prop_def *d,
     env = (struct prop_env){*L->reference, L->reference, L->o->seed, 0,
                             L->submission_dir};
     memset(&v, 0, sizeof v);
-    t0 = now_ms();
+    t0 = ut_now_ms();
     if (d->run(&env, t, c, &v, e) < 0)
         return -1;
-    return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (now_ms() - t0));
+    return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (ut_now_ms() - t0));
 }
 
 static int run_case(struct loop *L, const struct prop_def *d,
@@ -204,7 +186,7 @@ static int run_case(struct loop *L, const struct prop_def *d,
     struct prop_env env = {L->student, L->reference, L->o->seed, deadline,
                            L->submission_dir};
     struct prop_verdict v;
-    double t0 = now_ms();
+    double t0 = ut_now_ms();
 
     if (deadline < 0)
         return -1;
@@ -213,7 +195,7 @@ static int run_case(struct loop *L, const struct prop_def *d,
     memset(&v, 0, sizeof v);
     if (d->run(&env, t, c, &v, e) < 0)
         return -1;
-    ty->elapsed_ms += now_ms() - t0;
+    ty->elapsed_ms += ut_now_ms() - t0;
     ty->run++;
     if (v.passed) {
         ty->passed++;
@@ -297,15 +279,15 @@ static int record(struct loop *L, const struct spec_test *t, size_t ncases,
     if (!ty->have_fail && ty->run == ncases) {
         tr->status = TEST_PASSED;
         tr->score = t->points;
-        return (tr->message = xstrdup("")) && (tr->hint = xstrdup("")) &&
-                       (tr->repro = xstrdup(""))
+        return (tr->message = strdup("")) && (tr->hint = strdup("")) &&
+                       (tr->repro = strdup(""))
                    ? 0 : -1;
     }
     tr->status = failure_status(&ty->fail);
     tr->score = t->scoring == SPEC_PARTIAL ? t->points * (double)ty->passed / (double)ncases : 0.0;
     tr->failed_case = ty->first_fail;
     tr->message = failure_message(L, t, ty);
-    tr->hint = xstrdup(ty->fail.hint[0] ? ty->fail.hint : (t->hint ? t->hint : ""));
+    tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint : (t->hint ? t->hint : ""));
     tr->repro = repro_command(t, ty->first_fail);
     return tr->message && tr->hint && tr->repro ? 0 : -1;
 }
@@ -326,7 +308,7 @@ static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
  * function timed out too often already (each would cost a deadline). */
 static const char *skip_reason(struct loop *L, size_t fn, char *buf, size_t n)
 {
-    if (now_ms() - L->t0 > L->budget_ms) {
+    if (ut_now_ms() - L->t0 > L->budget_ms) {
         L->r->status = GRADE_BUDGET_EXHAUSTED;
         snprintf(buf, n, "not run: the submission used up its time budget of %.0f s",
                  L->budget_ms / 1e3);
@@ -446,7 +428,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     L.o = o;
     L.r = r;
     L.submission_dir = submission_dir;
-    L.t0 = now_ms();
+    L.t0 = ut_now_ms();
     L.budget_ms = o->budget_ms > 0 ? o->budget_ms : BUDGET_DEFAULT_MS;
     for (size_t i = 0; i < sel->n_tests; i++) {
         if (sel->cases[i] == NULL)
@@ -474,9 +456,9 @@ int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
         tr->test = spec_test_at(s, i);
         tr->status = st;
         tr->max_score = tr->test->points;
-        tr->message = xstrdup(why);
-        tr->hint = xstrdup(tr->test->hint ? tr->test->hint : "");
-        tr->repro = xstrdup("");
+        tr->message = strdup(why);
+        tr->hint = strdup(tr->test->hint ? tr->test->hint : "");
+        tr->repro = strdup("");
         r->max_score += tr->max_score;
         r->n_tests = ++j;
         if (!tr->message || !tr->hint || !tr->repro)

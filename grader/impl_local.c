@@ -6,29 +6,21 @@
 #include "impl.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "attention.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "util.h"
 
 /* Start a call: clear the result and return the start time. */
 static double call_begin(struct call_result *r)
 {
     memset(r, 0, sizeof *r);
-    return now_ms();
+    return ut_now_ms();
 }
 
 /* Finish a call that returned rc. Always 0: a local call is always made. */
 static int call_end(struct call_result *r, double t0, int rc)
 {
-    r->elapsed_ms = now_ms() - t0;
+    r->elapsed_ms = ut_now_ms() - t0;
     r->status = CALL_RETURNED;
     r->rc = rc;
     return 0;

@@ -28,6 +28,7 @@
 
 #include "runner_proto.h"
 #include "sbx_internal.h"
+#include "util.h"
 
 #define START_TIMEOUT_MS 10000.0 /* exec + dynamic loading + seccomp */
 #define REAP_GRACE_MS 200.0      /* result pipe closed, exit not yet seen */
@@ -54,14 +55,6 @@ struct sbx {
 };
 
 /* ---- small helpers ------------------------------------------------------- */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void sleep_ms(long ms)
 {
@@ -300,7 +293,7 @@ static enum wait_end wait_byte(struct sbx *s, double until, char *byte)
     ssize_t n;
 
     for (;;) {
-        left = until - now_ms();
+        left = until - ut_now_ms();
         if (left <= 0)
             return W_TIMEOUT;
         p[0] = (struct pollfd){ .fd = s->res, .events = POLLIN };
@@ -368,7 +361,7 @@ static int runner_start(struct sbx *s, struct grd_err *e)
         return err_set(e, NULL, 0, 0, "cannot fork: %s", strerror(errno));
     }
     setpgid(s->pid, s->pid); /* also here: no window without a group */
-    if (wait_byte(s, now_ms() + START_TIMEOUT_MS, &c) != W_BYTE ||
+    if (wait_byte(s, ut_now_ms() + START_TIMEOUT_MS, &c) != W_BYTE ||
         c != RP_READY_BYTE)
         return start_failed(s, e);
     return 0;
@@ -400,7 +393,7 @@ static void apply_defaults(struct sbx *s, const struct sbx_config *cfg)
     s->cpu_s = cfg->cpu_s ? cfg->cpu_s : SBX_DEFAULT_CPU_S;
     s->out_cap = cfg->output_cap ? cfg->output_cap : SBX_DEFAULT_OUTPUT_CAP;
     s->ctl = s->res = s->out = s->memfd = -1;
-    s->nonce = (uint64_t)getpid() ^ (uint64_t)(now_ms() * 1e3);
+    s->nonce = (uint64_t)getpid() ^ (uint64_t)(ut_now_ms() * 1e3);
 }
 
 struct sbx *sbx_new(const struct sbx_config *cfg, struct grd_err *e)
@@ -725,12 +718,12 @@ static void classify_exit(const struct sbx *s, const siginfo_t *si,
 static void runner_died(struct sbx *s, const struct rp_header *h,
                         struct call_result *r)
 {
-    double until = now_ms() + REAP_GRACE_MS;
+    double until = ut_now_ms() + REAP_GRACE_MS;
     siginfo_t si;
 
     int seen;
 
-    while ((seen = peek_exit(s->pid, &si)) == 0 && now_ms() < until)
+    while ((seen = peek_exit(s->pid, &si)) == 0 && ut_now_ms() < until)
         sleep_ms(1);
     if (seen == 1)
         classify_exit(s, &si, h, r);
@@ -884,12 +877,12 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     }
     view_len = (size_t)s->mem_size;
     h = (const struct rp_header *)mem;
-    t0 = now_ms();
+    t0 = ut_now_ms();
     if (send(s->ctl, &byte, 1, MSG_NOSIGNAL) != 1)
         end = W_EOF;
     else
         end = wait_byte(s, t0 + s->deadline_ms, &byte);
-    r->elapsed_ms = now_ms() - t0;
+    r->elapsed_ms = ut_now_ms() - t0;
     h = trusted_record(h, &mine, &rec);
     if (end == W_BYTE)
         rc = returned(s, c, &mine, mem, r, e);
