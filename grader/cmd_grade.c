@@ -62,6 +62,9 @@ static int take_option(struct grade_args *a, int opt, const char *arg)
     case OPT_GHOUT:
         a->github_output = 1;
         return 0;
+    case OPT_HELP:
+        fputs(usage, stdout);
+        return -1; /* done: exit 0 */
     default:
         return cli_usage(NULL, usage);
     }
@@ -120,7 +123,7 @@ int cmd_grade(int argc, char **argv)
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)
-        return rc;
+        return rc < 0 ? CLI_EXIT_OK : rc;
     err_clear(&e);
     if (cli_find_data_dir(a.c.data_dir, sizeof a.c.data_dir, &e) < 0 ||
         (s = cli_load_specs(&a.c, &e)) == NULL)

@@ -10,6 +10,7 @@ static const char usage[] = "usage: grader list [--spec FILE]...\n";
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, 's'},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -44,6 +45,10 @@ int cmd_list(int argc, char **argv)
     err_clear(&e);
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        }
         if (opt != 's' || c.n_specs == CLI_MAX_SPECS)
             return cli_usage(NULL, usage);
         c.specs[c.n_specs++] = optarg;
