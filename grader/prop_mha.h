@@ -15,6 +15,27 @@ struct pmha_dims {
     size_t n_q, n_kv, d_model, heads; /* heads > 0 divides d_model */
 };
 
+/* How a head reads Q, K and V (and writes the concatenation): the right
+ * way (column blocks) and the usual wrong ones, for diagnosis. */
+enum pmha_slicing { PMHA_SL_BLOCKS, PMHA_SL_INTERLEAVED, PMHA_SL_ROWS };
+
+struct pmha_variant {
+    enum pmha_slicing sl;       /* how a head reads Q, K, V */
+    enum pmha_slicing cat_sl;   /* how it writes the concatenation */
+    int scale_by_dmodel;   /* 1/sqrt(d_model) instead of 1/sqrt(d_head) */
+    int no_wo;             /* out = concat(heads), no final projection */
+};
+
+/*
+ * Multi-head attention computed the way `va` says, in double, with
+ * w = {Wq, Wk, Wv, Wo}; otherwise as pmha_forward_d. Returns 0, or -1
+ * when out of memory.
+ */
+int pmha_forward_variant(const struct pmha_dims *s, const struct pmha_variant *va,
+                         const double *xq, const double *xkv,
+                         const float *const w[4], const unsigned char *mask,
+                         double *out, double *weights);
+
 /*
  * Y (n x m) = X (n x k, double) . W (k x m, float), accumulated in double.
  * Cannot fail.
