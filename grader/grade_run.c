@@ -255,8 +255,9 @@ static char *failure_message(struct loop *L, const struct spec_test *t,
     size_t outlen = 0, n;
     const char *out = L->h && L->h->output ? L->h->output(L->h->self, &outlen) : NULL;
 
-    /* Properties usually name the case with its full shape themselves. */
-    if (strncmp(ty->fail.msg, "case ", 5) == 0)
+    /* Properties usually name the case with its full shape themselves,
+     * at the start ("case 2 (...): ...") or the end ("... in case 2 (...)"). */
+    if (strncmp(ty->fail.msg, "case ", 5) == 0 || strstr(ty->fail.msg, " in case ") != NULL)
         label[0] = '\0';
     else
         case_label(t, ty->first_fail, label, sizeof label);
