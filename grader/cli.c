@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "prop.h"
+#include "sbx.h"
 
 int cli_find_data_dir(char *buf, size_t n, struct grd_err *e)
 {
@@ -84,4 +85,20 @@ int cli_usage(const char *msg, const char *usage)
         fprintf(stderr, "grader: %s\n", msg);
     fputs(usage, stderr);
     return CLI_EXIT_USAGE;
+}
+
+struct spec_set *cli_prepare(struct cli_common *c)
+{
+    struct spec_set *s = NULL;
+    struct grd_err e;
+
+    err_clear(&e);
+    if (cli_find_data_dir(c->data_dir, sizeof c->data_dir, &e) < 0 ||
+        (s = cli_load_specs(c, &e)) == NULL) {
+        cli_fail(&e);
+        return NULL;
+    }
+    if (!sbx_has_seccomp())
+        fprintf(stderr, "grader: warning: no seccomp on this system; the sandbox is reduced\n");
+    return s;
 }

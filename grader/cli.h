@@ -43,6 +43,14 @@ int cli_find_data_dir(char *buf, size_t n, struct grd_err *e);
  */
 struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e);
 
+/*
+ * What every grading command does first: find the data directory, load
+ * the specs of c, and warn on stderr when the sandbox has no seccomp.
+ * Returns the set (the caller frees it), or NULL after printing the error
+ * (exit with CLI_EXIT_USAGE).
+ */
+struct spec_set *cli_prepare(struct cli_common *c);
+
 /* Parse a seed: a decimal number that fits 64 bits. 0 or -1. */
 int cli_parse_seed(const char *s, uint64_t *out);
 

@@ -12,7 +12,6 @@
 
 #include "batch.h"
 #include "cli.h"
-#include "sbx.h"
 #include "util.h"
 
 #define DEFAULT_OUT "gradebook"
@@ -245,11 +244,8 @@ int cmd_batch(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? CLI_EXIT_OK : rc;
     err_clear(&e);
-    if (cli_find_data_dir(a.c.data_dir, sizeof a.c.data_dir, &e) < 0 ||
-        (s = cli_load_specs(&a.c, &e)) == NULL)
-        return cli_fail(&e);
-    if (!sbx_has_seccomp())
-        fprintf(stderr, "grader: warning: no seccomp on this system; the sandbox is reduced\n");
+    if ((s = cli_prepare(&a.c)) == NULL)
+        return CLI_EXIT_USAGE;
     rc = run_batch(&a, s, &e);
     spec_set_free(s);
     if (rc < 0)

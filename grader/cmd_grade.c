@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "grade.h"
 #include "report.h"
-#include "sbx.h"
 #include "strbuf.h"
 
 static const char usage[] =
@@ -125,11 +124,8 @@ int cmd_grade(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? CLI_EXIT_OK : rc;
     err_clear(&e);
-    if (cli_find_data_dir(a.c.data_dir, sizeof a.c.data_dir, &e) < 0 ||
-        (s = cli_load_specs(&a.c, &e)) == NULL)
-        return cli_fail(&e);
-    if (!sbx_has_seccomp())
-        fprintf(stderr, "grader: warning: no seccomp on this system; the sandbox is reduced\n");
+    if ((s = cli_prepare(&a.c)) == NULL)
+        return CLI_EXIT_USAGE;
     memset(&o, 0, sizeof o);
     o.specs = s;
     o.only = a.c.only;

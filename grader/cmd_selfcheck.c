@@ -109,9 +109,8 @@ static struct grade_session *open_submission(const char *submission, const char 
     err_clear(&e);
     if (spec != NULL)
         c.specs[c.n_specs++] = spec;
-    if (cli_find_data_dir(c.data_dir, sizeof c.data_dir, &e) < 0 ||
-        (specs = cli_load_specs(&c, &e)) == NULL)
-        return *rc = cli_fail(&e), NULL;
+    if ((specs = cli_prepare(&c)) == NULL)
+        return *rc = CLI_EXIT_USAGE, NULL;
     g = grade_session_open(submission, c.data_dir, specs, &refusal, &e);
     spec_set_free(specs);
     if (g != NULL)
