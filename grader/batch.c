@@ -439,12 +439,16 @@ static int csv_num(struct strbuf *sb, double v)
     return sb_adds(sb, json_fmt_num(v, buf));
 }
 
-static double row_points(const struct bat_row *r, const char *test_id)
+/* A test's cell: the points earned, or empty for a manual item a TA has
+ * still to score (an empty cell reads as "not graded" in an LMS import,
+ * a 0 would read as a grade). */
+static int csv_points(struct strbuf *sb, const struct bat_row *r, const char *test_id)
 {
     for (size_t i = 0; i < r->n_tests; i++)
         if (strcmp(r->tests[i].id, test_id) == 0)
-            return r->tests[i].score;
-    return 0;
+            return strcmp(r->tests[i].status, "manual_pending") == 0
+                       ? 0 : csv_num(sb, r->tests[i].score);
+    return csv_num(sb, 0);
 }
 
 static int csv_row(const char *const *test_ids, size_t n_tests,
@@ -455,7 +459,7 @@ static int csv_row(const char *const *test_ids, size_t n_tests,
     rc |= sb_addch(out, ',') | csv_num(out, r->score) | sb_addch(out, ',');
     rc |= csv_num(out, r->max_score) | sb_addch(out, ',') | bat_csv_field(out, r->status);
     for (size_t i = 0; i < n_tests; i++)
-        rc |= sb_addch(out, ',') | csv_num(out, row_points(r, test_ids[i]));
+        rc |= sb_addch(out, ',') | csv_points(out, r, test_ids[i]);
     rc |= sb_addch(out, ',') | bat_csv_field(out, r->grader_version);
     rc |= sb_addf(out, ",%s,%s\r\n", r->spec_sha256, r->submission_sha256);
     return rc ? -1 : 0;

@@ -198,6 +198,30 @@ Test(batch, csv_escapes_rfc4180)
     }
 }
 
+Test(batch, csv_leaves_manual_items_blank)
+{
+    struct bat_test_row tests[] = {
+        {(char *)"written.top_pairs", "passed", 4, 4, (char *)""},
+        {(char *)"written.manual.part2", "manual_pending", 0, 6, (char *)""},
+    };
+    struct bat_row row;
+    const char *const ids[] = {"written.top_pairs", "written.manual.part2"};
+    struct strbuf sb;
+
+    memset(&row, 0, sizeof row);
+    row.id = (char *)"alice";
+    snprintf(row.status, sizeof row.status, "ok");
+    row.score = 4;
+    row.max_score = 10;
+    row.tests = tests;
+    row.n_tests = 2;
+    sb_init(&sb, 0);
+    cr_assert(bat_csv_write(ids, 2, &row, 1, &sb) == 0);
+    /* A TA has not scored the manual item yet: blank, never a 0 grade. */
+    cr_expect(strstr(sb_str(&sb), "\r\nalice,4,10,ok,4,,") != NULL, "%s", sb_str(&sb));
+    sb_release(&sb);
+}
+
 Test(batch, id_regex_extracts_named_group)
 {
     static const struct {
