@@ -70,6 +70,10 @@ struct rn_state {
     long nlive;
 };
 
+/* The one exception to "no mutable globals": the fault handler and the
+ * grd_malloc wrappers are entered from signal delivery and from the
+ * student's code, which pass no context, so the state they share must be
+ * reachable without one. The runner is a single-threaded process. */
 static struct rn_state rn;
 static unsigned char rn_altstack[ALTSTACK_SIZE];
 
