@@ -243,8 +243,8 @@ static double now_ms(void)
 
 /* Grade with the production defaults (budget, deadlines); NULL on a
  * grader error (e set). */
-static struct grade_result *host_grade(const struct spec_set *s, const char *path,
-                                       struct grd_err *e)
+static struct grade_result *host_grade_in(const struct spec_set *s, const char *path,
+                                          const char *data_dir, struct grd_err *e)
 {
     struct grade_opts o;
     struct grade_result *r = NULL;
@@ -252,8 +252,14 @@ static struct grade_result *host_grade(const struct spec_set *s, const char *pat
     memset(&o, 0, sizeof o);
     o.specs = s;
     o.seed = 1;
-    o.data_dir = TEST_BUILDDIR;
+    o.data_dir = data_dir;
     return grade_submission(path, &o, &r, e) < 0 ? NULL : r;
+}
+
+static struct grade_result *host_grade(const struct spec_set *s, const char *path,
+                                       struct grd_err *e)
+{
+    return host_grade_in(s, path, TEST_BUILDDIR, e);
 }
 
 /* The Gradescope results.json must be valid JSON whatever was printed. */
@@ -433,16 +439,18 @@ static const char *const nobody_attacks[] = {
  * survived, every softmax test failed and the honest functions beside it
  * passed (so the runner did run as nobody); else a code saying what went
  * wrong. */
-static int grade_as_nobody(const struct spec_set *s)
+static int grade_as_nobody(const struct spec_set *s, const char *stage)
 {
     struct grd_err e;
+    char data[HOST_PATH_MAX];
 
+    snprintf(data, sizeof data, "%.1000s/data", stage);
     for (size_t i = 0; i < sizeof nobody_attacks / sizeof nobody_attacks[0]; i++) {
         char path[HOST_PATH_MAX];
         struct grade_result *r;
-        snprintf(path, sizeof path, "%s/%s", HOST_DIR, nobody_attacks[i]);
+        snprintf(path, sizeof path, "%.1000s/%s", stage, nobody_attacks[i]);
         size_t others = 0;
-        if ((r = host_grade(s, path, &e)) == NULL)
+        if ((r = host_grade_in(s, path, data, &e)) == NULL)
             return 10 + (int)i;
         for (size_t k = 0; k < r->n_tests; k++) {
             int softmax = strncmp(r->tests[k].test->id, "softmax.", 8) == 0;
@@ -464,6 +472,27 @@ static int drop_to_nobody(const char *home)
            setenv("HOME", home, 1) != 0 || getuid() != NOBODY_ID;
 }
 
+/*
+ * Copy what grading as nobody reads -- the attacks, runner_main.o and the
+ * grader's header -- into `stage`, owned by nobody: the checkout itself may
+ * sit where nobody cannot read (root's home, say). As root, before the drop.
+ */
+static void stage_for_nobody(const char *stage)
+{
+    char cmd[4 * HOST_PATH_MAX];
+    int n = snprintf(cmd, sizeof cmd,
+                     "mkdir -p '%s/data/include' && cp '%s/runner_main.o' '%s/data/' && "
+                     "cp '%s/include/attention.h' '%s/data/include/'",
+                     stage, TEST_BUILDDIR, stage, TEST_BUILDDIR, stage);
+
+    for (size_t i = 0; i < sizeof nobody_attacks / sizeof nobody_attacks[0]; i++)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " && cp '%s/%s' '%s/'", HOST_DIR,
+                      nobody_attacks[i], stage);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, " && chown -R %d:%d '%s'", NOBODY_ID,
+             NOBODY_ID, stage);
+    cr_assert(system(cmd) == 0, "cannot stage the files for nobody: %s", cmd);
+}
+
 /* As root (CI), the same attacks are contained for an unprivileged user:
  * a forked child drops to nobody and grades them. Skipped when not root
  * (the suite then runs unprivileged already). */
@@ -472,6 +501,7 @@ Test(hostile, contained_as_nobody, .timeout = 120)
     struct grd_err e;
     struct spec_set *s;
     struct arena a;
+    char stage[HOST_PATH_MAX];
     pid_t pid;
     int st = 0;
 
@@ -481,10 +511,12 @@ Test(hostile, contained_as_nobody, .timeout = 120)
     arena_enter(&a);
     cr_assert(chown(a.root, NOBODY_ID, NOBODY_ID) == 0 && chown(a.cwd, NOBODY_ID, NOBODY_ID) == 0 &&
               chown(a.tmp, NOBODY_ID, NOBODY_ID) == 0);
+    snprintf(stage, sizeof stage, "%.1000s/stage", a.root);
+    stage_for_nobody(stage);
     pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0)
-        _exit(drop_to_nobody(a.tmp) ? 2 : grade_as_nobody(s));
+        _exit(drop_to_nobody(a.tmp) ? 2 : grade_as_nobody(s, stage));
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     expect_no_loot(a.cwd, 1, "as nobody"), expect_no_loot(a.tmp, 1, "as nobody");
