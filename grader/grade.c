@@ -22,10 +22,10 @@
 #include "sbx.h"
 #include "sha256.h"
 #include "srcrules.h"
+#include "util.h"
 
 #if GRADER_STAFF
 #include "impl.h"
-#include "util.h"
 #endif
 
 #define PATH_CAP 4096

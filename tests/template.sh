@@ -99,8 +99,10 @@ hit=$(grep -lxF -f "$tmp/hidden_lines" $files | head -n 1)
 # ---- 3. a fresh clone builds its grader once ----
 clone="$tmp/clone"
 cp -R "$tree" "$clone"
-if make -C "$clone" -j2 grader >"$tmp/build.log" 2>&1; then
-    ok "make grader in the clone (STAFF=0)"
+# -Werror here (not for students): a warning in the student build, such
+# as a header included only under GRADER_STAFF, must fail our suite.
+if make -C "$clone" -j2 GRD_OPT="-O2 -g -Werror" grader >"$tmp/build.log" 2>&1; then
+    ok "make grader in the clone (STAFF=0, -Werror)"
 else
     bad "the clone's grader does not build:"; tail -n 40 "$tmp/build.log"; exit 1
 fi
