@@ -93,11 +93,6 @@ static int student_map(const struct prop_env *env, const struct sc_words *words,
     return 0;
 }
 
-static double tol_of(const struct spec_test *t, double def)
-{
-    return t->tolerance >= 0 ? t->tolerance : def;
-}
-
 /* ---- top_pairs -------------------------------------------------------------------- */
 
 /* The occurrence (q != k) of the words of claim p whose weight is closest
@@ -183,7 +178,7 @@ static int run_top_pairs(const struct prop_env *env, const struct spec_test *t,
     if (!written_load(env, &w, v))
         return 0;
     if (student_map(env, &w.words, w.vs, w.a.pe, &m, v)) {
-        check_pairs(&w, &m, tol_of(t, 1e-3), v);
+        check_pairs(&w, &m, pc_tol(t), v);
         sc_map_release(&m);
     }
     written_release(&w);
@@ -265,7 +260,7 @@ static int run_part3(const struct prop_env *env, const struct spec_test *t,
         return 0;
     if (part3_input(&w, &words, &vs, v) && student_map(env, &w.words, w.vs, w.a.pe, &orig, v)) {
         if (student_map(env, &words, vs, w.a.pe, &mod, v)) {
-            compare_weights(&w, &orig, &mod, tol_of(t, 1e-4), v);
+            compare_weights(&w, &orig, &mod, pc_tol(t), v);
             sc_map_release(&mod);
         }
         sc_map_release(&orig);
@@ -333,7 +328,7 @@ static int run_part4(const struct prop_env *env, const struct spec_test *t,
         return 0;
     if (part4_claims(&w, order, v)) {
         if (sc_permute(&env->student, &w.words, w.vs, order, 1, &p, &ce) == SC_OK) {
-            check_perm(&w, &p, tol_of(t, 1e-3), v);
+            check_perm(&w, &p, pc_tol(t), v);
             sc_perm_release(&p);
         } else {
             fail_err(v, &ce);
