@@ -36,6 +36,7 @@
 #include "grading.h"
 #include "json.h"
 #include "report.h"
+#include "util.h"
 
 #define HOST_DIR TEST_SRCDIR "/tests/hostile"
 #define HOST_PATH_MAX 1024
@@ -233,14 +234,6 @@ static void arena_leave(struct arena *a)
 
 /* ---- grading --------------------------------------------------------------- */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Grade with the production defaults (budget, deadlines); NULL on a
  * grader error (e set). */
 static struct grade_result *host_grade_in(const struct spec_set *s, const char *path,
@@ -413,9 +406,9 @@ Test(hostile, looping_everywhere_graded_within_20s, .timeout = 120)
 
     cr_assert(s != NULL, "specs: %s", e.msg);
     arena_enter(&a);
-    t0 = now_ms();
+    t0 = ut_now_ms();
     r = host_grade(s, HOST_DIR "/" LOOP_ENTRY, &e);
-    ms = now_ms() - t0;
+    ms = ut_now_ms() - t0;
     arena_leave(&a);
     cr_assert(r != NULL, "grader error: %s", e.msg);
     cr_expect(ms <= TIME_BOUND_MS, "graded in %.0f ms (bound %.0f ms)", ms, TIME_BOUND_MS);
