@@ -30,7 +30,6 @@
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "grading.h"
