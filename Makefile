@@ -34,13 +34,15 @@ CRIT_CFLAGS = $(shell pkg-config --cflags criterion)
 CRIT_LIBS = $(shell pkg-config --libs criterion)
 ALL_CFLAGS = $(WARN) $(OPT) $(DEFS) -Igrader -Istudent_template $(PKG_CFLAGS) $(CFLAGS)
 
-# The CLI layer (the only code that prints) is main.c, cli.c and cmd_*.c.
-CLI_SRCS := grader/main.c grader/cli.c $(wildcard grader/cmd_*.c)
+# Sources are found by folder: grader/<module>/*.c (docs/DESIGN.md maps
+# the folders). The CLI layer, the only code that prints, is grader/cli/.
+CLI_SRCS := $(wildcard grader/cli/*.c)
 CLI_OBJS := $(CLI_SRCS:grader/%.c=$(BUILD)/obj/%.o)
-LIB_SRCS := $(filter-out $(CLI_SRCS) grader/runner_main.c grader/impl_local.c, \
-              $(wildcard grader/*.c))
+GRADER_HDRS := $(wildcard grader/*/*.h)
+LIB_SRCS := $(filter-out $(CLI_SRCS) grader/sandbox/runner_main.c \
+              grader/sandbox/impl_local.c, $(wildcard grader/*/*.c))
 LIB_OBJS := $(LIB_SRCS:grader/%.c=$(BUILD)/obj/%.o)
-REF_OBJS := $(BUILD)/obj/reference.o $(BUILD)/obj/impl_local.o
+REF_OBJS := $(BUILD)/obj/reference.o $(BUILD)/obj/sandbox/impl_local.o
 ifeq ($(STAFF),1)
 GRADER_EXTRA := $(REF_OBJS)
 endif
@@ -57,7 +59,7 @@ $(DEPS_OK):
 	@sh grader/deps.sh
 	@touch $@
 
-$(BUILD)/obj/%.o: grader/%.c $(wildcard grader/*.h) | $(DEPS_OK)
+$(BUILD)/obj/%.o: grader/%.c $(GRADER_HDRS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -73,7 +75,7 @@ $(BUILD)/grader: $(CLI_OBJS) $(BUILD)/libgrader.a $(GRADER_EXTRA) | $(BUILD)/run
 
 # The trusted half of the student's runner; linked with the submission at
 # grading time, so it ships as an object beside the grader.
-$(BUILD)/runner_main.o: $(BUILD)/obj/runner_main.o
+$(BUILD)/runner_main.o: $(BUILD)/obj/sandbox/runner_main.o
 	cp $< $@
 
 $(BUILD)/include/attention.h: student_template/attention.h

@@ -17,9 +17,9 @@ TPL_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 DIST ?= dist
 TPL_OUT := $(DIST)/student_template
-TPL_STAFF_ONLY := grader/impl_local.c
+TPL_STAFF_ONLY := grader/sandbox/impl_local.c
 TPL_GRADER := $(filter-out $(TPL_STAFF_ONLY) grader/deps.sh, \
-                $(wildcard grader/*.c grader/*.h))
+                $(wildcard grader/*/*.c grader/*/*.h))
 TPL_STUDENT := $(addprefix student_template/, attention.h attention.c answers.yaml)
 TPL_SPECS := specs/public.yaml specs/written.yaml
 TPL_SRC := grader/template
@@ -36,10 +36,11 @@ TPL_MAKEFILE_SED := -e "/then \$$(MAKE) -C \.\. all; fi/d" \
 template:
 	rm -rf '$(TPL_OUT)'
 	mkdir -p '$(TPL_OUT)/grader' '$(TPL_OUT)/specs' '$(TPL_OUT)/.github/workflows'
+	$(foreach d,$(sort $(dir $(TPL_GRADER))),mkdir -p '$(TPL_OUT)/$(d)' &&) true
 	cp $(TPL_STUDENT) '$(TPL_OUT)/'
 	cat student_template/README.md $(TPL_SRC)/README.ci.md > '$(TPL_OUT)/README.md'
 	cp $(TPL_SPECS) '$(TPL_OUT)/specs/'
-	cp $(TPL_GRADER) '$(TPL_OUT)/grader/'
+	$(foreach f,$(TPL_GRADER),cp '$(f)' '$(TPL_OUT)/$(f)' &&) true
 	cp student_template/attention.h '$(TPL_OUT)/grader/attention.h'
 	sed $(TPL_NO_CRITERION) grader/deps.sh > '$(TPL_OUT)/grader/deps.sh'
 	{ cat $(TPL_SRC)/Makefile.head && \

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grade.h"
-#include "prop.h"
-#include "spec.h"
+#include "grade/grade.h"
+#include "props/prop.h"
+#include "spec/spec.h"
 
 #define TG_MAX_IDS 64
 #define TG_ID_MAX 96

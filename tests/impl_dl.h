@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "attention.h"
-#include "impl.h"
+#include "sandbox/impl.h"
 
 struct impl_dl {
     void *handle;

@@ -48,7 +48,7 @@ fi
 tree="$tmp/dist/student_template"
 for f in attention.h attention.c README.md answers.yaml Makefile \
          specs/public.yaml specs/written.yaml grader/deps.sh grader/attention.h \
-         grader/main.c grader/runner_main.c .github/workflows/classroom.yml; do
+         grader/cli/main.c grader/sandbox/runner_main.c .github/workflows/classroom.yml; do
     [ -f "$tree/$f" ] || bad "the tree lacks '$f'"
 done
 

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "answers.h"
-#include "prop.h"
+#include "selfcheck/answers.h"
+#include "props/prop.h"
 
 #define FIX TEST_SRCDIR "/tests/answers_fixtures"
 

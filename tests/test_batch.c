@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "batch.h"
-#include "json.h"
-#include "prop.h"
-#include "summary.h"
+#include "batch/batch.h"
+#include "core/json.h"
+#include "props/prop.h"
+#include "report/summary.h"
 
 #define FIX TEST_SRCDIR "/tests/batch_fixtures/"
 #define IDRE "^attention-(?<id>.+?)(?:\\.c)?$"

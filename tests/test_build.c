@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "build.h"
-#include "objcheck.h"
+#include "build/build.h"
+#include "build/objcheck.h"
 #include "objcheck_fixtures/fixture_util.h"
 
 struct env {

@@ -33,9 +33,9 @@
 #include <unistd.h>
 
 #include "grading.h"
-#include "json.h"
-#include "report.h"
-#include "util.h"
+#include "core/json.h"
+#include "report/report.h"
+#include "core/util.h"
 
 #define HOST_DIR TEST_SRCDIR "/tests/hostile"
 #define HOST_PATH_MAX 1024

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "b64.h"
-#include "json.h"
-#include "strbuf.h"
+#include "core/b64.h"
+#include "core/json.h"
+#include "core/strbuf.h"
 
 struct esc_case {
     const char *in;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "objcheck.h"
+#include "build/objcheck.h"
 #include "objcheck_fixtures/fixture_util.h"
 
 /* Compile fixture `name` (in tests/objcheck_fixtures, or a path) with

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "impl_dl.h"
-#include "prop.h"
-#include "prop_common.h"
-#include "spec.h"
+#include "props/prop.h"
+#include "props/prop_common.h"
+#include "spec/spec.h"
 
 static const char *const my_fns[] = {"softmax", "sdpa", "pe"};
 

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "impl_dl.h"
-#include "prop.h"
-#include "spec.h"
+#include "props/prop.h"
+#include "spec/spec.h"
 
 static const char *const specs[] = {
     TEST_SRCDIR "/specs/public.yaml",

@@ -3,7 +3,7 @@
  * against hand-computed values, against the independent double-precision
  * oracle in oracle.h on random shapes with explicit seeds, on edge cases,
  * and on every ATTN_EINVAL case (outputs must stay untouched); plus the
- * name tables of grader/impl.c and the local impl of grader/impl_local.c.
+ * name tables of grader/sandbox/impl.c and the local impl of grader/sandbox/impl_local.c.
  *
  * Tolerances. u = 2^-24 is float32's unit roundoff: one rounding of a
  * real number y to float changes it by at most u*|y|. The reference does
@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "attention.h"
-#include "impl.h"
+#include "sandbox/impl.h"
 #include "oracle.h"
 
 #define U (1.0 / 16777216.0)          /* 2^-24 */

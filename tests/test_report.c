@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "b64.h"
-#include "json.h"
-#include "report.h"
+#include "core/b64.h"
+#include "core/json.h"
+#include "report/report.h"
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "attention.h"
-#include "impl.h"
-#include "sbx.h"
+#include "sandbox/impl.h"
+#include "sandbox/sbx.h"
 
 #define DEADLINE_MS 300.0
 

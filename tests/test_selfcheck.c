@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "selfcheck.h"
-#include "svg.h"
+#include "selfcheck/selfcheck.h"
+#include "core/svg.h"
 
 #define TEXT "The cat sat on the mat. It was warm, and the cat slept."
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sha256.h"
+#include "core/sha256.h"
 
 static const struct {
     const char *msg;

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sha256.h"
-#include "spec.h"
+#include "core/sha256.h"
+#include "spec/spec.h"
 
 #define BAD_DIR "tests/specs_bad"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec.h"
-#include "srcrules.h"
+#include "spec/spec.h"
+#include "build/srcrules.h"
 
 /* The default rules' verdict on `src`: the violations text or "". */
 static char *check_defaults(const char *src)

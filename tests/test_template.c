@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "b64.h"
-#include "json.h"
-#include "strbuf.h"
+#include "core/b64.h"
+#include "core/json.h"
+#include "core/strbuf.h"
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."

@@ -5,7 +5,7 @@
 
 #include "attention.h"
 #include "good_softmax.h"
-#include "../../grader/runner_proto.h"
+#include "../../grader/sandbox/runner_proto.h"
 
 int attn_scaled_dot_product(const float *Q, const float *K, const float *V,
                             size_t n_q, size_t n_k, size_t d_k, size_t d_v,

@@ -1,0 +1,590 @@
+/* batch.c -- see batch.h: ids, entries, shards, atomic files, gradebook. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "batch/batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "report/summary.h"
+#include "core/util.h"
+
+struct bat_idre {
+    pcre2_code *code;
+};
+
+/* ---- student ids ---- */
+
+struct bat_idre *bat_idre_new(const char *pattern, struct grd_err *e)
+{
+    struct bat_idre *re = calloc(1, sizeof *re);
+    PCRE2_UCHAR msg[256];
+    PCRE2_SIZE off;
+    int code;
+
+    if (re == NULL) {
+        err_set(e, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+                             PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
+    if (re->code == NULL) {
+        pcre2_get_error_message(code, msg, sizeof msg);
+        err_set(e, NULL, 0, 0, "bad --id-regex '%s' at offset %zu: %s", pattern,
+                (size_t)off, (const char *)msg);
+    } else if (pcre2_substring_number_from_name(re->code, (PCRE2_SPTR)"id") < 0) {
+        err_set(e, NULL, 0, 0, "--id-regex '%s' has no group named 'id' (write (?<id>...))",
+                pattern);
+    } else {
+        return re;
+    }
+    bat_idre_free(re);
+    return NULL;
+}
+
+void bat_idre_free(struct bat_idre *re)
+{
+    if (re == NULL)
+        return;
+    pcre2_code_free(re->code);
+    free(re);
+}
+
+int bat_idre_match(const struct bat_idre *re, const char *name, char *out,
+                   size_t n, struct grd_err *e)
+{
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
+    PCRE2_SIZE len = n;
+    int rc;
+
+    if (md == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    rc = pcre2_match(re->code, (PCRE2_SPTR)name, strlen(name), 0, 0, md, NULL);
+    if (rc == PCRE2_ERROR_NOMATCH)
+        rc = 0;
+    else if (rc < 0)
+        rc = err_set(e, NULL, 0, 0, "--id-regex failed on '%s' (pcre2 error %d)", name, rc);
+    else
+        rc = pcre2_substring_copy_byname(md, (PCRE2_SPTR)"id", (PCRE2_UCHAR *)out,
+                                         &len) == 0 ? 1 : 0;
+    pcre2_match_data_free(md);
+    return rc;
+}
+
+int bat_id_check(const char *id, struct grd_err *e)
+{
+    size_t n = strlen(id);
+
+    if (n == 0)
+        return err_set(e, NULL, 0, 0, "empty id");
+    if (n > BAT_ID_MAX)
+        return err_set(e, NULL, 0, 0, "id '%.40s...' is longer than %d bytes", id, BAT_ID_MAX);
+    if (strchr(id, '/') != NULL)
+        return err_set(e, NULL, 0, 0, "id '%s' holds a '/'", id);
+    if (id[0] == '.')
+        return err_set(e, NULL, 0, 0, "id '%s' starts with '.'", id);
+    if (strstr(id, "..") != NULL)
+        return err_set(e, NULL, 0, 0, "id '%s' holds '..'", id);
+    return 0;
+}
+
+/* ---- entries ---- */
+
+static void note(bat_note_fn fn, void *ctx, struct grd_err *why, const char *fmt,
+                 const char *name)
+{
+    char buf[ERR_MSG_MAX + 512];
+    int k = snprintf(buf, sizeof buf, fmt, name);
+
+    if (why != NULL && k >= 0 && (size_t)k < sizeof buf)
+        snprintf(buf + k, sizeof buf - (size_t)k, " (%s)", why->msg);
+    if (fn != NULL)
+        fn(ctx, buf);
+}
+
+static int list_has(const struct bat_list *l, const char *id)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+static int list_push(struct bat_list *l, const char *id, const char *path,
+                     const char *source, struct grd_err *e)
+{
+    struct bat_entry *v;
+    size_t cap = l->cap ? l->cap * 2 : 32;
+
+    if (l->n == BAT_MAX_ENTRIES)
+        return err_set(e, NULL, 0, 0, "more than %d submissions", BAT_MAX_ENTRIES);
+    if (l->n == l->cap) {
+        if ((v = realloc(l->v, cap * sizeof *v)) == NULL)
+            return err_set(e, NULL, 0, 0, "out of memory");
+        l->v = v;
+        l->cap = cap;
+    }
+    v = &l->v[l->n];
+    v->id = strdup(id);
+    v->path = strdup(path);
+    v->source = strdup(source);
+    if (v->id == NULL || v->path == NULL || v->source == NULL) {
+        free(v->id), free(v->path), free(v->source);
+        return err_set(e, NULL, 0, 0, "out of memory");
+    }
+    l->n++;
+    return 0;
+}
+
+/* Which file of entry `path` is graded: its attention.c, or itself.
+ * Returns 1 when the entry is a submission, 0 when not. */
+static int entry_source(const char *path, const char *name, char *src, size_t n)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0)
+        return 0;
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(src, n, "%s/attention.c", path);
+        return stat(src, &st) == 0 && S_ISREG(st.st_mode);
+    }
+    snprintf(src, n, "%s", path);
+    return S_ISREG(st.st_mode) && ut_has_suffix(name, ".c");
+}
+
+/* The id of entry `name`: from the regex, or the name minus ".c".
+ * Returns 1 with an id, 0 when the entry is skipped (noted), -1 on error. */
+static int entry_id(const char *path, const char *name, const struct bat_idre *re, char *id,
+                    bat_note_fn fn, void *ctx, struct grd_err *e)
+{
+    struct grd_err why;
+    int rc;
+
+    if (re != NULL) {
+        if ((rc = bat_idre_match(re, name, id, BAT_ID_MAX + 1, e)) <= 0) {
+            if (rc == 0)
+                note(fn, ctx, NULL, "entry '%s' does not match --id-regex: skipped", path);
+            return rc;
+        }
+    } else {
+        snprintf(id, BAT_ID_MAX + 1, "%s", name);
+        if (ut_has_suffix(id, ".c") && strlen(id) > 2)
+            id[strlen(id) - 2] = '\0';
+    }
+    err_clear(&why);
+    if (bat_id_check(id, &why) < 0) {
+        note(fn, ctx, &why, "entry '%s' gives an unusable id: skipped", path);
+        return 0;
+    }
+    return 1;
+}
+
+static int add_entry(const char *dir, const char *name, const struct bat_idre *re,
+                     struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
+{
+    char path[BAT_PATH_MAX], src[BAT_PATH_MAX + 16], id[BAT_ID_MAX + 1];
+    int rc;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!entry_source(path, name, src, sizeof src)) {
+        note(fn, ctx, NULL, "entry '%s' is neither a .c file nor a directory "
+             "holding attention.c: skipped", path);
+        return 0;
+    }
+    if ((rc = entry_id(path, name, re, id, fn, ctx, e)) <= 0)
+        return rc;
+    if (list_has(out, id)) {
+        note(fn, ctx, NULL, "duplicate id from entry '%s': skipped", path);
+        return 0;
+    }
+    return list_push(out, id, path, src, e);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dir, sorted, hidden ones left out. */
+static int read_names(const char *dir, char ***names, size_t *n, struct grd_err *e)
+{
+    struct dirent **list;
+    int k = scandir(dir, &list, NULL, NULL);
+
+    if (k < 0)
+        return err_set(e, NULL, 0, 0, "cannot read '%s': %s", dir, strerror(errno));
+    *names = calloc((size_t)k + 1, sizeof **names);
+    *n = 0;
+    for (int i = 0; i < k; i++) {
+        if (*names != NULL && list[i]->d_name[0] != '.')
+            (*names)[(*n)++] = strdup(list[i]->d_name);
+        free(list[i]);
+    }
+    free(list);
+    if (*names == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    qsort(*names, *n, sizeof **names, cmp_name);
+    return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const struct bat_entry *)a)->id, ((const struct bat_entry *)b)->id);
+}
+
+int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
+                 struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
+{
+    int rc = 0;
+
+    for (size_t d = 0; d < n && rc == 0; d++) {
+        char **names = NULL;
+        size_t k = 0;
+
+        rc = read_names(dirs[d], &names, &k, e);
+        for (size_t i = 0; i < k; i++) {
+            if (rc == 0 && names[i] == NULL)
+                rc = err_set(e, NULL, 0, 0, "out of memory");
+            if (rc == 0)
+                rc = add_entry(dirs[d], names[i], re, out, fn, ctx, e);
+            free(names[i]);
+        }
+        free(names);
+    }
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp_entry);
+    return rc;
+}
+
+void bat_list_release(struct bat_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].id);
+        free(l->v[i].path);
+        free(l->v[i].source);
+    }
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- sharding ---- */
+
+static int parse_uint(const char *s, const char *end, unsigned *out)
+{
+    unsigned long v = 0;
+
+    if (s == end || end - s > 5)
+        return -1;
+    for (; s < end; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (unsigned long)(*s - '0');
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+int bat_shard_parse(const char *s, unsigned *k, unsigned *n, struct grd_err *e)
+{
+    const char *slash = strchr(s, '/');
+
+    if (slash == NULL || parse_uint(s, slash, k) < 0 ||
+        parse_uint(slash + 1, slash + strlen(slash), n) < 0 ||
+        *k < 1 || *n > 10000 || *k > *n)
+        return err_set(e, NULL, 0, 0,
+                       "bad --shard '%s' (expected K/N with 1 <= K <= N <= 10000)", s);
+    return 0;
+}
+
+unsigned bat_shard_of(const char *id, unsigned n)
+{
+    uint64_t h = 14695981039346656037u;
+
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return n == 0 ? 1 : 1 + (unsigned)(h % n);
+}
+
+void bat_list_shard(struct bat_list *l, unsigned k, unsigned n)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < l->n; i++) {
+        if (bat_shard_of(l->v[i].id, n) == k) {
+            l->v[j++] = l->v[i];
+            continue;
+        }
+        free(l->v[i].id);
+        free(l->v[i].path);
+        free(l->v[i].source);
+    }
+    l->n = j;
+}
+
+/* ---- atomic files ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* fsync the directory holding `path`, so that the rename survives power
+ * loss; best effort (some file systems refuse). */
+static void sync_dir_of(const char *path)
+{
+    char dir[BAT_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    int fd;
+
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + (slash == path)), path);
+    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+static void temp_name(const char *path, char *tmp, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (slash == NULL)
+        snprintf(tmp, n, ".tmp-%s-XXXXXX", path);
+    else
+        snprintf(tmp, n, "%.*s/.tmp-%s-XXXXXX", (int)(slash - path), path, slash + 1);
+}
+
+int bat_write_atomic(const char *path, const void *data, size_t n, struct grd_err *e)
+{
+    char tmp[BAT_PATH_MAX + 16];
+    int fd, err;
+
+    temp_name(path, tmp, sizeof tmp);
+    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+        return err_set(e, NULL, 0, 0, "cannot create a temporary file for '%s': %s",
+                       path, strerror(errno));
+    if (write_all(fd, data, n) < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+        err = errno;
+        close(fd);
+        unlink(tmp);
+        return err_set(e, NULL, 0, 0, "cannot write '%s': %s", path, strerror(err));
+    }
+    if (close(fd) < 0 || rename(tmp, path) < 0) {
+        err = errno;
+        unlink(tmp);
+        return err_set(e, NULL, 0, 0, "cannot write '%s': %s", path, strerror(err));
+    }
+    sync_dir_of(path);
+    return 0;
+}
+
+size_t bat_remove_temps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[BAT_PATH_MAX];
+    size_t n = 0;
+
+    if (d == NULL)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, ".tmp-", 5) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        n += unlink(path) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* ---- the gradebook ---- */
+
+int bat_csv_field(struct strbuf *sb, const char *s)
+{
+    size_t n = strlen(s);
+    int rc = 0;
+
+    if (strpbrk(s, ",\"\r\n") == NULL && (n == 0 || (s[0] != ' ' && s[n - 1] != ' ')))
+        return sb_add(sb, s, n);
+    rc |= sb_addch(sb, '"');
+    for (; *s; s++)
+        rc |= *s == '"' ? sb_add(sb, "\"\"", 2) : sb_addch(sb, *s);
+    rc |= sb_addch(sb, '"');
+    return rc ? -1 : 0;
+}
+
+static int csv_num(struct strbuf *sb, double v)
+{
+    char buf[JSON_NUM_MAX];
+
+    return sb_adds(sb, json_fmt_num(v, buf));
+}
+
+/* A test's cell: the points earned, or empty for a manual item a TA has
+ * still to score (an empty cell reads as "not graded" in an LMS import,
+ * a 0 would read as a grade). */
+static int csv_points(struct strbuf *sb, const struct bat_row *r, const char *test_id)
+{
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (strcmp(r->tests[i].id, test_id) == 0)
+            return strcmp(r->tests[i].status, "manual_pending") == 0
+                       ? 0 : csv_num(sb, r->tests[i].score);
+    return csv_num(sb, 0);
+}
+
+static int csv_row(const char *const *test_ids, size_t n_tests,
+                   const struct bat_row *r, struct strbuf *out)
+{
+    int rc = bat_csv_field(out, r->id);
+
+    rc |= sb_addch(out, ',') | csv_num(out, r->score) | sb_addch(out, ',');
+    rc |= csv_num(out, r->max_score) | sb_addch(out, ',') | bat_csv_field(out, r->status);
+    for (size_t i = 0; i < n_tests; i++)
+        rc |= sb_addch(out, ',') | csv_points(out, r, test_ids[i]);
+    rc |= sb_addch(out, ',') | bat_csv_field(out, r->grader_version);
+    rc |= sb_addf(out, ",%s,%s\r\n", r->spec_sha256, r->submission_sha256);
+    return rc ? -1 : 0;
+}
+
+static int cmp_row_ptr(const void *a, const void *b)
+{
+    return strcmp((*(const struct bat_row *const *)a)->id,
+                  (*(const struct bat_row *const *)b)->id);
+}
+
+int bat_csv_write(const char *const *test_ids, size_t n_tests,
+                  const struct bat_row *rows, size_t n, struct strbuf *out)
+{
+    const struct bat_row **order = calloc(n ? n : 1, sizeof *order);
+    int rc = order == NULL ? -1 : sb_adds(out, "id,score,max_score,status");
+
+    for (size_t i = 0; rc == 0 && i < n_tests; i++)
+        rc = sb_addch(out, ',') | bat_csv_field(out, test_ids[i]);
+    if (rc == 0)
+        rc = sb_adds(out, ",grader_version,spec_sha256,submission_sha256\r\n");
+    for (size_t i = 0; order != NULL && i < n; i++)
+        order[i] = &rows[i];
+    if (order != NULL && n > 1)
+        qsort(order, n, sizeof *order, cmp_row_ptr);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = csv_row(test_ids, n_tests, order[i], out);
+    free(order);
+    return rc ? -1 : 0;
+}
+
+/* ---- finishing: gradebook and summary from the row files ---- */
+
+static int write_buf(const char *dir, const char *name, const struct strbuf *sb,
+                     struct grd_err *e)
+{
+    char path[BAT_PATH_MAX];
+
+    if (sb->truncated)
+        return err_set(e, NULL, 0, 0, "'%s' is larger than its cap", name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return bat_write_atomic(path, sb_str(sb), sb->len, e);
+}
+
+static int load_rows(const char *out_dir, const char *const *ids, size_t n,
+                     struct bat_row *rows, struct grd_err *e)
+{
+    char dir[BAT_PATH_MAX];
+
+    for (size_t i = 0; i < n; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", out_dir, ids[i]);
+        if (bat_row_load(dir, &rows[i], e) < 0)
+            return -1;
+        if (strcmp(rows[i].spec_sha256, rows[0].spec_sha256) != 0)
+            return err_set(e, NULL, 0, 0, "'%s' and '%s' were graded with different specs",
+                           ids[0], ids[i]);
+    }
+    return 0;
+}
+
+/* The columns: given, or the first row's tests in its order. */
+static const char **columns(const struct bat_row *rows, size_t n,
+                            const char *const *test_ids, size_t *n_tests)
+{
+    const char **cols;
+
+    if (test_ids == NULL)
+        *n_tests = n > 0 ? rows[0].n_tests : 0;
+    if ((cols = calloc(*n_tests ? *n_tests : 1, sizeof *cols)) == NULL)
+        return NULL;
+    for (size_t i = 0; i < *n_tests; i++)
+        cols[i] = test_ids != NULL ? test_ids[i] : rows[0].tests[i].id;
+    return cols;
+}
+
+static int write_outputs(const char *out_dir, const struct bat_row *rows, size_t n,
+                         const char *const *cols, size_t n_cols, struct grd_err *e)
+{
+    struct strbuf csv, md, svg;
+    int rc;
+
+    sb_init(&csv, 0);
+    sb_init(&md, 0);
+    sb_init(&svg, 0);
+    rc = bat_csv_write(cols, n_cols, rows, n, &csv) < 0 ||
+                 sum_write_md(rows, n, cols, n_cols, &md) < 0 ||
+                 sum_write_svg(rows, n, cols, n_cols, &svg) < 0
+             ? err_set(e, NULL, 0, 0, "the gradebook is larger than its cap")
+             : 0;
+    if (rc == 0)
+        rc = write_buf(out_dir, "grades.csv", &csv, e);
+    if (rc == 0)
+        rc = write_buf(out_dir, "summary.md", &md, e);
+    if (rc == 0)
+        rc = write_buf(out_dir, "summary.svg", &svg, e);
+    sb_release(&csv);
+    sb_release(&md);
+    sb_release(&svg);
+    return rc;
+}
+
+int bat_finish(const char *out_dir, const char *const *ids, size_t n,
+               const char *const *test_ids, size_t n_tests, struct grd_err *e)
+{
+    struct bat_row *rows = calloc(n ? n : 1, sizeof *rows);
+    const char **cols = NULL;
+    int rc;
+
+    if (rows == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    rc = load_rows(out_dir, ids, n, rows, e);
+    if (rc == 0 && (cols = columns(rows, n, test_ids, &n_tests)) == NULL)
+        rc = err_set(e, NULL, 0, 0, "out of memory");
+    if (rc == 0)
+        rc = write_outputs(out_dir, rows, n, cols, n_tests, e);
+    for (size_t i = 0; i < n; i++)
+        bat_row_release(&rows[i]);
+    free(rows);
+    free(cols);
+    return rc;
+}
+
+unsigned bat_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}

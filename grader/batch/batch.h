@@ -1,0 +1,277 @@
+/*
+ * batch.h -- grade a whole class: find the submissions, name them, shard
+ * them, grade each in a forked worker, resume, and write the gradebook.
+ *
+ * Layout of an output directory (every file written atomically: a
+ * temporary ".tmp-*" file in the same directory, fsync, rename):
+ *   <out>/<id>/results.json   Gradescope schema, for the student
+ *   <out>/<id>/feedback.md    the Markdown rubric, for the student
+ *   <out>/<id>/row.tsv        the machine row (written last: it commits)
+ *   <out>/grades.csv          rebuilt from the row files (RFC 4180, CRLF)
+ *   <out>/summary.md, summary.svg  (summary.h)
+ * The row files carry no timing, so the gradebook rebuilt from them is
+ * byte-identical whether it comes from one run, a resumed run or a merge.
+ *
+ * Library code: nothing here prints. What a TA must hear about (an entry
+ * the --id-regex does not match, a duplicate id, a finished submission)
+ * goes to the caller's callbacks.
+ */
+#ifndef GRD_BATCH_H
+#define GRD_BATCH_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "spec/spec.h"
+#include "core/strbuf.h"
+
+#define BAT_ID_MAX 200          /* bytes of a student id */
+#define BAT_PATH_MAX 4096
+#define BAT_ROW_NAME "row.tsv"
+#define BAT_MSG_MAX 1024        /* bytes of one failure message kept in a row */
+#define BAT_MAX_ENTRIES 100000  /* entries of one batch */
+
+/* ---- student ids ---- */
+
+struct bat_idre;  /* a compiled --id-regex */
+
+/*
+ * Compile a PCRE2 pattern that must hold a named group `id`. Returns the
+ * matcher (free with bat_idre_free), or NULL with `e` set (syntax error
+ * with its offset, no group named 'id', out of memory).
+ */
+struct bat_idre *bat_idre_new(const char *pattern, struct grd_err *e);
+
+void bat_idre_free(struct bat_idre *re);  /* NULL is a no-op */
+
+/*
+ * Apply `re` to an entry name; on a match copy group `id` into out (size
+ * n). Returns 1 matched, 0 no match (or the group did not take part, or
+ * the id is longer than n - 1), -1 on a matching error (e set).
+ */
+int bat_idre_match(const struct bat_idre *re, const char *name, char *out,
+                   size_t n, struct grd_err *e);
+
+/*
+ * Whether `id` may name a directory: non-empty, at most BAT_ID_MAX bytes,
+ * no '/', no NUL, not starting with '.', no "..". Returns 0 or -1 with `e`
+ * set to the reason.
+ */
+int bat_id_check(const char *id, struct grd_err *e);
+
+/* ---- entries ---- */
+
+struct bat_entry {
+    char *id;             /* owned */
+    char *path;           /* what grade_submission() is given (owned) */
+    char *source;         /* the attention.c hashed for resumption (owned) */
+};
+
+struct bat_list {
+    struct bat_entry *v;  /* sorted by id (bytewise) after bat_discover */
+    size_t n, cap;
+};
+
+/* A line for the TA ("entry 'x' does not match --id-regex: skipped"). */
+typedef void (*bat_note_fn)(void *ctx, const char *msg);
+
+/*
+ * Add the submissions found in each directory of dirs[0..n): an entry is a
+ * directory holding attention.c or a regular file ending in ".c"; entries
+ * whose name starts with '.' are ignored silently. Entries are visited in
+ * bytewise name order, directories in the order given. The id is the
+ * entry's name (minus ".c"), or group `id` of `re` when re is not NULL.
+ * An entry that is not a submission, does not match `re`, has an unusable
+ * id, or repeats an id already taken is passed to `note` (may be NULL)
+ * and skipped. On return the list is sorted by id. Returns 0, or -1 with
+ * `e` set (unreadable directory, too many entries, out of memory); the
+ * list then holds what was found before the failure.
+ */
+int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
+                 struct bat_list *out, bat_note_fn note, void *ctx,
+                 struct grd_err *e) __attribute__((warn_unused_result));
+
+void bat_list_release(struct bat_list *l);  /* free and empty; reusable */
+
+/* ---- sharding ---- */
+
+/*
+ * Parse "K/N" with 1 <= K <= N <= 10000. Returns 0 or -1 (e set).
+ */
+int bat_shard_parse(const char *s, unsigned *k, unsigned *n, struct grd_err *e);
+
+/*
+ * The shard (1..n) that owns `id`: 1 + FNV-1a-64(id bytes) mod n. Depends
+ * on the id alone, so a student stays in the same shard when others are
+ * added or removed.
+ */
+unsigned bat_shard_of(const char *id, unsigned n);
+
+/* Keep only the entries of shard k of n (order kept). */
+void bat_list_shard(struct bat_list *l, unsigned k, unsigned n);
+
+/* ---- rows: one graded submission, as plain data ---- */
+
+struct bat_test_row {
+    char *id;             /* test id (owned) */
+    char status[24];      /* test_status_name() */
+    double score, max_score;
+    char *message;        /* first BAT_MSG_MAX bytes of the failure (owned) */
+};
+
+struct bat_row {
+    char *id;                   /* owned */
+    char status[24];            /* grade_status_name(): ok, compile_error... */
+    double score, max_score;
+    char grader_version[32];
+    char spec_sha256[65];
+    char submission_sha256[65];
+    uint64_t seed;
+    char *detail;               /* compile error etc., capped (owned) */
+    struct bat_test_row *tests; /* in spec order (owned) */
+    size_t n_tests;
+};
+
+struct grade_result;
+
+/*
+ * Fill `row` from a grading result. Returns 0, or -1 with `e` set (out of
+ * memory; row is then released).
+ */
+int bat_row_from_result(const struct grade_result *r, const char *id,
+                        const char *version, struct bat_row *row,
+                        struct grd_err *e) __attribute__((warn_unused_result));
+
+/*
+ * Fill `row` for a submission the grader could not grade: status "error",
+ * zero score, `why` as detail, and every test of `specs` (may be NULL)
+ * not_run with zero points. Returns 0 or -1 (e set; row released).
+ */
+int bat_row_error(const char *id, const char *sub_sha256, const char *spec_sha,
+                  const struct spec_set *specs, const char *version,
+                  uint64_t seed, const char *why, struct bat_row *row,
+                  struct grd_err *e) __attribute__((warn_unused_result));
+
+/* Free what the row owns and zero it. */
+void bat_row_release(struct bat_row *row);
+
+/* Append the row's text form (tab-separated lines, escaped; no timing).
+ * Returns 0 or -1 (the buffer's cap was hit). */
+int bat_row_format(const struct bat_row *row, struct strbuf *out)
+    __attribute__((warn_unused_result));
+
+/* Parse a row's text form. Returns 0, or -1 with `e` set (row released). */
+int bat_row_parse(const char *buf, size_t n, struct bat_row *row,
+                  struct grd_err *e) __attribute__((warn_unused_result));
+
+/* Read and parse <dir>/row.tsv. Returns 0, -1 with `e` set. */
+int bat_row_load(const char *dir, struct bat_row *row, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* ---- the gradebook ---- */
+
+/*
+ * Append one RFC 4180 field: quoted (with '"' doubled) when it holds a
+ * comma, a quote, CR or LF, or starts or ends with a space; as is
+ * otherwise. Returns 0 or -1 (cap).
+ */
+int bat_csv_field(struct strbuf *sb, const char *s)
+    __attribute__((warn_unused_result));
+
+/*
+ * Append grades.csv: the header `id,score,max_score,status,<test ids>,
+ * grader_version,spec_sha256,submission_sha256`, then one row per entry
+ * of rows[0..n) in bytewise id order (rows itself is not reordered).
+ * Points are formatted with at most four decimals; a test a row lacks is
+ * 0. Lines end in CRLF. Returns 0 or -1 (cap or out of memory).
+ */
+int bat_csv_write(const char *const *test_ids, size_t n_tests,
+                  const struct bat_row *rows, size_t n, struct strbuf *out)
+    __attribute__((warn_unused_result));
+
+/*
+ * Write n bytes to `path` atomically: a temporary file "<dir>/.tmp-<name>
+ * -XXXXXX" in the same directory, fsync, rename over `path`, fsync of the
+ * directory. Returns 0, or -1 with `e` set; the temporary file is then
+ * removed and `path` is untouched.
+ */
+int bat_write_atomic(const char *path, const void *data, size_t n,
+                     struct grd_err *e) __attribute__((warn_unused_result));
+
+/* Remove the leftover temporary files (".tmp-*") in `dir`. Returns the
+ * number removed. */
+size_t bat_remove_temps(const char *dir);
+
+/*
+ * Rebuild <out>/grades.csv, summary.md and summary.svg from the row files
+ * of ids[0..n) (every one must exist). The columns are `test_ids` when
+ * not NULL, else the first row's tests (by id order). Returns 0, or -1
+ * with `e` set (a missing or unreadable row, rows from different specs,
+ * write failure).
+ */
+int bat_finish(const char *out_dir, const char *const *ids, size_t n,
+               const char *const *test_ids, size_t n_tests, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* ---- running ---- */
+
+/* What happened to one entry, for progress lines. */
+struct bat_event {
+    const char *id;
+    const char *status;     /* grade status, or "up to date" when skipped */
+    double score, max_score;
+    double elapsed_ms;      /* 0 when skipped */
+    int skipped;            /* resumed: already graded */
+    size_t done, total;     /* entries finished (graded or skipped) */
+    size_t failures;        /* rows whose status is not ok */
+    const char *why;        /* for status error: the reason; else NULL */
+};
+
+typedef void (*bat_event_fn)(void *ctx, const struct bat_event *ev);
+
+struct bat_opts {
+    const struct spec_set *specs;
+    const char *out_dir;       /* created when missing */
+    const char *data_dir;      /* see grade_opts.data_dir */
+    const char *version;       /* the grader's version, recorded per row */
+    uint64_t seed;
+    unsigned jobs;             /* workers at once; 0: online CPUs */
+    int force;                 /* regrade even when up to date */
+    double worker_timeout_ms;  /* hard limit per worker; 0: 180 s */
+    double budget_ms;          /* grade_opts.budget_ms; 0: its default */
+    bat_event_fn on_event;     /* may be NULL */
+    void *ctx;
+    /* Set by the caller's SIGINT/SIGTERM handler (may be NULL): stop
+     * launching, kill the workers, remove their temporary files. */
+    const volatile sig_atomic_t *stop;
+};
+
+/*
+ * Grade every entry of `l` into o->out_dir: skip the ones whose row
+ * records the same submission hash, spec hash, grader version and seed
+ * and a status other than error (unless o->force), keep o->jobs forked
+ * workers busy (each in its own process group, its own scratch
+ * directory), turn a worker that dies or overruns into an "error" row,
+ * then write the gradebook and summary for the entries of `l`.
+ * Returns 0 when the batch completed (whatever the scores), 1 when *stop
+ * was set (workers killed, no gradebook written, only complete files
+ * left), -1 with `e` set on an error of the batch itself.
+ */
+int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * Combine the id directories of dirs[0..n) (shard outputs) into out_dir
+ * (created when missing; it may be one of the inputs) and rebuild the
+ * gradebook and summary, identical to a single run over the same class.
+ * An id present in two inputs is an error. Returns 0, or -1 with `e` set.
+ */
+int bat_merge(const char *out_dir, const char *const *dirs, size_t n,
+              struct grd_err *e) __attribute__((warn_unused_result));
+
+/* Online CPUs (at least 1). */
+unsigned bat_default_jobs(void);
+
+#endif

@@ -1,0 +1,492 @@
+/* build.c -- see build.h. */
+#include "build/build.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* What one tool run produced. */
+struct run {
+    char *out;               /* captured stdout+stderr, NUL-terminated */
+    size_t len;
+    int status;              /* from waitpid */
+    int timed_out;
+};
+
+static const char *const redefined[][2] = {
+    {"malloc", "grd_malloc"}, {"calloc", "grd_calloc"},
+    {"realloc", "grd_realloc"}, {"free", "grd_free"},
+};
+#define N_REDEFINED (sizeof redefined / sizeof redefined[0])
+
+static const char *cc_of(const struct bld_opts *o)
+{
+    const char *cc = o->cc ? o->cc : getenv("CC");
+
+    return cc && *cc ? cc : "cc";
+}
+
+static long timeout_of(const struct bld_opts *o)
+{
+    return o->timeout_ms > 0 ? o->timeout_ms : BLD_TIMEOUT_MS;
+}
+
+/* A copy of environ with LC_ALL=C, built before fork (no malloc in the
+ * child). Returns NULL when out of memory; free the array only. */
+static char **make_env(void)
+{
+    static char lc_all[] = "LC_ALL=C";
+    size_t n = 0, k = 0;
+    char **env;
+
+    while (environ[n] != NULL)
+        n++;
+    if ((env = malloc((n + 2) * sizeof *env)) == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+            env[k++] = environ[i];
+    env[k++] = lc_all;
+    env[k] = NULL;
+    return env;
+}
+
+/* In the child: own process group (so a timeout kills cc1 and as too),
+ * output into the pipe, then exec; on failure report errno through the
+ * close-on-exec pipe. Only async-signal-safe calls. */
+static void child_exec(const char *const argv[], char **env, const char *cwd, int out_fd, int err_fd)
+{
+    int err;
+
+    setpgid(0, 0);
+    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0 ||
+        (cwd != NULL && chdir(cwd) < 0)) {
+        err = errno;
+    } else {
+        execvpe(argv[0], (char *const *)argv, env);
+        err = errno;
+    }
+    if (write(err_fd, &err, sizeof err) < 0)
+        _exit(126);
+    _exit(127);
+}
+
+/* Read the child's output until EOF or the deadline; keep BLD_LOG_CAP. */
+static void drain(int fd, long deadline, struct run *r)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char chunk[4096];
+    ssize_t got;
+
+    for (;;) {
+        long left = deadline - (long)ut_now_ms();
+        if (left <= 0) {
+            r->timed_out = 1;
+            return;
+        }
+        if (poll(&p, 1, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
+            return;
+        if (!(p.revents & (POLLIN | POLLHUP)))
+            continue;
+        got = read(fd, chunk, sizeof chunk);
+        if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
+            return;
+        if (got > 0 && r->len < BLD_LOG_CAP) {
+            size_t keep = (size_t)got < BLD_LOG_CAP - r->len ? (size_t)got : BLD_LOG_CAP - r->len;
+            memcpy(r->out + r->len, chunk, keep);
+            r->len += keep;
+        }
+    }
+}
+
+/* Wait for `pid` until the deadline, then kill its process group. */
+static void reap(pid_t pid, long deadline, struct run *r)
+{
+    struct timespec tick = {0, 5 * 1000000};
+
+    while (!r->timed_out) {
+        pid_t w = waitpid(pid, &r->status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            return;
+        if ((long)ut_now_ms() >= deadline)
+            r->timed_out = 1;
+        else
+            nanosleep(&tick, NULL);
+    }
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* Read the exec error pipe: 0 when exec succeeded, else the errno. */
+static int exec_errno(int fd)
+{
+    int err = 0;
+    ssize_t got;
+
+    while ((got = read(fd, &err, sizeof err)) < 0 && errno == EINTR)
+        ;
+    return got == (ssize_t)sizeof err ? err : 0;
+}
+
+static void close_pair(int p[2])
+{
+    close(p[0]);
+    close(p[1]);
+}
+
+/* Both pipes, close-on-exec; on failure nothing stays open. */
+static int open_pipes(int out[2], int errp[2])
+{
+    if (pipe2(out, O_CLOEXEC) < 0)
+        return -1;
+    if (pipe2(errp, O_CLOEXEC) < 0) {
+        int err = errno;
+        close_pair(out);
+        errno = err;
+        return -1;
+    }
+    return 0;
+}
+
+/* After the fork: collect output, the exit status and the exec errno. */
+static int supervise(pid_t pid, int out_fd, int err_fd, long timeout_ms, struct run *r,
+                     const char *tool, struct grd_err *e)
+{
+    long deadline = (long)ut_now_ms() + timeout_ms;
+    int err;
+
+    drain(out_fd, deadline, r);
+    reap(pid, deadline, r);
+    err = exec_errno(err_fd);
+    close(out_fd);
+    close(err_fd);
+    r->out[r->len] = '\0';
+    if (err != 0)
+        return err_set(e, NULL, 0, 0, "cannot run '%s': %s", tool, strerror(err));
+    return 0;
+}
+
+/*
+ * Run argv[0] (PATH search) in `cwd` (NULL: here) with a time limit.
+ * Returns 0 when the tool ran (whatever its status), -1 with `e` set when
+ * it could not be started; r->out is then freed. The caller frees r->out.
+ */
+static int run_tool(const char *const argv[], const char *cwd, long timeout_ms, struct run *r,
+                    struct grd_err *e)
+{
+    int out[2], errp[2];
+    char **env = make_env();
+    pid_t pid;
+
+    memset(r, 0, sizeof *r);
+    if (env == NULL || (r->out = malloc(BLD_LOG_CAP + 1)) == NULL) {
+        free(env);
+        return err_set(e, NULL, 0, 0, "out of memory running '%s'", argv[0]);
+    }
+    if (open_pipes(out, errp) < 0) {
+        free(env);
+        free(r->out);
+        r->out = NULL;
+        return err_set(e, NULL, 0, 0, "cannot run '%s': %s", argv[0], strerror(errno));
+    }
+    if ((pid = fork()) == 0)
+        child_exec(argv, env, cwd, out[1], errp[1]);
+    free(env);
+    close(out[1]);
+    close(errp[1]);
+    if (pid < 0) {
+        close(out[0]);
+        close(errp[0]);
+        free(r->out);
+        r->out = NULL;
+        return err_set(e, NULL, 0, 0, "cannot run '%s': %s", argv[0], strerror(errno));
+    }
+    if (supervise(pid, out[0], errp[0], timeout_ms, r, argv[0], e) < 0) {
+        free(r->out);
+        r->out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The first BLD_LOG_LINES lines of `s`, plus "(N more lines)". NULL: OOM. */
+static char *first_lines(const char *s)
+{
+    const char *p = s;
+    size_t lines = 0, more = 0, keep;
+    char *out;
+
+    while (*p && lines < BLD_LOG_LINES) {
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+        lines++;
+    }
+    keep = (size_t)(p - s);
+    for (const char *q = p; *q; q++)
+        more += *q == '\n' || q[1] == '\0';
+    if ((out = malloc(keep + 48)) == NULL)
+        return NULL;
+    memcpy(out, s, keep);
+    if (more > 0)
+        snprintf(out + keep, 48, "(%zu more lines)\n", more);
+    else
+        out[keep] = '\0';
+    return out;
+}
+
+/* Set *log from a finished run: 0 when it succeeded, 1 when it failed. */
+static int judge(const struct run *r, const char *what, long timeout_ms, char **log,
+                 struct grd_err *e)
+{
+    char buf[128];
+
+    if (r->timed_out) {
+        snprintf(buf, sizeof buf, "%s took longer than %ld s and was stopped\n", what,
+                 (timeout_ms + 999) / 1000);
+        *log = strdup(buf);
+    } else if (WIFSIGNALED(r->status) && r->len == 0) {
+        snprintf(buf, sizeof buf, "%s was killed by signal %d\n", what, WTERMSIG(r->status));
+        *log = strdup(buf);
+    } else {
+        *log = first_lines(r->out);
+    }
+    if (*log == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    return r->timed_out || !WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0;
+}
+
+/* Path `dir`/`name` into a new string, or NULL (OOM). */
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+
+    if (p != NULL)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* `path` made absolute against the current directory (the compiler runs
+ * in the scratch directory). NULL when out of memory or no cwd. */
+static char *absolute(const char *path)
+{
+    char *cwd, *p;
+
+    if (path[0] == '/')
+        return strdup(path);
+    if ((cwd = getcwd(NULL, 0)) == NULL)
+        return NULL;
+    p = join(cwd, path);
+    free(cwd);
+    return p;
+}
+
+/*
+ * Copy `from` to `to`, at most `cap` bytes. Returns 0, 1 when `from` is
+ * larger than cap, -1 with `e` set on an I/O error. Copying a file onto
+ * itself is a no-op (the caller may have placed it already).
+ */
+static int copy_file(const char *from, const char *to, size_t cap, struct grd_err *e)
+{
+    struct stat a, b;
+    FILE *in, *out;
+    char chunk[8192];
+    size_t got, total = 0;
+    int rc = 0;
+
+    if (stat(from, &a) == 0 && stat(to, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return a.st_size > (off_t)cap;
+    if ((in = fopen(from, "rb")) == NULL)
+        return err_set(e, from, 0, 0, "cannot open: %s", strerror(errno));
+    if ((out = fopen(to, "wb")) == NULL) {
+        fclose(in);
+        return err_set(e, to, 0, 0, "cannot create: %s", strerror(errno));
+    }
+    while (rc == 0 && (got = fread(chunk, 1, sizeof chunk, in)) > 0) {
+        total += got;
+        if (total > cap)
+            rc = 1;
+        else if (fwrite(chunk, 1, got, out) != got)
+            rc = err_set(e, to, 0, 0, "cannot write: %s", strerror(errno));
+    }
+    if (rc == 0 && ferror(in))
+        rc = err_set(e, from, 0, 0, "cannot read: %s", strerror(errno));
+    fclose(in);
+    if (fclose(out) != 0 && rc == 0)
+        rc = err_set(e, to, 0, 0, "cannot write: %s", strerror(errno));
+    return rc;
+}
+
+/* Put attention.c and the grader's attention.h into the scratch dir.
+ * Returns 0, 1 (source too large, *log set), -1 (e set). */
+static int stage(const struct bld_opts *o, const char *src_path, char **log, struct grd_err *e)
+{
+    char *hdr_in = join(o->data_dir, "include/attention.h");
+    char *hdr = join(o->scratch_dir, "attention.h");
+    char *src = join(o->scratch_dir, "attention.c");
+    int rc = -1;
+
+    if (hdr_in == NULL || hdr == NULL || src == NULL)
+        err_set(e, NULL, 0, 0, "out of memory");
+    else if (copy_file(hdr_in, hdr, BLD_MAX_SOURCE, e) == 0 &&
+             (rc = copy_file(src_path, src, BLD_MAX_SOURCE, e)) == 1) {
+        *log = strdup("attention.c is larger than 1 MiB\n");
+        rc = *log ? 1 : err_set(e, NULL, 0, 0, "out of memory");
+    }
+    free(hdr_in);
+    free(hdr);
+    free(src);
+    return rc;
+}
+
+int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_out,
+                char **log, struct grd_err *e)
+{
+    char *obj = NULL;
+    struct run r;
+    int rc;
+
+    *log = NULL;
+    if (o->data_dir == NULL || o->scratch_dir == NULL)
+        return err_set(e, NULL, 0, 0, "bld_compile needs a data and a scratch directory");
+    if ((rc = stage(o, src_path, log, e)) != 0)
+        return rc;
+    if ((obj = absolute(obj_out)) == NULL)
+        return err_set(e, obj_out, 0, 0, "cannot make the path absolute");
+    {
+        const char *const argv[] = {
+            cc_of(o), "-std=c11", "-O2", "-g0", "-fPIE", "-fno-common", "-Wall",
+            "-Wextra", "-c", "attention.c", "-o", obj, NULL,
+        };
+        rc = run_tool(argv, o->scratch_dir, timeout_of(o), &r, e);
+    }
+    free(obj);
+    if (rc < 0)
+        return -1;
+    rc = judge(&r, "the compiler", timeout_of(o), log, e);
+    free(r.out);
+    return rc;
+}
+
+int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runner_out,
+                    char **log, struct grd_err *e)
+{
+    char *runner_main;
+    struct run r;
+    int rc;
+
+    *log = NULL;
+    if (o->data_dir == NULL || (runner_main = join(o->data_dir, "runner_main.o")) == NULL)
+        return err_set(e, NULL, 0, 0, "bld_link_runner needs a data directory");
+    if (access(runner_main, R_OK) != 0) {
+        err_set(e, runner_main, 0, 0, "cannot read: %s", strerror(errno));
+        free(runner_main);
+        return -1;
+    }
+    {
+        const char *const argv[] = {
+            cc_of(o), "-o", runner_out, runner_main, obj,
+#if defined(GRADER_SECCOMP) && GRADER_SECCOMP
+            "-lseccomp",
+#endif
+            "-lm", "-Wl,-z,noexecstack", "-Wl,-z,relro", "-Wl,-z,now", NULL,
+        };
+        rc = run_tool(argv, NULL, timeout_of(o), &r, e);
+    }
+    free(runner_main);
+    if (rc < 0)
+        return -1;
+    rc = judge(&r, "the linker", timeout_of(o), log, e);
+    free(r.out);
+    return rc;
+}
+
+static void free_args(char **argv, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+/* Append a copy of "<prefix><a><b>" to argv. Returns 0, -1 (OOM). */
+static int add_arg(char **argv, size_t *n, const char *prefix, const char *a, const char *b)
+{
+    size_t len = strlen(prefix) + strlen(a) + strlen(b) + 1;
+
+    if ((argv[*n] = malloc(len)) == NULL)
+        return -1;
+    snprintf(argv[*n], len, "%s%s%s", prefix, a, b);
+    (*n)++;
+    return 0;
+}
+
+/*
+ * objcopy's argument vector. A localised name that is also redefined
+ * (a student's own `malloc`) is listed under both names, since objcopy
+ * matches --localize-symbol after renaming.
+ */
+static char **objcopy_argv(const char *in, const char *out, const struct obj_report *rep,
+                           size_t *n)
+{
+    size_t cap = 4 + 2 * N_REDEFINED + 2 * rep->n_localise;
+    char **argv = calloc(cap, sizeof *argv);
+    const char *tool = getenv("OBJCOPY");
+    int bad = argv == NULL;
+
+    *n = 0;
+    bad = bad || add_arg(argv, n, tool && *tool ? tool : "objcopy", "", "");
+    for (size_t i = 0; i < N_REDEFINED && !bad; i++) {
+        char pair[64];
+        snprintf(pair, sizeof pair, "%s=%s", redefined[i][0], redefined[i][1]);
+        bad = add_arg(argv, n, "--redefine-sym=", pair, "");
+    }
+    for (size_t i = 0; i < rep->n_localise && !bad; i++) {
+        bad = add_arg(argv, n, "--localize-symbol=", rep->localise[i], "");
+        for (size_t k = 0; k < N_REDEFINED && !bad; k++)
+            if (strcmp(rep->localise[i], redefined[k][0]) == 0)
+                bad = add_arg(argv, n, "--localize-symbol=", redefined[k][1], "");
+    }
+    bad = bad || add_arg(argv, n, in, "", "") || add_arg(argv, n, out, "", "");
+    if (bad && argv != NULL) {
+        free_args(argv, *n);
+        return NULL;
+    }
+    return argv;
+}
+
+int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj_report *rep,
+                       struct grd_err *e)
+{
+    size_t n;
+    char **argv;
+    struct run r;
+    int rc;
+
+    if (rep->n_rejections > 0 || rep->n_rejections_dropped > 0)
+        return err_set(e, obj_in, 0, 0, "refusing to prepare a rejected object");
+    if ((argv = objcopy_argv(obj_in, obj_out, rep, &n)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    rc = run_tool((const char *const *)argv, NULL, BLD_TIMEOUT_MS, &r, e);
+    if (rc == 0 && (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)) {
+        char *nl = strchr(r.out, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        rc = err_set(e, obj_in, 0, 0, "'%s' failed: %s", argv[0],
+                     r.timed_out ? "timed out" : r.out);
+    }
+    free(r.out);
+    free_args(argv, n);
+    return rc;
+}

@@ -1,0 +1,608 @@
+/*
+ * objcheck.c -- see objcheck.h.
+ *
+ * Why an allow-list of undefined symbols rather than a deny-list: the
+ * submission is linked into a runner that executes inside a sandbox, and
+ * every symbol it may reach is a door out of "compute in memory and return
+ * the result". A deny-list misses the door nobody thought of.
+ *
+ * The list must still accept everything an ordinary compiler emits on its
+ * own for correct code: gcc -O0..-O3 and clang -O2 turn struct copies and
+ * loops into memcpy/memset, printf("x\n") into puts, fprintf(stderr, "x")
+ * into fwrite, sin+cos into sincos, memcmp()==0 into bcmp (clang); Debian,
+ * Ubuntu and Fedora add _FORTIFY_SOURCE (the __*_chk functions) and the
+ * stack protector (__stack_chk_fail) by default or on request.
+ */
+#include "build/objcheck.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define HOST_MACHINE EM_RISCV
+#elif defined(__powerpc64__)
+#define HOST_MACHINE EM_PPC64
+#else
+#error "objcheck: unsupported host machine (add its EM_ constant)"
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_DATA ELFDATA2LSB
+#else
+#define HOST_DATA ELFDATA2MSB
+#endif
+
+static const char *const api_names[] = {
+    "attn_softmax_rows", "attn_scaled_dot_product", "attn_positional_encoding",
+    "attn_multi_head", "attn_layer_norm", "attn_transformer_block",
+};
+#define N_API (sizeof api_names / sizeof api_names[0])
+
+/* Sorted by strcmp (bsearch); tests check the order. libm comes in its
+ * double, float and long double forms, with glibc's classification
+ * helpers that isnan()/isinf()/signbit() may expand to. */
+static const char *const allowed_undef[] = {
+    "_GLOBAL_OFFSET_TABLE_", "__assert_fail", "__ctype_b_loc",
+    "__ctype_tolower_loc", "__ctype_toupper_loc", "__divdc3", "__divsc3",
+    "__errno_location", "__finite", "__finitef", "__finitel", "__fpclassify",
+    "__fpclassifyf", "__fpclassifyl", "__fprintf_chk", "__isinf", "__isinff",
+    "__isinfl", "__isnan", "__isnanf", "__isnanl", "__isnormal",
+    "__isnormalf", "__isnormall", "__isoc23_strtol", "__isoc23_strtoll",
+    "__isoc23_strtoul", "__isoc23_strtoull",
+    "__issignaling", "__issignalingf", "__issignalingl", "__memcpy_chk",
+    "__memmove_chk", "__memset_chk", "__muldc3", "__mulsc3", "__powidf2",
+    "__powisf2", "__printf_chk", "__signbit", "__signbitf", "__signbitl",
+    "__snprintf_chk", "__stack_chk_fail", "__stack_chk_fail_local",
+    "__stack_chk_guard", "__stpcpy_chk", "__stpncpy_chk", "__strcat_chk",
+    "__strcpy_chk", "__strncat_chk", "__strncpy_chk", "__vfprintf_chk",
+    "__vprintf_chk", "__vsnprintf_chk", "abort", "abs", "acos", "acosf",
+    "acosh", "acoshf", "acoshl", "acosl", "asin", "asinf", "asinh", "asinhf",
+    "asinhl", "asinl", "atan", "atan2", "atan2f", "atan2l", "atanf", "atanh",
+    "atanhf", "atanhl", "atanl", "bcmp", "bsearch", "calloc", "cbrt", "cbrtf",
+    "cbrtl", "ceil", "ceilf", "ceill", "copysign", "copysignf", "copysignl",
+    "cos", "cosf", "cosh", "coshf", "coshl", "cosl", "div", "erf", "erfc",
+    "erfcf", "erfcl", "erff", "erfl", "exp", "exp10", "exp10f", "exp10l",
+    "exp2", "exp2f", "exp2l", "expf", "expl", "expm1", "expm1f", "expm1l",
+    "fabs", "fabsf", "fabsl", "fdim", "fdimf", "fdiml", "fflush", "floor",
+    "floorf", "floorl", "fma", "fmaf", "fmal", "fmax", "fmaxf", "fmaxl",
+    "fmin", "fminf", "fminl", "fmod", "fmodf", "fmodl", "fprintf", "fputc",
+    "fputs", "free", "frexp", "frexpf", "frexpl", "fwrite", "hypot", "hypotf",
+    "hypotl", "ilogb", "ilogbf", "ilogbl", "isalpha", "isdigit", "islower",
+    "isspace", "isupper", "labs", "ldexp", "ldexpf", "ldexpl", "ldiv",
+    "lgamma", "lgammaf", "lgammal", "llabs", "lldiv", "llrint", "llrintf",
+    "llrintl", "llround", "llroundf", "llroundl", "log", "log10", "log10f",
+    "log10l", "log1p", "log1pf", "log1pl", "log2", "log2f", "log2l", "logb",
+    "logbf", "logbl", "logf", "logl", "lrint", "lrintf", "lrintl", "lround",
+    "lroundf", "lroundl", "malloc", "memchr", "memcmp", "memcpy", "memmove",
+    "memset", "modf", "modff", "modfl", "nan", "nanf", "nanl", "nearbyint",
+    "nearbyintf", "nearbyintl", "nextafter", "nextafterf", "nextafterl",
+    "nexttoward", "nexttowardf", "nexttowardl", "pow", "powf", "powl",
+    "printf", "putc", "putchar", "puts", "qsort", "realloc", "remainder",
+    "remainderf", "remainderl", "remquo", "remquof", "remquol", "rint",
+    "rintf", "rintl", "round", "roundf", "roundl", "scalbln", "scalblnf",
+    "scalblnl", "scalbn", "scalbnf", "scalbnl", "sin", "sincos", "sincosf",
+    "sincosl", "sinf", "sinh", "sinhf", "sinhl", "sinl", "snprintf", "sqrt",
+    "sqrtf", "sqrtl", "stderr", "stdout", "stpcpy", "stpncpy", "strcat",
+    "strchr", "strcmp", "strcpy", "strcspn", "strlen", "strncat", "strncmp",
+    "strncpy", "strnlen", "strpbrk", "strrchr", "strspn", "strstr", "strtod",
+    "strtof", "strtol", "strtold", "strtoll", "strtoul", "strtoull", "tan",
+    "tanf", "tanh", "tanhf", "tanhl", "tanl", "tgamma", "tgammaf", "tgammal",
+    "tolower", "toupper", "trunc", "truncf", "truncl", "vfprintf", "vprintf",
+    "vsnprintf",
+};
+
+/* Undefined symbols refused with a more useful message than the default. */
+struct special {
+    const char *name;
+    const char *msg;         /* follows "calls 'NAME'" */
+};
+
+static const struct special specials[] = {
+    {"syscall", ": system calls are not allowed in a submission"},
+    {"fork", ": a submission may not start processes"},
+    {"vfork", ": a submission may not start processes"},
+    {"clone", ": a submission may not start processes"},
+    {"system", ": a submission may not start processes"},
+    {"popen", ": a submission may not start processes"},
+    {"execl", ": a submission may not start processes"},
+    {"execlp", ": a submission may not start processes"},
+    {"execv", ": a submission may not start processes"},
+    {"execve", ": a submission may not start processes"},
+    {"execvp", ": a submission may not start processes"},
+    {"posix_spawn", ": a submission may not start processes"},
+    {"exit", ": return an error code instead of calling exit()"},
+    {"_exit", ": return an error code instead of calling exit()"},
+    {"_Exit", ": return an error code instead of calling exit()"},
+    {"quick_exit", ": return an error code instead of calling exit()"},
+    {"atexit", ": code may run only when the grader calls your functions"},
+    {"at_quick_exit", ": code may run only when the grader calls your functions"},
+    {"strdup", ", which allocates behind the grader's back: use malloc and memcpy"},
+    {"strndup", ", which allocates behind the grader's back: use malloc and memcpy"},
+    {"aligned_alloc", ", which the grader does not track: use malloc, calloc or realloc"},
+    {"posix_memalign", ", which the grader does not track: use malloc, calloc or realloc"},
+    {"memalign", ", which the grader does not track: use malloc, calloc or realloc"},
+    {"valloc", ", which the grader does not track: use malloc, calloc or realloc"},
+    {"reallocarray", ", which the grader does not track: use malloc, calloc or realloc"},
+};
+
+/* Prefixes of names that look like the grader's or a reference's code. */
+static const char *const grader_prefixes[] = {
+    "ref_", "reference", "attn_ref", "grd_", "runner_", "impl_", "prop_", "__real_",
+};
+
+struct ctx {
+    const unsigned char *buf;
+    size_t len;
+    const char *name;        /* the file, for messages */
+    struct obj_report *rep;
+    int oom;
+    Elf64_Shdr *sh;          /* copies: the file may be unaligned */
+    size_t shnum;
+    const Elf64_Shdr *shstr;
+    int api_found[N_API];
+};
+
+static int cmp_name(const void *key, const void *elem)
+{
+    return strcmp(key, *(const char *const *)elem);
+}
+
+int obj_symbol_allowed(const char *name)
+{
+    return bsearch(name, allowed_undef, sizeof allowed_undef / sizeof allowed_undef[0],
+                   sizeof allowed_undef[0], cmp_name) != NULL;
+}
+
+static int api_index(const char *name)
+{
+    for (size_t i = 0; i < N_API; i++)
+        if (strcmp(name, api_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int has_prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Append a formatted message to a capped list; past the cap, count only. */
+static void push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
+                 const char *fmt, ...)
+{
+    char buf[ERR_MSG_MAX];
+    va_list ap;
+    char **grown;
+
+    if (*n >= OBJ_MAX_MESSAGES) {
+        (*dropped)++;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    grown = realloc(*arr, (*n + 1) * sizeof *grown);
+    if (grown == NULL || (grown[*n] = strdup(buf)) == NULL) {
+        if (grown != NULL)
+            *arr = grown;
+        c->oom = 1;
+        return;
+    }
+    *arr = grown;
+    (*n)++;
+}
+
+#define REJECT(c, ...) push((c), &(c)->rep->rejections, &(c)->rep->n_rejections, \
+                            &(c)->rep->n_rejections_dropped, __VA_ARGS__)
+#define WARN(c, ...) push((c), &(c)->rep->warnings, &(c)->rep->n_warnings, \
+                          &(c)->rep->n_warnings_dropped, __VA_ARGS__)
+
+static void add_localise(struct ctx *c, const char *sym)
+{
+    char **grown;
+
+    if (c->rep->n_localise >= OBJ_MAX_LOCALISE) {
+        REJECT(c, "'%s' defines more than %d global symbols; make helpers static",
+               c->name, OBJ_MAX_LOCALISE);
+        return;
+    }
+    grown = realloc(c->rep->localise, (c->rep->n_localise + 1) * sizeof *grown);
+    if (grown == NULL || (grown[c->rep->n_localise] = strdup(sym)) == NULL) {
+        if (grown != NULL)
+            c->rep->localise = grown;
+        c->oom = 1;
+        return;
+    }
+    c->rep->localise = grown;
+    c->rep->n_localise++;
+}
+
+void obj_report_init(struct obj_report *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+static void free_list(char **a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(a[i]);
+    free(a);
+}
+
+void obj_report_release(struct obj_report *r)
+{
+    if (r == NULL)
+        return;
+    free_list(r->rejections, r->n_rejections);
+    free_list(r->warnings, r->n_warnings);
+    free_list(r->localise, r->n_localise);
+    obj_report_init(r);
+}
+
+char *obj_report_text(const struct obj_report *r, int which)
+{
+    char *const *msgs = which ? r->warnings : r->rejections;
+    size_t n = which ? r->n_warnings : r->n_rejections;
+    size_t dropped = which ? r->n_warnings_dropped : r->n_rejections_dropped;
+    size_t total = 32, off = 0;
+    char *out;
+
+    for (size_t i = 0; i < n; i++)
+        total += strlen(msgs[i]) + 1;
+    if ((out = malloc(total)) == NULL)
+        return NULL;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        off += (size_t)snprintf(out + off, total - off, "%s%s", i ? "\n" : "", msgs[i]);
+    if (dropped > 0)
+        snprintf(out + off, total - off, "%s(and %zu more)", n ? "\n" : "", dropped);
+    return out;
+}
+
+/* 1 if [off, off + size) lies inside the file. */
+static int in_file(const struct ctx *c, Elf64_Off off, Elf64_Xword size)
+{
+    return off <= c->len && size <= c->len - off;
+}
+
+/* The NUL-terminated string at `off` of string-table section `s`, or NULL. */
+static const char *str_at(const struct ctx *c, const Elf64_Shdr *s, Elf64_Word off)
+{
+    const char *base;
+
+    if (s->sh_type != SHT_STRTAB || off >= s->sh_size)
+        return NULL;
+    base = (const char *)c->buf + s->sh_offset;
+    if (memchr(base + off, '\0', s->sh_size - off) == NULL)
+        return NULL;
+    return base + off;
+}
+
+/* Header checks. Returns 0, or -1 after recording a rejection. */
+static int check_header(struct ctx *c, Elf64_Ehdr *eh)
+{
+    if (c->len < sizeof *eh || memcmp(c->buf, ELFMAG, SELFMAG) != 0) {
+        REJECT(c, "'%s' is not an object file for this machine", c->name);
+        return -1;
+    }
+    memcpy(eh, c->buf, sizeof *eh);
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != HOST_DATA ||
+        eh->e_machine != HOST_MACHINE || eh->e_version != EV_CURRENT) {
+        REJECT(c, "'%s' is not an object file for this machine", c->name);
+        return -1;
+    }
+    if (eh->e_type != ET_REL) {
+        REJECT(c, "'%s' is not an object file for this machine (it is linked; "
+               "compile with -c)", c->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Copy and validate the section headers. Returns 0, or -1 (rejected). */
+static int load_sections(struct ctx *c, const Elf64_Ehdr *eh)
+{
+    size_t n = eh->e_shnum;
+
+    if (n == 0 || n > OBJ_MAX_SECTIONS || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        !in_file(c, eh->e_shoff, (Elf64_Xword)n * sizeof(Elf64_Shdr)) ||
+        eh->e_shstrndx == SHN_UNDEF || eh->e_shstrndx >= n) {
+        REJECT(c, "'%s' is a malformed object file (section headers)", c->name);
+        return -1;
+    }
+    if ((c->sh = malloc(n * sizeof *c->sh)) == NULL) {
+        c->oom = 1;
+        return -1;
+    }
+    memcpy(c->sh, c->buf + eh->e_shoff, n * sizeof *c->sh);
+    c->shnum = n;
+    for (size_t i = 1; i < n; i++) {
+        if (c->sh[i].sh_type != SHT_NOBITS &&
+            !in_file(c, c->sh[i].sh_offset, c->sh[i].sh_size)) {
+            REJECT(c, "'%s' is a malformed object file (section %zu is outside the file)",
+                   c->name, i);
+            return -1;
+        }
+    }
+    c->shstr = &c->sh[eh->e_shstrndx];
+    return 0;
+}
+
+/* `name` is `p` or `p` followed by ".suffix" (".text.hot", ".rodata.str1.1"). */
+static int name_is(const char *name, const char *p)
+{
+    size_t n = strlen(p);
+
+    return strncmp(name, p, n) == 0 && (name[n] == '\0' || name[n] == '.');
+}
+
+/* Sections an ordinary compile produces: code, data, notes, unwind and
+ * debug info, symbol tables, COMDAT groups, clang's address-significance
+ * table. Relocation sections are judged by the section they apply to. */
+static int section_allowed(const char *name)
+{
+    static const char *const ok[] = {
+        ".text", ".data", ".rodata", ".bss", ".sdata", ".sbss", ".srodata",
+        ".eh_frame", ".comment", ".group", ".symtab", ".strtab", ".shstrtab",
+        ".llvm_addrsig", ".gcc_except_table", ".sframe", ".note",
+        ".gnu.build.attributes", ".ARM.attributes", ".riscv.attributes",
+    };
+
+    if (has_prefix(name, ".rela."))
+        return section_allowed(name + 5);
+    if (has_prefix(name, ".rel."))
+        return section_allowed(name + 4);
+    if (has_prefix(name, ".debug_") || has_prefix(name, ".note."))
+        return 1;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (name_is(name, ok[i]))
+            return 1;
+    return 0;
+}
+
+/* `s` may be NULL: judge by the name alone. */
+static int is_constructor(const char *name, const Elf64_Shdr *s)
+{
+    static const char *const ctor[] = {
+        ".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors", ".init", ".fini",
+    };
+
+    if (s != NULL && (s->sh_type == SHT_INIT_ARRAY || s->sh_type == SHT_FINI_ARRAY ||
+                      s->sh_type == SHT_PREINIT_ARRAY))
+        return 1;
+    for (size_t i = 0; i < sizeof ctor / sizeof ctor[0]; i++)
+        if (name_is(name, ctor[i]))
+            return 1;
+    return 0;
+}
+
+/* One section: constructors, TLS, executable stack, foreign sections. */
+static void check_section(struct ctx *c, size_t i)
+{
+    const Elf64_Shdr *s = &c->sh[i];
+    const char *name = str_at(c, c->shstr, s->sh_name);
+
+    if (name == NULL) {
+        REJECT(c, "'%s' is a malformed object file (name of section %zu)", c->name, i);
+        return;
+    }
+    if ((has_prefix(name, ".rela.") && is_constructor(name + 5, NULL)) ||
+        (has_prefix(name, ".rel.") && is_constructor(name + 4, NULL)))
+        return;             /* the section it relocates is reported */
+    if (is_constructor(name, s))
+        REJECT(c, "defines a constructor (section '%s'): code may run only when "
+               "the grader calls your functions", name);
+    else if ((s->sh_flags & SHF_TLS) || name_is(name, ".tbss") || name_is(name, ".tdata"))
+        REJECT(c, "uses thread-local storage (section '%s'), which is not supported", name);
+    else if (strcmp(name, ".note.GNU-stack") == 0 && (s->sh_flags & SHF_EXECINSTR))
+        REJECT(c, "needs an executable stack (section '.note.GNU-stack'): do not take "
+               "the address of nested functions");
+    else if (!section_allowed(name))
+        REJECT(c, "unexpected section '%s': keep to ordinary C code and data", name);
+}
+
+/* The single SHT_SYMTAB, or NULL after recording a rejection. */
+static const Elf64_Shdr *find_symtab(struct ctx *c)
+{
+    const Elf64_Shdr *found = NULL;
+
+    for (size_t i = 1; i < c->shnum; i++) {
+        if (c->sh[i].sh_type != SHT_SYMTAB)
+            continue;
+        if (found != NULL) {
+            REJECT(c, "'%s' is a malformed object file (two symbol tables)", c->name);
+            return NULL;
+        }
+        found = &c->sh[i];
+    }
+    if (found == NULL)
+        REJECT(c, "'%s' has no symbol table (do not strip it)", c->name);
+    else if (found->sh_entsize != sizeof(Elf64_Sym) || found->sh_size % sizeof(Elf64_Sym) ||
+             found->sh_size / sizeof(Elf64_Sym) > OBJ_MAX_SYMBOLS ||
+             found->sh_link == 0 || found->sh_link >= c->shnum ||
+             c->sh[found->sh_link].sh_type != SHT_STRTAB) {
+        REJECT(c, "'%s' is a malformed object file (symbol table)", c->name);
+        return NULL;
+    }
+    return found;
+}
+
+static void check_undefined(struct ctx *c, const char *sym)
+{
+    if (sym[0] == '\0' || obj_symbol_allowed(sym) || api_index(sym) >= 0)
+        return;
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+        if (strcmp(sym, specials[i].name) == 0) {
+            REJECT(c, "calls '%s'%s", sym, specials[i].msg);
+            return;
+        }
+    for (size_t i = 0; i < sizeof grader_prefixes / sizeof grader_prefixes[0]; i++)
+        if (has_prefix(sym, grader_prefixes[i])) {
+            REJECT(c, "calls '%s', which looks like grader or reference code: only "
+                   "your own file is linked, so write it yourself", sym);
+            return;
+        }
+    if (has_prefix(sym, "attn_"))
+        REJECT(c, "calls '%s', which is not defined: check its spelling, or define it "
+               "(static) in attention.c", sym);
+    else
+        REJECT(c, "calls '%s', which the assignment does not allow: compute in "
+               "memory and return the result", sym);
+}
+
+static void check_defined(struct ctx *c, const char *sym, const Elf64_Sym *s)
+{
+    int api = api_index(sym);
+
+    if (api >= 0) {
+        c->api_found[api] = 1;
+        if (ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+            REJECT(c, "'%s' must be a function, as declared in attention.h", sym);
+        return;
+    }
+    add_localise(c, sym);
+    if (strcmp(sym, "main") == 0)
+        WARN(c, "'main' is defined; it was made local (the grader provides main: "
+             "keep your own tests out of attention.c)");
+    else if (obj_symbol_allowed(sym))
+        WARN(c, "'%s' has the name of a C library function; it was made local "
+             "(rename your helper and make it static)", sym);
+    else
+        WARN(c, "helper '%s' should be static; it was made local", sym);
+}
+
+static void check_symbol(struct ctx *c, const Elf64_Shdr *strtab, const Elf64_Sym *s)
+{
+    const char *sym = str_at(c, strtab, s->st_name);
+    unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+
+    if (sym == NULL || strlen(sym) > OBJ_MAX_NAME) {
+        REJECT(c, "'%s' is a malformed object file (symbol name)", c->name);
+        return;
+    }
+    if (type == STT_GNU_IFUNC)
+        REJECT(c, "'%s' is an indirect function (ifunc): define an ordinary function", sym);
+    else if (type == STT_TLS)
+        REJECT(c, "'%s' is thread-local, and thread-local storage is not supported", sym);
+    else if (s->st_shndx == SHN_COMMON)
+        REJECT(c, "'%s' is a common symbol; make it static or initialise it", sym);
+    else if (bind == STB_LOCAL)
+        return;
+    else if (s->st_shndx == SHN_UNDEF)
+        check_undefined(c, sym);
+    else if (s->st_shndx >= c->shnum && s->st_shndx != SHN_ABS)
+        REJECT(c, "'%s' is a malformed object file (section of symbol '%s')", c->name, sym);
+    else
+        check_defined(c, sym, s);
+}
+
+static void check_symbols(struct ctx *c)
+{
+    const Elf64_Shdr *tab = find_symtab(c);
+    size_t n;
+    Elf64_Sym s;
+
+    if (tab == NULL)
+        return;
+    n = tab->sh_size / sizeof s;
+    for (size_t i = 1; i < n && !c->oom; i++) {
+        memcpy(&s, c->buf + tab->sh_offset + i * sizeof s, sizeof s);
+        check_symbol(c, &c->sh[tab->sh_link], &s);
+    }
+    for (size_t i = 0; i < N_API; i++)
+        if (!c->api_found[i])
+            WARN(c, "does not define '%s': its tests count as not implemented", api_names[i]);
+}
+
+static void check_all(struct ctx *c)
+{
+    Elf64_Ehdr eh;
+
+    if (check_header(c, &eh) < 0 || load_sections(c, &eh) < 0)
+        return;
+    if (c->shstr->sh_type != SHT_STRTAB) {
+        REJECT(c, "'%s' is a malformed object file (section names)", c->name);
+        return;
+    }
+    for (size_t i = 1; i < c->shnum && !c->oom; i++)
+        check_section(c, i);
+    check_symbols(c);
+}
+
+int obj_check_buffer(const unsigned char *buf, size_t len, const char *name,
+                     struct obj_report *rep, struct grd_err *e)
+{
+    struct ctx c;
+
+    obj_report_release(rep);
+    memset(&c, 0, sizeof c);
+    c.buf = buf;
+    c.len = len;
+    c.name = name;
+    c.rep = rep;
+    if (len > OBJ_MAX_BYTES)
+        REJECT(&c, "'%s' is larger than %u MiB", name, OBJ_MAX_BYTES >> 20);
+    else
+        check_all(&c);
+    free(c.sh);
+    if (c.oom) {
+        obj_report_release(rep);
+        return err_set(e, name, 0, 0, "out of memory while checking the object");
+    }
+    return 0;
+}
+
+/* Read `path` whole, or its first OBJ_MAX_BYTES + 1 bytes (enough to
+ * tell "too big"); the buffer is sized from fstat so small objects cost
+ * little. Returns NULL with `e` set on failure. */
+static unsigned char *read_capped(const char *path, size_t *len, struct grd_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    struct stat st;
+    size_t cap;
+
+    if (f == NULL) {
+        err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    cap = (size_t)OBJ_MAX_BYTES + 1;
+    if (fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (size_t)st.st_size < cap)
+        cap = (size_t)st.st_size + 1;
+    if ((buf = malloc(cap)) == NULL)
+        err_set(e, path, 0, 0, "out of memory while reading the object");
+    else if ((*len = fread(buf, 1, cap, f)), ferror(f)) {
+        err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+int obj_check(const char *path, struct obj_report *rep, struct grd_err *e)
+{
+    size_t len = 0;
+    unsigned char *buf = read_capped(path, &len, e);
+    const char *base = strrchr(path, '/');
+    int rc;
+
+    if (buf == NULL) {
+        obj_report_release(rep);
+        return -1;
+    }
+    rc = obj_check_buffer(buf, len, base ? base + 1 : path, rep, e);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,104 @@
+/* cli.c -- see cli.h. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "props/prop.h"
+#include "sandbox/sbx.h"
+
+int cli_find_data_dir(char *buf, size_t n, struct grd_err *e)
+{
+    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    char *slash;
+
+    if (len < 0)
+        return err_set(e, NULL, 0, 0, "cannot find the grader's own directory: %s",
+                       strerror(errno));
+    buf[len] = '\0';
+    if ((slash = strrchr(buf, '/')) == NULL)
+        return err_set(e, NULL, 0, 0, "cannot find the grader's own directory");
+    *slash = '\0';
+    return 0;
+}
+
+struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e)
+{
+    struct spec_set *s = spec_set_new();
+    char def[CLI_PATH_MAX + 32];
+
+    if (s == NULL) {
+        err_set(e, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    if (c->n_specs == 0) {
+        /* specs/public.yaml of the current directory (the project or the
+         * student's template), else the one beside the grader's build. */
+        snprintf(def, sizeof def, "%s", CLI_DEFAULT_SPEC);
+        if (access(def, R_OK) != 0)
+            snprintf(def, sizeof def, "%s/../%s", c->data_dir, CLI_DEFAULT_SPEC);
+        if (spec_load(s, def, prop_check_case, e) < 0)
+            goto fail;
+    }
+    for (size_t i = 0; i < c->n_specs; i++)
+        if (spec_load(s, c->specs[i], prop_check_case, e) < 0)
+            goto fail;
+    if (spec_test_count(s) > 0)
+        return s;
+    err_set(e, NULL, 0, 0, "the specs hold no tests");
+fail:
+    spec_set_free(s);
+    return NULL;
+}
+
+int cli_parse_seed(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    if (s[0] == '-' || s[0] == '\0')
+        return -1;
+    v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int cli_fail(const struct grd_err *e)
+{
+    char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
+
+    fprintf(stderr, "grader: %s\n", err_format(e, buf, sizeof buf));
+    return CLI_EXIT_USAGE;
+}
+
+int cli_usage(const char *msg, const char *usage)
+{
+    if (msg != NULL)
+        fprintf(stderr, "grader: %s\n", msg);
+    fputs(usage, stderr);
+    return CLI_EXIT_USAGE;
+}
+
+struct spec_set *cli_prepare(struct cli_common *c)
+{
+    struct spec_set *s = NULL;
+    struct grd_err e;
+
+    err_clear(&e);
+    if (cli_find_data_dir(c->data_dir, sizeof c->data_dir, &e) < 0 ||
+        (s = cli_load_specs(c, &e)) == NULL) {
+        cli_fail(&e);
+        return NULL;
+    }
+    if (!sbx_has_seccomp())
+        fprintf(stderr, "grader: warning: no seccomp on this system; the sandbox is reduced\n");
+    return s;
+}

@@ -1,0 +1,72 @@
+/*
+ * cli.h -- what the grader's commands share: where the grader's data lives,
+ * loading the specs named on the command line, and reporting errors. The
+ * CLI layer (main.c, cmd_*.c) is the only code that prints or exits.
+ */
+#ifndef GRD_CLI_H
+#define GRD_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "spec/spec.h"
+
+/* Recorded in gradebooks: a regrade with another version is not skipped. */
+#define GRADER_VERSION "1.0.0"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_NOT_PASSED 1 /* --require-pass and a test did not pass */
+#define CLI_EXIT_USAGE 2      /* usage, spec or environment error */
+#define CLI_MAX_SPECS 16
+#define CLI_PATH_MAX 4096
+#define CLI_DEFAULT_SPEC "specs/public.yaml"
+
+/* The options every grading command takes. */
+struct cli_common {
+    const char *specs[CLI_MAX_SPECS];
+    size_t n_specs;
+    const char *only;
+    uint64_t seed;
+    char data_dir[CLI_PATH_MAX]; /* the directory holding the grader */
+};
+
+/*
+ * Find the grader's data directory (the directory of the executable,
+ * which holds runner_main.o and include/attention.h). Returns 0 or -1.
+ */
+int cli_find_data_dir(char *buf, size_t n, struct grd_err *e);
+
+/*
+ * Load every spec in c (or specs/public.yaml of the current directory, else
+ * <data_dir>/../specs/public.yaml, when none was given) into a new set. Returns the set, or NULL with e set.
+ */
+struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e);
+
+/*
+ * What every grading command does first: find the data directory, load
+ * the specs of c, and warn on stderr when the sandbox has no seccomp.
+ * Returns the set (the caller frees it), or NULL after printing the error
+ * (exit with CLI_EXIT_USAGE).
+ */
+struct spec_set *cli_prepare(struct cli_common *c);
+
+/* Parse a seed: a decimal number that fits 64 bits. 0 or -1. */
+int cli_parse_seed(const char *s, uint64_t *out);
+
+/* Print "grader: <file:line:col: msg>" on stderr; returns CLI_EXIT_USAGE. */
+int cli_fail(const struct grd_err *e);
+
+/* Print "grader: msg" and the usage text; returns CLI_EXIT_USAGE. */
+int cli_usage(const char *msg, const char *usage);
+
+/* The commands (cmd_*.c): each returns the process's exit status. */
+int cmd_grade(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_saturation(int argc, char **argv);
+int cmd_permute(int argc, char **argv);
+
+#endif

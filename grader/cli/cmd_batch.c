@@ -1,0 +1,289 @@
+/*
+ * cmd_batch.c -- `grader batch` (grade a class) and `grader merge`
+ * (combine shard outputs). The CLI half of batch.h: options, signals and
+ * the progress line.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch/batch.h"
+#include "cli/cli.h"
+#include "core/util.h"
+
+#define DEFAULT_OUT "gradebook"
+
+/* Declared in cli.h too; repeated so that this file builds before that. */
+
+static const char batch_usage[] =
+    "usage: grader batch [--spec FILE]... [--jobs N] [--out DIR] [--id-regex PCRE2]\n"
+    "                    [--shard K/N] [--force] [--seed N] SUBMISSIONS...\n"
+    "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
+    "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
+    "DIR/summary.svg and DIR/<id>/{results.json,feedback.md} (DIR: " DEFAULT_OUT ").\n"
+    "  --id-regex P  the id is the named group 'id' of P matched on the entry's name\n"
+    "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"
+    "  --force       regrade submissions that are already up to date\n";
+
+static const char merge_usage[] =
+    "usage: grader merge --out DIR DIR...\n"
+    "Combine the output directories of sharded batches into one gradebook.\n";
+
+/* The one piece of state a signal handler may touch: the signal seen. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+struct batch_args {
+    struct cli_common c;
+    struct bat_opts o;
+    const char *id_regex;
+    unsigned shard_k, shard_n;
+    char **dirs;
+    size_t n_dirs;
+};
+
+struct progress {
+    int tty;
+    double t0;
+    size_t graded;     /* not skipped */
+    int line_open;     /* a TTY progress line is on screen */
+};
+
+enum { OPT_SPEC = 1, OPT_JOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP };
+
+static const struct option options[] = {
+    {"spec", required_argument, NULL, OPT_SPEC},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"id-regex", required_argument, NULL, OPT_IDRE},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_jobs(const char *s, unsigned *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+
+    if (*s == '\0' || *end != '\0' || v < 1 || v > 256)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int take_option(struct batch_args *a, int opt, const char *arg)
+{
+    struct grd_err e;
+
+    switch (opt) {
+    case OPT_SPEC:
+        if (a->c.n_specs == CLI_MAX_SPECS)
+            return cli_usage("too many --spec options", batch_usage);
+        a->c.specs[a->c.n_specs++] = arg;
+        return 0;
+    case OPT_JOBS:
+        return parse_jobs(arg, &a->o.jobs) < 0
+                   ? cli_usage("--jobs takes a whole number from 1 to 256", batch_usage) : 0;
+    case OPT_OUT:
+        a->o.out_dir = arg;
+        return 0;
+    case OPT_IDRE:
+        a->id_regex = arg;
+        return 0;
+    case OPT_SHARD:
+        err_clear(&e);
+        return bat_shard_parse(arg, &a->shard_k, &a->shard_n, &e) < 0 ? cli_fail(&e) : 0;
+    case OPT_FORCE:
+        a->o.force = 1;
+        return 0;
+    case OPT_SEED:
+        return cli_parse_seed(arg, &a->c.seed) < 0
+                   ? cli_usage("--seed takes a non-negative whole number", batch_usage) : 0;
+    case OPT_HELP:
+        fputs(batch_usage, stdout);
+        return -1;
+    default:
+        return cli_usage(NULL, batch_usage);
+    }
+}
+
+static int parse_args(struct batch_args *a, int argc, char **argv)
+{
+    int opt, rc;
+
+    memset(a, 0, sizeof *a);
+    a->c.seed = 1;
+    a->o.out_dir = DEFAULT_OUT;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
+        if ((rc = take_option(a, opt, optarg)) != 0)
+            return rc;
+    if (optind >= argc)
+        return cli_usage("expected at least one SUBMISSIONS directory", batch_usage);
+    a->dirs = argv + optind;
+    a->n_dirs = (size_t)(argc - optind);
+    return 0;
+}
+
+/* ---- progress ---- */
+
+static void end_line(struct progress *p)
+{
+    if (p->line_open)
+        fputs("\r\033[K", stderr);
+    p->line_open = 0;
+}
+
+static void on_note(void *ctx, const char *msg)
+{
+    end_line(ctx);
+    fprintf(stderr, "grader: %s\n", msg);
+}
+
+static void tty_line(struct progress *p, const struct bat_event *ev)
+{
+    double t = (ut_now_ms() / 1e3) - p->t0, rate = t > 0 ? (double)p->graded / t : 0;
+    double eta = rate > 0 ? (double)(ev->total - ev->done) / rate : 0;
+
+    fprintf(stderr, "\r\033[K[%zu/%zu] %.2f/s  eta %d:%02d  not ok %zu  (%s)", ev->done,
+            ev->total, rate, (int)eta / 60, (int)eta % 60, ev->failures, ev->id);
+    p->line_open = 1;
+}
+
+static void on_event(void *ctx, const struct bat_event *ev)
+{
+    struct progress *p = ctx;
+
+    p->graded += !ev->skipped;
+    if (p->tty) {
+        if (ev->why != NULL) {
+            end_line(p);
+            fprintf(stderr, "grader: '%s': error: %s\n", ev->id, ev->why);
+        }
+        tty_line(p, ev);
+    } else if (ev->skipped) {
+        fprintf(stderr, "[%zu/%zu] %s: up to date (%g/%g)\n", ev->done, ev->total, ev->id,
+                ev->score, ev->max_score);
+    } else {
+        fprintf(stderr, "[%zu/%zu] %s: %s %g/%g (%.1f s)%s%s\n", ev->done, ev->total,
+                ev->id, ev->status, ev->score, ev->max_score, ev->elapsed_ms / 1e3,
+                ev->why ? ": " : "", ev->why ? ev->why : "");
+    }
+}
+
+/* ---- batch ---- */
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: sleeps end early */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static int discover(struct batch_args *a, struct bat_list *l, struct progress *p,
+                    struct grd_err *e)
+{
+    struct bat_idre *re = NULL;
+    int rc;
+
+    if (a->id_regex != NULL && (re = bat_idre_new(a->id_regex, e)) == NULL)
+        return -1;
+    rc = bat_discover((const char *const *)a->dirs, a->n_dirs, re, l, on_note, p, e);
+    bat_idre_free(re);
+    if (rc == 0 && a->shard_n > 0)
+        bat_list_shard(l, a->shard_k, a->shard_n);
+    return rc;
+}
+
+static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e)
+{
+    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0};
+    struct bat_list l = {NULL, 0, 0};
+    int rc = discover(a, &l, &p, e);
+
+    a->o.specs = s;
+    a->o.data_dir = a->c.data_dir;
+    a->o.version = GRADER_VERSION;
+    a->o.seed = a->c.seed;
+    a->o.on_event = on_event;
+    a->o.ctx = &p;
+    a->o.stop = &stop_signal;
+    if (rc == 0) {
+        install_handlers();
+        rc = bat_run(&l, &a->o, e);
+    }
+    end_line(&p);
+    if (rc == 0)
+        fprintf(stderr, "grader: %zu submissions: %s/grades.csv, %s/summary.md\n", l.n,
+                a->o.out_dir, a->o.out_dir);
+    bat_list_release(&l);
+    return rc;
+}
+
+int cmd_batch(int argc, char **argv)
+{
+    struct batch_args a;
+    struct spec_set *s = NULL;
+    struct grd_err e;
+    int rc = parse_args(&a, argc, argv);
+
+    if (rc != 0)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    err_clear(&e);
+    if ((s = cli_prepare(&a.c)) == NULL)
+        return CLI_EXIT_USAGE;
+    rc = run_batch(&a, s, &e);
+    spec_set_free(s);
+    if (rc < 0)
+        return cli_fail(&e);
+    if (rc > 0) {
+        fprintf(stderr, "grader: interrupted: finished submissions are kept; "
+                        "rerun the same command to resume\n");
+        return 128 + (stop_signal ? (int)stop_signal : SIGINT);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ---- merge ---- */
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option mopts[] = {
+        {"out", required_argument, NULL, OPT_OUT},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL;
+    struct grd_err e;
+    int opt;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", mopts, NULL)) != -1) {
+        if (opt == OPT_HELP)
+            return fputs(merge_usage, stdout), CLI_EXIT_OK;
+        if (opt != OPT_OUT)
+            return cli_usage(NULL, merge_usage);
+        out = optarg;
+    }
+    if (out == NULL || optind >= argc)
+        return cli_usage("merge needs --out DIR and at least one input DIR", merge_usage);
+    err_clear(&e);
+    if (bat_merge(out, (const char *const *)(argv + optind), (size_t)(argc - optind), &e) < 0)
+        return cli_fail(&e);
+    fprintf(stderr, "grader: merged %d directories into %s/grades.csv\n", argc - optind, out);
+    return CLI_EXIT_OK;
+}

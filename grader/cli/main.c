@@ -1,0 +1,70 @@
+/*
+ * main.c -- the grader's entry point: dispatch to a command.
+ *
+ *   grader grade ...    grade one submission (cmd_grade.c)
+ *   grader batch|merge  a whole class (cmd_batch.c)
+ *   grader list ...     list the tests of the specs (cmd_list.c)
+ *   grader map|saturation|permute   self-check tools (cmd_selfcheck.c)
+ *   grader version
+ *
+ * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
+ * usage, spec or environment error, with one line on stderr.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("attention-grader %s (API %d, %s build)\n", GRADER_VERSION, 1,
+           GRADER_STAFF ? "staff" : "student");
+    return CLI_EXIT_OK;
+}
+
+static const struct command commands[] = {
+    {"grade", cmd_grade},
+    {"batch", cmd_batch},
+    {"merge", cmd_merge},
+    {"list", cmd_list},
+    {"map", cmd_map},
+    {"saturation", cmd_saturation},
+    {"permute", cmd_permute},
+    {"version", cmd_version},
+};
+
+static const char usage[] =
+    "usage: grader <command> [options]\n"
+    "commands:\n"
+    "  grade       grade one submission and print its rubric\n"
+    "  batch       grade a whole class in parallel into a gradebook\n"
+    "  merge       combine the outputs of sharded batches\n"
+    "  list        list the tests of the specs\n"
+    "  map         the attention map of a text, computed with a submission\n"
+    "  saturation  mean max softmax weight against d, with and without 1/sqrt(d)\n"
+    "  permute     permute the words: does the output only permute?\n"
+    "  version     print the grader's version\n"
+    "Run 'grader <command> --help' for a command's options.\n";
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "C");
+    if (argc < 2)
+        return cli_usage("missing command", usage);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    return cli_usage("unknown command", usage);
+}

@@ -1,0 +1,442 @@
+/* grade.c -- grade one submission; see grade.h.
+ *
+ * The pipeline: resolve the submission, hash it, apply the spec's source
+ * rules, compile it against the grader's header, check the object, rewrite
+ * it (allocation counters, localised helpers), link it with the trusted
+ * runner, and run the test loop (grade_run.c) through the sandbox. Every
+ * stage that refuses the submission still produces a rubric.
+ */
+#include "grade/grade.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build/build.h"
+#include "grade/grade_run.h"
+#include "build/objcheck.h"
+#include "sandbox/sbx.h"
+#include "core/sha256.h"
+#include "build/srcrules.h"
+#include "core/util.h"
+
+#if GRADER_STAFF
+#include "sandbox/impl.h"
+#endif
+
+#define PATH_CAP 4096
+
+enum sub_kind { SUB_SOURCE, SUB_OBJECT };
+
+/* Everything one grading owns, released in one place. */
+struct job {
+    const char *submission;
+    const struct grade_opts *o;
+    enum sub_kind kind;
+    char path[PATH_CAP + 16]; /* the .c or .o to grade */
+    char dir[PATH_CAP + 16];  /* the directory it is in (answers.yaml) */
+    char scratch[PATH_CAP];   /* private, removed at the end */
+    char runner[PATH_CAP + 64];
+    struct grun_sel sel;
+    struct grade_result *r;
+};
+
+static void set_dir(struct job *j)
+{
+    const char *slash = strrchr(j->path, '/');
+
+    if (slash == NULL)
+        snprintf(j->dir, sizeof j->dir, ".");
+    else
+        snprintf(j->dir, sizeof j->dir, "%.*s", (int)(slash - j->path), j->path);
+}
+
+/* A directory means its attention.c; otherwise a .c or a .o file. */
+static int resolve(struct job *j, struct grd_err *e)
+{
+    struct stat st;
+
+    if (stat(j->submission, &st) < 0)
+        return err_set(e, NULL, 0, 0, "cannot read '%s': %s", j->submission,
+                       strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(j->path, sizeof j->path, "%s/attention.c", j->submission);
+        if (stat(j->path, &st) < 0 || !S_ISREG(st.st_mode))
+            return err_set(e, NULL, 0, 0, "no 'attention.c' in directory '%s'",
+                           j->submission);
+        j->kind = SUB_SOURCE;
+        set_dir(j);
+        return 0;
+    }
+    if (!S_ISREG(st.st_mode) ||
+        !(ut_has_suffix(j->submission, ".c") || ut_has_suffix(j->submission, ".o")))
+        return err_set(e, NULL, 0, 0,
+                       "'%s' is not an attention.c, an attention.o or a directory",
+                       j->submission);
+    snprintf(j->path, sizeof j->path, "%s", j->submission);
+    j->kind = ut_has_suffix(j->submission, ".o") ? SUB_OBJECT : SUB_SOURCE;
+    set_dir(j);
+    return 0;
+}
+
+static int make_scratch(struct job *j, struct grd_err *e)
+{
+    const char *base = j->o->scratch_dir;
+
+    if (base == NULL && (base = getenv("TMPDIR")) == NULL)
+        base = "/tmp";
+    snprintf(j->scratch, sizeof j->scratch, "%s/attn-grade-XXXXXX", base);
+    if (mkdtemp(j->scratch) == NULL) {
+        j->scratch[0] = '\0';
+        return err_set(e, NULL, 0, 0, "cannot create a scratch directory in '%s': %s",
+                       base, strerror(errno));
+    }
+    return 0;
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st;
+    (void)flag;
+    (void)f;
+    return remove(p);
+}
+
+static void remove_scratch(struct job *j)
+{
+    if (j->scratch[0])
+        nftw(j->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void scratch_path(const struct job *j, const char *name, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s", j->scratch, name);
+}
+
+/* Read the source, at most BLD_MAX_SOURCE bytes (+1 to notice more). */
+static char *read_source(const char *path, size_t *len, struct grd_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+
+    if (f == NULL) {
+        err_set(e, NULL, 0, 0, "cannot read '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    buf = malloc(BLD_MAX_SOURCE + 2);
+    if (buf != NULL) {
+        *len = fread(buf, 1, BLD_MAX_SOURCE + 1, f);
+        buf[*len] = '\0';
+    } else {
+        err_set(e, NULL, 0, 0, "out of memory");
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Set the submission's status with its detail (owned copy of `detail`). */
+static int refuse(struct job *j, enum grade_status st, const char *detail)
+{
+    j->r->status = st;
+    free(j->r->status_detail);
+    j->r->status_detail = strdup(detail ? detail : "");
+    return j->r->status_detail ? 1 : -1;
+}
+
+/* Source rules of the spec; 1 when the source was refused. */
+static int check_source(struct job *j, struct grd_err *e)
+{
+    size_t len = 0;
+    char *src = read_source(j->path, &len, e), *viol = NULL;
+    int rc;
+
+    if (src == NULL)
+        return -1;
+    if (len > BLD_MAX_SOURCE) {
+        free(src);
+        return refuse(j, GRADE_REJECTED, "attention.c is larger than 1 MiB");
+    }
+    rc = j->o->specs ? src_check(j->o->specs, src, len, "attention.c", &viol, e) : 0;
+    free(src);
+    if (rc < 0)
+        return -1;
+    rc = viol && viol[0] ? refuse(j, GRADE_REJECTED, viol) : 0;
+    free(viol);
+    return rc;
+}
+
+static int compile_source(struct job *j, const struct bld_opts *bo,
+                          const char *obj, struct grd_err *e)
+{
+    char *log = NULL;
+    int rc = bld_compile(bo, j->path, obj, &log, e);
+
+    if (rc == 1)
+        rc = refuse(j, GRADE_COMPILE_ERROR, log);
+    free(log);
+    return rc;
+}
+
+/* Static checks and rewriting; 1 when the object was refused. */
+static int check_object(struct job *j, const char *obj, const char *prepared,
+                        struct grd_err *e)
+{
+    struct obj_report rep;
+    char *text;
+    int rc;
+
+    obj_report_init(&rep);
+    if (obj_check(obj, &rep, e) < 0)
+        return -1;
+    if (rep.n_rejections > 0) {
+        text = obj_report_text(&rep, 0);
+        rc = text ? refuse(j, GRADE_REJECTED, text) : -1;
+    } else {
+        text = obj_report_text(&rep, 1);
+        j->r->warnings = text;
+        text = NULL;
+        rc = j->r->warnings ? bld_prepare_object(obj, prepared, &rep, e) : -1;
+    }
+    free(text);
+    obj_report_release(&rep);
+    return rc;
+}
+
+static int link_runner(struct job *j, const struct bld_opts *bo,
+                       const char *prepared, struct grd_err *e)
+{
+    char *log = NULL;
+    int rc = bld_link_runner(bo, prepared, j->runner, &log, e);
+
+    if (rc == 1)
+        rc = refuse(j, GRADE_REJECTED, log);
+    free(log);
+    return rc;
+}
+
+/* Compile, check and link; 0 when a runner exists, 1 when the submission
+ * was refused (status set), -1 on a grader error. */
+static int build_runner(struct job *j, struct grd_err *e)
+{
+    char obj[PATH_CAP + 64], prepared[PATH_CAP + 64];
+    struct bld_opts bo = {j->o->data_dir, j->scratch, NULL, 0};
+    int rc = 0;
+
+    scratch_path(j, "student.o", obj, sizeof obj);
+    scratch_path(j, "student.prepared.o", prepared, sizeof prepared);
+    scratch_path(j, "runner", j->runner, sizeof j->runner);
+    if (j->kind == SUB_SOURCE) {
+        if ((rc = check_source(j, e)) == 0)
+            rc = compile_source(j, &bo, obj, e);
+    } else {
+        snprintf(obj, sizeof obj, "%s", j->path);
+    }
+    if (rc == 0)
+        rc = check_object(j, obj, prepared, e);
+    if (rc == 0)
+        rc = link_runner(j, &bo, prepared, e);
+    return rc;
+}
+
+/* Adapters from the test loop's hooks to the sandbox. */
+static void hook_reset(void *self)
+{
+    sbx_restart(self);
+}
+
+static void hook_deadline(void *self, double ms)
+{
+    sbx_set_deadline(self, ms);
+}
+
+static const char *hook_output(void *self, size_t *len)
+{
+    return sbx_output(self, len);
+}
+
+static int run_tests(struct job *j, struct grd_err *e)
+{
+    struct sbx_config cfg = {j->runner, 0, 0, 0, 0};
+    struct sbx *s = sbx_new(&cfg, e);
+    struct grun_hooks h = {s, hook_reset, hook_deadline, hook_output};
+    const struct impl *ref = NULL;
+    int rc;
+#if GRADER_STAFF
+    struct impl local = impl_local();
+    ref = &local;
+#endif
+
+    if (s == NULL)
+        return -1;
+    rc = grun_run(j->o->specs, &j->sel, sbx_impl(s), ref, &h, j->o, j->dir, j->r, e);
+    sbx_free(s);
+    return rc;
+}
+
+static const char *refusal_summary(enum grade_status st)
+{
+    switch (st) {
+    case GRADE_COMPILE_ERROR:
+        return "not run: the submission did not compile";
+    case GRADE_REJECTED:
+        return "not run: the submission was refused by the grader's checks";
+    default:
+        return "not run: the grader failed";
+    }
+}
+
+static int new_result(struct job *j, struct grd_err *e)
+{
+    size_t n = grun_selected_tests(&j->sel);
+
+    if ((j->r = calloc(1, sizeof *j->r)) == NULL ||
+        (j->r->tests = calloc(n ? n : 1, sizeof *j->r->tests)) == NULL ||
+        (j->r->tests_cap = n ? n : 1) == 0 ||
+        (j->r->submission = strdup(j->submission)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    j->r->seed = j->o->seed;
+    snprintf(j->r->spec_sha256, sizeof j->r->spec_sha256, "%s",
+             spec_sha256(j->o->specs));
+    return sha256_file(j->path, j->r->submission_sha256, e);
+}
+
+static int grade_job(struct job *j, struct grd_err *e)
+{
+    int rc;
+
+    if (resolve(j, e) < 0 || grun_select(j->o->specs, j->o->only, &j->sel, e) < 0)
+        return -1;
+    if (new_result(j, e) < 0 || make_scratch(j, e) < 0)
+        return -1;
+    rc = build_runner(j, e);
+    if (rc == 0)
+        return run_tests(j, e);
+    if (rc < 0)
+        return -1;
+    return grun_mark_all(j->o->specs, &j->sel, TEST_NOT_RUN,
+                         refusal_summary(j->r->status), j->r) < 0
+               ? err_set(e, NULL, 0, 0, "out of memory") : 0;
+}
+
+int grade_submission(const char *submission, const struct grade_opts *o,
+                     struct grade_result **out, struct grd_err *e)
+{
+    struct job j;
+    double t0 = ut_now_ms();
+    int rc;
+
+    memset(&j, 0, sizeof j);
+    j.submission = submission;
+    j.o = o;
+    *out = NULL;
+    rc = grade_job(&j, e);
+    remove_scratch(&j);
+    grun_select_release(&j.sel);
+    if (rc < 0) {
+        grade_result_free(j.r);
+        return -1;
+    }
+    j.r->elapsed_ms = ut_now_ms() - t0;
+    *out = j.r;
+    return 0;
+}
+
+void grade_result_free(struct grade_result *r)
+{
+    if (r == NULL)
+        return;
+    for (size_t i = 0; i < r->tests_cap; i++) {
+        free(r->tests[i].message);
+        free(r->tests[i].hint);
+        free(r->tests[i].repro);
+    }
+    free(r->tests);
+    free(r->status_detail);
+    free(r->warnings);
+    free(r->submission);
+    free(r);
+}
+
+const char *grade_status_name(enum grade_status s)
+{
+    static const char *const names[] = {
+        "ok", "compile_error", "rejected", "budget_exhausted", "error",
+    };
+
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "error";
+}
+
+const char *test_status_name(enum test_status s)
+{
+    static const char *const names[] = {
+        "passed", "failed", "crashed", "timed_out", "not_implemented",
+        "not_run", "manual_pending",
+    };
+
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "failed";
+}
+
+struct grade_session {
+    struct job j;
+    struct grade_opts o;
+    struct grade_result r;
+    struct sbx *sbx;
+};
+
+static void session_release(struct grade_session *g)
+{
+    sbx_free(g->sbx);
+    remove_scratch(&g->j);
+    free(g->r.status_detail);
+    free(g->r.warnings);
+    free(g);
+}
+
+struct grade_session *grade_session_open(const char *submission, const char *data_dir,
+                                         const struct spec_set *specs,
+                                         char **refusal, struct grd_err *e)
+{
+    struct grade_session *g = calloc(1, sizeof *g);
+    struct sbx_config cfg;
+    int rc;
+
+    *refusal = NULL;
+    if (g == NULL) {
+        err_set(e, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    g->o.specs = specs;
+    g->o.data_dir = data_dir;
+    g->j.o = &g->o;
+    g->j.r = &g->r;
+    g->j.submission = submission;
+    rc = resolve(&g->j, e) < 0 || make_scratch(&g->j, e) < 0 ? -1 : build_runner(&g->j, e);
+    if (rc == 0) {
+        memset(&cfg, 0, sizeof cfg);
+        cfg.runner = g->j.runner;
+        if ((g->sbx = sbx_new(&cfg, e)) != NULL)
+            return g;
+    } else if (rc == 1) {
+        *refusal = g->r.status_detail;
+        g->r.status_detail = NULL;
+    }
+    session_release(g);
+    return NULL;
+}
+
+struct impl grade_session_impl(struct grade_session *g, double deadline_ms)
+{
+    if (deadline_ms > 0)
+        sbx_set_deadline(g->sbx, deadline_ms);
+    return sbx_impl(g->sbx);
+}
+
+void grade_session_close(struct grade_session *g)
+{
+    if (g != NULL)
+        session_release(g);
+}

@@ -1,0 +1,119 @@
+/*
+ * grade.h -- grade one submission against a spec set: compile, check,
+ * contain, run every selected test, and record the verdicts.
+ *
+ * The result is plain data that the report writers (report.h) print; it is
+ * computed entirely by the trusted side: a submission's own output never
+ * decides a verdict.
+ */
+#ifndef GRD_GRADE_H
+#define GRD_GRADE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "sandbox/impl.h"
+#include "spec/spec.h"
+
+/* How grading of the whole submission ended. */
+enum grade_status {
+    GRADE_OK = 0,            /* tests ran (whatever the score) */
+    GRADE_COMPILE_ERROR,     /* the submission did not compile */
+    GRADE_REJECTED,          /* static checks or source rules refused it */
+    GRADE_BUDGET_EXHAUSTED,  /* the time budget ran out; later tests 0 */
+    GRADE_ERROR              /* the grader itself failed */
+};
+
+/* How one test ended. */
+enum test_status {
+    TEST_PASSED = 0,
+    TEST_FAILED,             /* a property check failed */
+    TEST_CRASHED,            /* the submission crashed in this test */
+    TEST_TIMED_OUT,
+    TEST_NOT_IMPLEMENTED,
+    TEST_NOT_RUN,            /* compile error, rejection, budget */
+    TEST_MANUAL_PENDING      /* a manual item awaiting a TA */
+};
+
+struct test_result {
+    const struct spec_test *test; /* owned by the spec set */
+    enum test_status status;
+    double score;            /* points earned; fractional under partial */
+    double max_score;
+    size_t cases_passed, cases_run;
+    size_t failed_case;      /* index of the smallest failing case */
+    int dependency_failed;   /* a depends_on test did not pass */
+    char *message;           /* failure text (owned), "" when passed */
+    char *hint;              /* owned, "" when none */
+    char *repro;             /* "make check ONLY='^sdpa\\.mask$'" (owned) */
+    double elapsed_ms;
+};
+
+struct grade_result {
+    enum grade_status status;
+    char *status_detail;     /* compile errors, rejection reasons (owned) */
+    char *warnings;          /* e.g. localised helper symbols (owned) */
+    char *submission;        /* as given on the command line (owned) */
+    char submission_sha256[65];
+    char spec_sha256[65];
+    uint64_t seed;
+    double score, max_score;
+    double elapsed_ms;
+    size_t n_tests;
+    struct test_result *tests;   /* in spec order (owned) */
+    size_t tests_cap;            /* entries allocated in tests */
+};
+
+struct grade_opts {
+    const struct spec_set *specs;
+    const char *only;        /* PCRE2 pattern on test ids, or NULL */
+    uint64_t seed;
+    const char *data_dir;    /* holds runner_main.o and include/attention.h
+                                (the grader's build directory) */
+    const char *scratch_dir; /* parent of the private scratch directory;
+                                NULL: $TMPDIR or /tmp */
+    double budget_ms;        /* whole-submission budget; 0: default 20 s */
+};
+
+/*
+ * Grade `submission` (an attention.c, attention.o or a directory holding
+ * attention.c). Returns 0 with *out set (the caller frees it with
+ * grade_result_free) whenever a rubric can be produced -- including compile
+ * errors and rejections. Returns -1 with `e` set only for errors of use or
+ * environment (missing file, bad --only pattern, no compiler).
+ */
+int grade_submission(const char *submission, const struct grade_opts *o,
+                     struct grade_result **out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+void grade_result_free(struct grade_result *r);
+
+/*
+ * A submission compiled, checked and linked into a sandboxed
+ * implementation, for the self-check tools (map, saturation, permute) that
+ * call a student's functions outside a grading run.
+ */
+struct grade_session;
+
+/*
+ * Open a session on `submission` (as for grade_submission). `specs` gives
+ * the source rules (may be NULL: none). Returns the session, or NULL: with
+ * *refusal set (owned by the caller; compile errors or rejections) when the
+ * submission was refused, or with `e` set on a grader error.
+ */
+struct grade_session *grade_session_open(const char *submission, const char *data_dir,
+                                         const struct spec_set *specs,
+                                         char **refusal, struct grd_err *e);
+
+/* The sandboxed implementation; valid until grade_session_close. Each call
+ * has a deadline of `deadline_ms` (0: the sandbox default). */
+struct impl grade_session_impl(struct grade_session *g, double deadline_ms);
+
+/* Kill the runner, remove the scratch directory, free. NULL is a no-op. */
+void grade_session_close(struct grade_session *g);
+
+const char *grade_status_name(enum grade_status s);  /* "ok", "compile_error", ... */
+const char *test_status_name(enum test_status s);    /* "passed", "failed", ... */
+
+#endif

@@ -1,0 +1,469 @@
+/* grade_run.c -- the test loop; see grade_run.h. */
+#include "grade/grade_run.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "props/prop.h"
+#include "core/util.h"
+
+#define DEADLINE_FACTOR 50.0    /* x the reference's time on the same case */
+#define DEADLINE_FLOOR_MS 250.0 /* scheduling noise on a shared machine */
+#define DEADLINE_DEFAULT_MS 1000.0 /* no reference (student build) */
+#define BUDGET_DEFAULT_MS 15000.0
+#define MAX_FN_TIMEOUTS 2       /* then the function's later tests are skipped */
+#define OUTPUT_SHOWN 400        /* bytes of the submission's output shown */
+
+static int pattern_matches(pcre2_code *re, pcre2_match_data *md, const char *s)
+{
+    return pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL) >= 0;
+}
+
+static int select_test(const struct spec_test *t, pcre2_code *re,
+                       pcre2_match_data *md, unsigned char *cases)
+{
+    char buf[256];
+    int any = 0;
+
+    for (size_t k = 0; k < t->n_cases; k++) {
+        snprintf(buf, sizeof buf, "%s#%zu", t->id, k + 1);
+        cases[k] = re == NULL || pattern_matches(re, md, t->id) ||
+                   pattern_matches(re, md, buf);
+        any |= cases[k];
+    }
+    return any;
+}
+
+static pcre2_code *compile_only(const char *only, struct grd_err *e)
+{
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)only, PCRE2_ZERO_TERMINATED, 0,
+                                   &code, &off, NULL);
+    if (re == NULL) {
+        PCRE2_UCHAR msg[160];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        err_set(e, NULL, 0, 0, "bad --only pattern '%s' at offset %zu: %s",
+                only, (size_t)off, (const char *)msg);
+    }
+    return re;
+}
+
+int grun_select(const struct spec_set *s, const char *only, struct grun_sel *sel,
+                struct grd_err *e)
+{
+    pcre2_code *re = NULL;
+    pcre2_match_data *md = NULL;
+
+    sel->n_tests = spec_test_count(s);
+    sel->cases = calloc(sel->n_tests ? sel->n_tests : 1, sizeof *sel->cases);
+    if (sel->cases == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if (only != NULL && (re = compile_only(only, e)) == NULL)
+        goto fail;
+    if (re != NULL && (md = pcre2_match_data_create_from_pattern(re, NULL)) == NULL)
+        goto oom;
+    for (size_t i = 0; i < sel->n_tests; i++) {
+        const struct spec_test *t = spec_test_at(s, i);
+        if ((sel->cases[i] = calloc(t->n_cases, 1)) == NULL)
+            goto oom;
+        if (!select_test(t, re, md, sel->cases[i])) {
+            free(sel->cases[i]);
+            sel->cases[i] = NULL;
+        }
+    }
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+    return 0;
+oom:
+    err_set(e, NULL, 0, 0, "out of memory");
+fail:
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+    grun_select_release(sel);
+    return -1;
+}
+
+void grun_select_release(struct grun_sel *sel)
+{
+    if (sel->cases != NULL)
+        for (size_t i = 0; i < sel->n_tests; i++)
+            free(sel->cases[i]);
+    free(sel->cases);
+    sel->cases = NULL;
+    sel->n_tests = 0;
+}
+
+size_t grun_selected_tests(const struct grun_sel *sel)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < sel->n_tests; i++)
+        n += sel->cases[i] != NULL;
+    return n;
+}
+
+static size_t selected_cases(const struct spec_test *t, const unsigned char *sel)
+{
+    size_t n = 0;
+
+    for (size_t k = 0; k < t->n_cases; k++)
+        n += sel[k];
+    return n;
+}
+
+/* "make check ONLY='^sdpa\.causal#2$'": the one command for that case. */
+static char *repro_command(const struct spec_test *t, size_t k)
+{
+    char buf[512];
+    size_t j = 0;
+
+    /* The written part has its own target: it grades answers.yaml. */
+    j += (size_t)snprintf(buf, sizeof buf, "make %s ONLY='^",
+                          strcmp(t->function, "written") == 0 ? "check-written" : "check");
+    for (const char *p = t->id; *p && j + 4 < sizeof buf; p++) {
+        if (*p == '.')
+            buf[j++] = '\\';
+        buf[j++] = *p;
+    }
+    snprintf(buf + j, sizeof buf - j, "#%zu$'", k + 1);
+    return strdup(buf);
+}
+
+/* The state the loop keeps across tests. */
+struct loop {
+    const struct spec_set *s;
+    struct impl student;
+    const struct impl *reference;
+    const struct grun_hooks *h;
+    const struct grade_opts *o;
+    struct grade_result *r;
+    const char *submission_dir;
+    double t0, budget_ms;
+    int fn_timeouts[IMPL_FN_COUNT + 1]; /* + the written part */
+};
+
+/* What one test accumulated over its cases. */
+struct tally {
+    size_t run, passed, first_fail;
+    int have_fail;
+    struct prop_verdict fail;    /* the smallest failing case's verdict */
+    double elapsed_ms;
+};
+
+static double case_deadline(struct loop *L, const struct prop_def *d,
+                            const struct spec_test *t, const struct spec_case *c,
+                            struct grd_err *e)
+{
+    struct prop_env env;
+    struct prop_verdict v;
+    double t0;
+
+    if (t->timeout_ms > 0)
+        return (double)t->timeout_ms;
+    if (L->reference == NULL) /* the student build: no reference to time */
+        return DEADLINE_DEFAULT_MS;
+    env = (struct prop_env){*L->reference, L->reference, L->o->seed, 0,
+                            L->submission_dir};
+    memset(&v, 0, sizeof v);
+    t0 = ut_now_ms();
+    if (d->run(&env, t, c, &v, e) < 0)
+        return -1;
+    return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (ut_now_ms() - t0));
+}
+
+static int run_case(struct loop *L, const struct prop_def *d,
+                    const struct spec_test *t, size_t k, struct tally *ty,
+                    struct grd_err *e)
+{
+    const struct spec_case *c = &t->cases[k];
+    double deadline = case_deadline(L, d, t, c, e);
+    struct prop_env env = {L->student, L->reference, L->o->seed, deadline,
+                           L->submission_dir};
+    struct prop_verdict v;
+    double t0 = ut_now_ms();
+
+    if (deadline < 0)
+        return -1;
+    if (L->h && L->h->set_deadline)
+        L->h->set_deadline(L->h->self, deadline);
+    memset(&v, 0, sizeof v);
+    if (d->run(&env, t, c, &v, e) < 0)
+        return -1;
+    ty->elapsed_ms += ut_now_ms() - t0;
+    ty->run++;
+    if (v.passed) {
+        ty->passed++;
+    } else if (!ty->have_fail) {
+        ty->have_fail = 1;
+        ty->first_fail = k;
+        ty->fail = v;
+    }
+    return 0;
+}
+
+static enum test_status failure_status(const struct prop_verdict *v)
+{
+    if (v->manual_pending)
+        return TEST_MANUAL_PENDING;
+    if (v->not_implemented)
+        return TEST_NOT_IMPLEMENTED;
+    switch (v->call.status) {
+    case CALL_RETURNED:
+        return TEST_FAILED;
+    case CALL_TIMEOUT:
+        return TEST_TIMED_OUT;
+    case CALL_SKIPPED:
+        return TEST_NOT_RUN;
+    default:
+        return TEST_CRASHED;
+    }
+}
+
+static void case_label(const struct spec_test *t, size_t k, char *buf, size_t n)
+{
+    const struct spec_case *c = &t->cases[k];
+    size_t j = (size_t)snprintf(buf, n, "case %zu of %zu", k + 1, t->n_cases);
+    const char *sep = " (";
+
+    for (size_t i = 0; i < c->n_params && j + 2 < n; i++, sep = ", ") {
+        const struct spec_param *p = &c->params[i];
+        if (p->kind == SPEC_NUM)
+            j += (size_t)snprintf(buf + j, n - j, "%s%s=%g", sep, p->key, p->num);
+        else if (p->kind == SPEC_STR)
+            j += (size_t)snprintf(buf + j, n - j, "%s%s=%s", sep, p->key, p->str);
+        else
+            j += (size_t)snprintf(buf + j, n - j, "%s%s=[%zu values]", sep,
+                                  p->key, p->list_len);
+    }
+    if (c->n_params > 0 && j + 2 < n)
+        snprintf(buf + j, n - j, ")");
+}
+
+/* The failure text: the case, the property's message, and what the
+ * submission printed (capped), so that a student sees their own debug
+ * output next to the failure it explains. */
+static char *failure_message(struct loop *L, const struct spec_test *t,
+                             const struct tally *ty)
+{
+    char label[256], *msg;
+    size_t outlen = 0, n;
+    const char *out = L->h && L->h->output ? L->h->output(L->h->self, &outlen) : NULL;
+
+    /* Properties usually name the case with its full shape themselves,
+     * at the start ("case 2 (...): ...") or the end ("... in case 2 (...)"). */
+    if (strncmp(ty->fail.msg, "case ", 5) == 0 || strstr(ty->fail.msg, " in case ") != NULL)
+        label[0] = '\0';
+    else
+        case_label(t, ty->first_fail, label, sizeof label);
+    if (outlen > OUTPUT_SHOWN)
+        outlen = OUTPUT_SHOWN;
+    n = strlen(label) + strlen(ty->fail.msg) + outlen + 64;
+    if ((msg = malloc(n)) == NULL)
+        return NULL;
+    snprintf(msg, n, "%s%s%s%s%.*s", label, label[0] ? ": " : "", ty->fail.msg,
+             outlen ? "\nyour code printed: " : "", (int)outlen, out ? out : "");
+    return msg;
+}
+
+static int record(struct loop *L, const struct spec_test *t, size_t ncases,
+                  const struct tally *ty, struct test_result *tr)
+{
+    tr->cases_run = ty->run;
+    tr->cases_passed = ty->passed;
+    tr->elapsed_ms = ty->elapsed_ms;
+    if (!ty->have_fail && ty->run == ncases) {
+        tr->status = TEST_PASSED;
+        tr->score = t->points;
+        return (tr->message = strdup("")) && (tr->hint = strdup("")) &&
+                       (tr->repro = strdup(""))
+                   ? 0 : -1;
+    }
+    tr->status = failure_status(&ty->fail);
+    tr->score = t->scoring == SPEC_PARTIAL ? t->points * (double)ty->passed / (double)ncases : 0.0;
+    tr->failed_case = ty->first_fail;
+    tr->message = failure_message(L, t, ty);
+    tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint : (t->hint ? t->hint : ""));
+    tr->repro = repro_command(t, ty->first_fail);
+    return tr->message && tr->hint && tr->repro ? 0 : -1;
+}
+
+static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
+                     enum call_status st, struct test_result *tr)
+{
+    struct tally ty;
+
+    memset(&ty, 0, sizeof ty);
+    ty.have_fail = 1;
+    ty.fail.call.status = st;
+    snprintf(ty.fail.msg, sizeof ty.fail.msg, "%s", why);
+    return record(L, t, t->n_cases, &ty, tr);
+}
+
+/* Why a test is not run at all, or NULL: the budget is spent, or its
+ * function timed out too often already (each would cost a deadline). */
+static const char *skip_reason(struct loop *L, size_t fn, char *buf, size_t n)
+{
+    if (ut_now_ms() - L->t0 > L->budget_ms) {
+        L->r->status = GRADE_BUDGET_EXHAUSTED;
+        snprintf(buf, n, "not run: the submission used up its time budget of %.0f s",
+                 L->budget_ms / 1e3);
+        return buf;
+    }
+    if (L->fn_timeouts[fn] >= MAX_FN_TIMEOUTS) {
+        snprintf(buf, n, "not run: %s timed out in %d earlier tests",
+                 fn < IMPL_FN_COUNT ? impl_fn_cname((enum impl_fn)fn) : "your code",
+                 MAX_FN_TIMEOUTS);
+        return buf;
+    }
+    return NULL;
+}
+
+/* The work a case asks for: the product of its shape keys. */
+static double case_size(const struct spec_case *c)
+{
+    static const char *const dims[] = {"rows", "cols", "n", "d", "n_q", "n_k", "n_kv",
+                                       "d_k", "d_v", "d_model", "d_ff", NULL};
+    double size = 1.0;
+
+    for (size_t i = 0; i < c->n_params; i++)
+        for (const char *const *k = dims; *k; k++)
+            if (c->params[i].kind == SPEC_NUM && strcmp(c->params[i].key, *k) == 0)
+                size *= fmax(1.0, c->params[i].num);
+    return size;
+}
+
+/*
+ * The order to run t's cases in: from small to large (stable, so equal
+ * sizes keep the spec's order), so that the failure shown is the smallest
+ * failing case. Returns a new array of t->n_cases indices, or NULL.
+ */
+static size_t *case_order(const struct spec_test *t)
+{
+    size_t *ord = malloc((t->n_cases ? t->n_cases : 1) * sizeof *ord);
+
+    if (ord == NULL)
+        return NULL;
+    for (size_t i = 0; i < t->n_cases; i++) {
+        size_t j = i;
+        double si = case_size(&t->cases[i]);
+        while (j > 0 && case_size(&t->cases[ord[j - 1]]) > si) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = i;
+    }
+    return ord;
+}
+
+static int run_test(struct loop *L, const struct spec_test *t,
+                    const unsigned char *sel, struct test_result *tr,
+                    struct grd_err *e)
+{
+    const struct prop_def *d = prop_find(t->function, t->property);
+    enum impl_fn f;
+    size_t fn = impl_fn_parse(t->function, &f) == 0 ? (size_t)f : IMPL_FN_COUNT;
+    struct tally ty;
+    size_t *ord;
+    char why[160];
+
+    tr->test = t;
+    tr->max_score = t->points;
+    if (d == NULL)
+        return err_set(e, t->file, t->line, t->col, "unknown property '%s.%s'",
+                       t->function, t->property);
+    if (skip_reason(L, fn, why, sizeof why))
+        return skip_test(L, t, why, CALL_SKIPPED, tr);
+    if (L->h && L->h->reset)
+        L->h->reset(L->h->self);
+    memset(&ty, 0, sizeof ty);
+    if ((ord = case_order(t)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; i < t->n_cases; i++) {
+        size_t k = ord[i];
+        if (!sel[k])
+            continue;
+        if (run_case(L, d, t, k, &ty, e) < 0) {
+            free(ord);
+            return -1;
+        }
+        if (ty.have_fail && ty.fail.call.status == CALL_TIMEOUT) {
+            L->fn_timeouts[fn]++;
+            break; /* every later case would cost a deadline too */
+        }
+    }
+    free(ord);
+    return record(L, t, selected_cases(t, sel), &ty, tr);
+}
+
+static void label_dependencies(struct grade_result *r)
+{
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct spec_test *t = r->tests[i].test;
+        for (size_t j = 0; j < t->n_depends_on; j++)
+            for (size_t k = 0; k < r->n_tests; k++)
+                if (strcmp(r->tests[k].test->id, t->depends_on[j]) == 0 &&
+                    r->tests[k].status != TEST_PASSED)
+                    r->tests[i].dependency_failed = 1;
+    }
+}
+
+int grun_run(const struct spec_set *s, const struct grun_sel *sel,
+             struct impl student, const struct impl *reference,
+             const struct grun_hooks *h, const struct grade_opts *o,
+             const char *submission_dir, struct grade_result *r, struct grd_err *e)
+{
+    struct loop L;
+    size_t j = 0;
+
+    memset(&L, 0, sizeof L);
+    L.s = s;
+    L.student = student;
+    L.reference = reference;
+    L.h = h;
+    L.o = o;
+    L.r = r;
+    L.submission_dir = submission_dir;
+    L.t0 = ut_now_ms();
+    L.budget_ms = o->budget_ms > 0 ? o->budget_ms : BUDGET_DEFAULT_MS;
+    for (size_t i = 0; i < sel->n_tests; i++) {
+        if (sel->cases[i] == NULL)
+            continue;
+        if (run_test(&L, spec_test_at(s, i), sel->cases[i], &r->tests[j], e) < 0)
+            return -1;
+        r->score += r->tests[j].score;
+        r->max_score += r->tests[j].max_score;
+        r->n_tests = ++j;
+    }
+    label_dependencies(r);
+    return 0;
+}
+
+int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
+                  enum test_status st, const char *why, struct grade_result *r)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < sel->n_tests; i++) {
+        struct test_result *tr;
+        if (sel->cases[i] == NULL)
+            continue;
+        tr = &r->tests[j];
+        tr->test = spec_test_at(s, i);
+        tr->status = st;
+        tr->max_score = tr->test->points;
+        tr->message = strdup(why);
+        tr->hint = strdup(tr->test->hint ? tr->test->hint : "");
+        tr->repro = strdup("");
+        r->max_score += tr->max_score;
+        r->n_tests = ++j;
+        if (!tr->message || !tr->hint || !tr->repro)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,62 @@
+/*
+ * grade_run.h -- the test loop of grading: run every selected test of a
+ * spec set against an implementation and record the verdicts. Internal to
+ * grade.c; split out so that our own tests can run the loop on a local
+ * implementation without compiling anything.
+ */
+#ifndef GRD_GRADE_RUN_H
+#define GRD_GRADE_RUN_H
+
+#include <stddef.h>
+
+#include "grade/grade.h"
+#include "sandbox/impl.h"
+
+/* Hooks between the loop and whatever contains the implementation. */
+struct grun_hooks {
+    void *self;
+    /* Called before each test: a fresh process for the sandbox. */
+    void (*reset)(void *self);
+    /* Set the per-call deadline (ms) for the following calls. */
+    void (*set_deadline)(void *self, double ms);
+    /* What the implementation printed since the last reset (may be NULL). */
+    const char *(*output)(void *self, size_t *len);
+};
+
+/* Which tests and cases a run covers. */
+struct grun_sel {
+    unsigned char **cases;   /* cases[i][k]: run case k of test i */
+    size_t n_tests;          /* == spec_test_count */
+};
+
+/*
+ * Build the selection from an --only PCRE2 pattern (NULL: everything). A
+ * test is selected whole when the pattern matches its id, and case k
+ * (1-based) alone when it matches "<id>#k". Returns 0, or -1 with `e` set
+ * (bad pattern, out of memory).
+ */
+int grun_select(const struct spec_set *s, const char *only, struct grun_sel *sel,
+                struct grd_err *e) __attribute__((warn_unused_result));
+void grun_select_release(struct grun_sel *sel);
+
+/* Number of selected tests. */
+size_t grun_selected_tests(const struct grun_sel *sel);
+
+/*
+ * Run the selected tests of `s` on `student` (in spec order) into r, which
+ * must have r->tests allocated for grun_selected_tests() entries. Per-call
+ * deadlines come from the reference's time on the same case when
+ * `reference` is not NULL, else from the test's timeout_ms or a default.
+ * Returns 0, or -1 on an error of the grader itself (e set).
+ */
+int grun_run(const struct spec_set *s, const struct grun_sel *sel,
+             struct impl student, const struct impl *reference,
+             const struct grun_hooks *h, const struct grade_opts *o,
+             const char *submission_dir, struct grade_result *r, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* Mark every selected test NOT_RUN with `why` (compile error, rejection). */
+int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
+                  enum test_status st, const char *why, struct grade_result *r);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * prop.h -- the property tests: one reusable check per property,
+ * parameterised by a spec case.
+ *
+ * A property is trusted code. It builds inputs from the case (shapes,
+ * seeds, magnitudes, masks), calls ONE function of the implementation under
+ * test through `struct impl` (fault isolation: any other stage it needs
+ * comes from trusted code), checks the outputs, and fills a verdict. It
+ * never trusts anything the submission returns beyond the numbers in its
+ * output buffers and its return code.
+ *
+ * A property case passes only when its run function reaches its final check
+ * and sets verdict->passed = 1; every path that stops early leaves it 0.
+ */
+#ifndef GRD_PROP_H
+#define GRD_PROP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "sandbox/impl.h"
+#include "spec/spec.h"
+
+#define PROP_MSG_MAX 1024
+
+/* Everything a property may use besides the case. */
+struct prop_env {
+    struct impl student;     /* the implementation under test */
+    const struct impl *reference; /* trusted reference; NULL in the
+                                     student (public) build */
+    uint64_t seed;           /* the run's seed (--seed), mixed into cases */
+    double timeout_ms;       /* per-call deadline the sandbox applies, for
+                                messages; 0 when unknown */
+    const char *submission_dir; /* directory of the submission (where the
+                                   written part's answers.yaml lives), or
+                                   NULL */
+};
+
+struct prop_verdict {
+    int passed;              /* 1 only when the final check was reached */
+    int not_implemented;     /* the function returned ATTN_ENOTIMPL */
+    int manual_pending;      /* a manual item: a TA scores it later */
+    struct call_result call; /* the call that decided a failure, if any */
+    char msg[PROP_MSG_MAX];  /* what broke, where, expected vs actual, tol */
+    char hint[PROP_MSG_MAX]; /* a hint tied to the likely mistake, or "" */
+};
+
+/*
+ * A property's checker. Returns 0 when the verdict is filled (pass or
+ * fail), -1 on an error of the grader itself (e set).
+ */
+typedef int (*prop_run_fn)(const struct prop_env *env, const struct spec_test *t,
+                           const struct spec_case *c, struct prop_verdict *v,
+                           struct grd_err *e);
+
+struct prop_def {
+    const char *function;    /* short name: softmax, sdpa, ... */
+    const char *property;    /* e.g. "rows_sum_to_one" */
+    prop_run_fn run;
+    const char *const *keys; /* case keys it accepts, NULL-terminated */
+    double default_tol;      /* used when the spec gives no tolerance */
+    int needs_reference;     /* 1: only in the staff build */
+    const char *summary;     /* one line for docs and --list */
+};
+
+/* The property (function, property), or NULL. */
+const struct prop_def *prop_find(const char *function, const char *property);
+
+/* The number of properties, and the i-th in a fixed order (NULL when out
+ * of range): softmax, sdpa, pe, layernorm, mha, block. */
+size_t prop_count(void);
+const struct prop_def *prop_at(size_t i);
+
+/* spec_check_fn for spec_load(): function/property known, keys allowed,
+ * reference available when needed. */
+int prop_check_case(const struct spec_test *t, const struct spec_case *c,
+                    struct grd_err *e);
+
+/* Whether this build has the reference (the staff build). */
+int prop_have_reference(void);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * prop_common.h -- the "standard call" of each API function, and the
+ * generic properties every function has (inputs unchanged, EINVAL on bad
+ * arguments, determinism, no leaks, speed, agreement with the reference).
+ * Internal to the property layer; prefix pc_.
+ *
+ * A standard call is built from a spec case: its shapes come from the case
+ * keys (with defaults), its inputs are Gaussian (key `scale`, default 1)
+ * drawn from the case's seed, its mask from the key `mask`. Every buffer is
+ * owned by the pc_call and released by pc_release(). Property code may
+ * change the inputs (in[], mask, init[]) between pc_build and pc_invoke.
+ *
+ * Standard buffers per function (in[] order / out[] order):
+ *   softmax    in: -                         out: x (in place, rows x cols)
+ *   sdpa       in: Q, K, V                   out: out (n_q x d_v), weights (n_q x n_k)
+ *   pe         in: -                         out: pe (n x d)
+ *   mha        in: Xq, Xkv, Wq, Wk, Wv, Wo   out: out (n_q x d_model),
+ *                                                 weights (heads x n_q x n_kv)
+ *   layernorm  in: -                         out: x (in place, rows x cols)
+ *   block      in: Wq, Wk, Wv, Wo, W1, b1, W2, b2   out: X (in place, n x d_model)
+ * mha keeps n_kv in the field n_k; block keeps n in n, and its mask is n x n.
+ */
+#ifndef GRD_PROP_COMMON_H
+#define GRD_PROP_COMMON_H
+
+#include <stddef.h>
+
+#include "sandbox/impl.h"
+#include "props/prop.h"
+#include "spec/spec.h"
+
+#define PC_MAX_IN 8
+#define PC_MAX_OUT 2
+
+/* One standard call of one API function, built from a case. */
+struct pc_call {
+    enum impl_fn fn;
+    size_t rows, cols;          /* softmax, layernorm (x is rows x cols) */
+    size_t n_q, n_k, d_k, d_v;  /* sdpa; mha uses n_q and n_k (= n_kv) */
+    size_t n, d;                /* pe; block uses n */
+    size_t d_model, heads, d_ff;/* mha, block */
+    float eps;                  /* layernorm, block */
+    const char *mask_kind;      /* "none", "causal", "random", "full_row" */
+    float *in[PC_MAX_IN];       /* const inputs (owned) */
+    size_t in_len[PC_MAX_IN];
+    const char *in_name[PC_MAX_IN];
+    size_t n_in;
+    unsigned char *mask;        /* NULL or owned; n_q x n_k (block: n x n) */
+    float *out[PC_MAX_OUT];     /* outputs or in-place buffers (owned) */
+    size_t out_len[PC_MAX_OUT];
+    const char *out_name[PC_MAX_OUT];
+    size_t n_out;
+    float *init[PC_MAX_OUT];    /* what out[i] is reset to before each call:
+                                   the in-place input, or NaN (owned) */
+};
+
+/*
+ * Build the standard call of `fn` from case `c` (seeded by
+ * pu_case_seed(env, t, c)). Keys: rows cols n_q n_k n_kv d_k d_v n d
+ * d_model heads d_ff eps scale mask (see pc_generic_keys). Returns 0, or
+ * -1 with `e` set (out of memory, a size that overflows, an unknown mask
+ * kind); on failure k holds nothing to release (it is zeroed).
+ */
+int pc_build(enum impl_fn fn, const struct prop_env *env,
+             const struct spec_test *t, const struct spec_case *c,
+             struct pc_call *k, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * Make k's call on `im`: out[i] is first reset from init[i], so calling
+ * twice makes the same call. Returns what the impl returns: 0 when the call
+ * could be made (see r->status), -1 on a grader error (e set).
+ */
+int pc_invoke(const struct impl *im, struct pc_call *k, struct call_result *r,
+              struct grd_err *e) __attribute__((warn_unused_result));
+
+/* Free every buffer of k and zero it. Safe on a zeroed or released k. */
+void pc_release(struct pc_call *k);
+
+/*
+ * Make k's call on the student and check it returned ATTN_OK (see
+ * pu_returned_ok, which names `fn` in the failure). Returns 1 when it did,
+ * 0 with v failed, -1 on a grader error (e set).
+ */
+int pc_call_ok(const struct prop_env *env, struct pc_call *k, const char *fn,
+               struct prop_verdict *v, struct grd_err *e);
+
+/*
+ * Release k and turn a check's outcome into a run function's return value:
+ * ok < 0 is a grader error (-1), ok == 0 a failed verdict (0), ok > 0 the
+ * final check reached (pu_pass, 0).
+ */
+int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v);
+
+/* "case 2 (n_q=3, n_k=7, d_k=5, d_v=2, mask=causal)" into buf (size n):
+ * the 0-based index of c in t's cases and k's shape. Returns buf. */
+char *pc_label(const struct spec_test *t, const struct spec_case *c,
+               const struct pc_call *k, char *buf, size_t n);
+
+/* The tolerance of a test: t->tolerance when >= 0, else the default_tol
+ * of its property (1e-5 if the property is unknown). */
+double pc_tol(const struct spec_test *t);
+
+/* The function a test is about (parsed from t->function); -1 if unknown. */
+int pc_fn(const struct spec_test *t, enum impl_fn *fn);
+
+/*
+ * Generic properties (prop_run_fn), usable in any function's table; the
+ * function comes from t->function. Keys they accept: pc_generic_keys.
+ *   inputs_unchanged   const inputs and the mask byte-equal after the call
+ *   einval             every bad-argument variant (each NULL required
+ *                      pointer, each zero dimension, heads not dividing
+ *                      d_model, eps negative or NaN) returns ATTN_EINVAL
+ *                      and writes nothing
+ *   deterministic      two calls give bit-identical outputs
+ *   no_leaks           call_result.live_allocs == 0 after the call
+ *   speed              (needs reference) min of 3 runs <= factor * ref +
+ *                      floor_ms (keys `factor` default 50, `floor_ms` 20)
+ *   matches_reference  (needs reference) |s - r| <= tol * max(1, |r|)
+ */
+int pc_run_inputs_unchanged(const struct prop_env *env, const struct spec_test *t,
+                            const struct spec_case *c, struct prop_verdict *v,
+                            struct grd_err *e);
+int pc_run_einval(const struct prop_env *env, const struct spec_test *t,
+                  const struct spec_case *c, struct prop_verdict *v,
+                  struct grd_err *e);
+int pc_run_deterministic(const struct prop_env *env, const struct spec_test *t,
+                         const struct spec_case *c, struct prop_verdict *v,
+                         struct grd_err *e);
+int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
+                    const struct spec_case *c, struct prop_verdict *v,
+                    struct grd_err *e);
+int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
+                 const struct spec_case *c, struct prop_verdict *v,
+                 struct grd_err *e);
+int pc_run_matches_reference(const struct prop_env *env, const struct spec_test *t,
+                             const struct spec_case *c, struct prop_verdict *v,
+                             struct grd_err *e);
+
+/* NULL-terminated case keys of pc_build and the generic runners. */
+extern const char *const pc_generic_keys[];
+
+#endif

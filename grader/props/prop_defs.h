@@ -1,0 +1,30 @@
+/*
+ * prop_defs.h -- the property tables of each function file, gathered by
+ * prop.c into one registry. Internal to the property layer.
+ *
+ * Each prop_<fn>.c defines its table and count; the order inside a table
+ * is the order of prop_all() and of the docs.
+ */
+#ifndef GRD_PROP_DEFS_H
+#define GRD_PROP_DEFS_H
+
+#include <stddef.h>
+
+#include "props/prop.h"
+
+extern const struct prop_def prop_softmax_defs[];
+extern const size_t prop_softmax_count;
+extern const struct prop_def prop_sdpa_defs[];
+extern const size_t prop_sdpa_count;
+extern const struct prop_def prop_pe_defs[];
+extern const size_t prop_pe_count;
+extern const struct prop_def prop_mha_defs[];
+extern const size_t prop_mha_count;
+extern const struct prop_def prop_layernorm_defs[];
+extern const size_t prop_layernorm_count;
+extern const struct prop_def prop_block_defs[];
+extern const size_t prop_block_count;
+extern const struct prop_def prop_written_defs[];
+extern const size_t prop_written_count;
+
+#endif

@@ -1,0 +1,844 @@
+/*
+ * prop_mha.c -- the properties of attn_multi_head ("mha"). The trusted
+ * double-precision multi-head attention is in prop_mha_trusted.c.
+ *
+ * Inputs: X ~ N(0, scale^2), each W ~ N(0, wscale^2 / d_model), so that
+ * the projections are O(1) and the logits q.k/sqrt(d_head) ~ N(0, 1): the
+ * softmax stays soft and every head's weights matter. On a mismatch,
+ * diagnose() recomputes the usual wrong variants (wrong head slicing, wrong
+ * scale, no Wo, K/V from Xq) in double and names the one the output
+ * follows.
+ *
+ * Tolerance of the comparisons with trusted math (default 5e-4, relative
+ * above 1): a float implementation rounds the projections (error <=
+ * gamma_d * sum|x w| ~ d*u*0.64*sqrt(d), 2e-5 at d = 64), the logits and
+ * the weights (relative ~ the logit error, ~ 1e-5), each head's mix, and
+ * the final product with Wo (another ~ 2e-5): about 1e-4 worst case at
+ * d_model <= 64, n <= 32; realistic errors are ~ 1e-6. A wrong scale,
+ * slicing or missing Wo moves outputs by 1e-1.
+ */
+#include "props/prop_mha.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "props/prop_common.h"
+#include "props/prop_defs.h"
+
+#define FN "attn_multi_head"
+
+/* ---- one case's data --------------------------------------------------- */
+
+struct mha_data {
+    struct pmha_dims s;
+    int self;                  /* Xkv is Xq, passed as the same pointer */
+    const char *mask_kind;
+    float *xq, *xkv, *w[4];    /* xkv == xq when self */
+    unsigned char *mask;       /* NULL for "none" */
+    float *out, *weights;      /* the submission's outputs */
+    double *dxq, *dxkv;        /* double copies (dxkv == dxq when self) */
+    double *want, *want_w;     /* trusted out and weights */
+    char label[200];
+};
+
+static void mha_free(struct mha_data *d)
+{
+    if (d->xkv != d->xq)
+        free(d->xkv);
+    if (d->dxkv != d->dxq)
+        free(d->dxkv);
+    free(d->xq);
+    free(d->dxq);
+    for (int i = 0; i < 4; i++)
+        free(d->w[i]);
+    free(d->mask);
+    free(d->out);
+    free(d->weights);
+    free(d->want);
+    free(d->want_w);
+    memset(d, 0, sizeof *d);
+}
+
+/* Shapes from the case; `self` and `heads` defaults come from the
+ * property. 0, or -1 with e set for shapes the API refuses. */
+static int mha_shape(struct mha_data *d, const struct spec_test *t,
+                     const struct spec_case *c, int self, size_t heads)
+{
+    d->s.n_q = pu_size(c, "n_q", 4);
+    d->self = (int)spec_num(c, "self", self);
+    d->s.n_kv = d->self ? d->s.n_q : pu_size(c, "n_kv", d->s.n_q);
+    d->s.d_model = pu_size(c, "d_model", 8);
+    d->s.heads = pu_size(c, "heads", heads);
+    d->mask_kind = spec_str(c, "mask", "none");
+    snprintf(d->label, sizeof d->label, "case %zu (n_q=%zu, n_kv=%zu, "
+             "d_model=%zu, heads=%zu, mask=%s%s)", (size_t)(c - t->cases) + 1,
+             d->s.n_q, d->s.n_kv, d->s.d_model, d->s.heads, d->mask_kind,
+             d->self ? ", self-attention" : "");
+    if (!d->s.n_q || !d->s.n_kv || !d->s.d_model || !d->s.heads ||
+        d->s.d_model % d->s.heads || d->s.d_model > 4096 ||
+        d->s.n_q > 4096 || d->s.n_kv > 4096 || d->s.heads > 4096)
+        return -1;
+    return 0;
+}
+
+static int mha_alloc(struct mha_data *d)
+{
+    const size_t d2 = d->s.d_model * d->s.d_model;
+    const size_t nq = d->s.n_q * d->s.d_model, nkv = d->s.n_kv * d->s.d_model;
+    const size_t nw = d->s.heads * d->s.n_q * d->s.n_kv;
+    int ok = 1;
+
+    d->xq = pu_floats(nq);
+    d->dxq = calloc(nq, sizeof(double));
+    d->xkv = d->self ? d->xq : pu_floats(nkv);
+    d->dxkv = d->self ? d->dxq : calloc(nkv, sizeof(double));
+    for (int i = 0; i < 4; i++)
+        ok = (d->w[i] = pu_floats(d2)) != NULL && ok;
+    if (strcmp(d->mask_kind, "none") != 0)
+        ok = (d->mask = pu_bytes(d->s.n_q * d->s.n_kv)) != NULL && ok;
+    d->out = pu_floats(nq);
+    d->weights = pu_floats(nw);
+    d->want = calloc(nq, sizeof(double));
+    d->want_w = calloc(nw, sizeof(double));
+    return ok && d->xq && d->dxq && d->xkv && d->dxkv && d->out &&
+           d->weights && d->want && d->want_w ? 0 : -1;
+}
+
+/* Copy the float inputs to their double twins (after any change). */
+static void mha_widen(struct mha_data *d)
+{
+    for (size_t i = 0; i < d->s.n_q * d->s.d_model; i++)
+        d->dxq[i] = d->xq[i];
+    if (!d->self)
+        for (size_t i = 0; i < d->s.n_kv * d->s.d_model; i++)
+            d->dxkv[i] = d->xkv[i];
+}
+
+static int mha_fill(struct mha_data *d, const struct spec_case *c,
+                    struct pu_rng *r)
+{
+    const double xs = spec_num(c, "scale", 1.0);
+    const double ws = spec_num(c, "wscale", 1.0) / sqrt((double)d->s.d_model);
+
+    pu_fill_gauss(d->xq, d->s.n_q * d->s.d_model, r, xs);
+    if (!d->self)
+        pu_fill_gauss(d->xkv, d->s.n_kv * d->s.d_model, r, xs);
+    for (int i = 0; i < 4; i++)
+        pu_fill_gauss(d->w[i], d->s.d_model * d->s.d_model, r, ws);
+    mha_widen(d);
+    if (d->mask == NULL)
+        return 0;
+    return pmha_fill_mask(d->mask, d->s.n_q, d->s.n_kv, d->mask_kind, r);
+}
+
+/* Build a case's data; 0 or -1 (e set, nothing to free). */
+static int mha_build(struct mha_data *d, const struct prop_env *env,
+                     const struct spec_test *t, const struct spec_case *c,
+                     int self, size_t heads, struct grd_err *e)
+{
+    struct pu_rng r;
+
+    memset(d, 0, sizeof *d);
+    if (mha_shape(d, t, c, self, heads) < 0)
+        return err_set(e, t->file, c->line, c->col, "'%s': %s is not a valid "
+                       "multi-head shape", t->id, d->label);
+    if (mha_alloc(d) < 0) {
+        mha_free(d);
+        return err_set(e, NULL, 0, 0, "out of memory in '%s'", t->id);
+    }
+    pu_rng_seed(&r, pu_case_seed(env, t, c));
+    if (mha_fill(d, c, &r) < 0) {
+        mha_free(d);
+        return err_set(e, t->file, c->line, c->col, "'%s': unknown mask kind "
+                       "'%s'", t->id, spec_str(c, "mask", ""));
+    }
+    return 0;
+}
+
+/* The trusted result of d's current inputs into want/want_w. */
+static int mha_expect(struct mha_data *d, struct grd_err *e)
+{
+    if (pmha_forward_d(&d->s, d->dxq, d->dxkv, d->w[0], d->w[1], d->w[2],
+                       d->w[3], d->mask, d->want, d->want_w) < 0)
+        return err_set(e, NULL, 0, 0, "out of memory in trusted attention");
+    return 0;
+}
+
+/* Call the submission with d's inputs (weights NULL unless `with_w`).
+ * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */
+static int mha_call(const struct prop_env *env, struct mha_data *d,
+                    int with_w, struct prop_verdict *v, struct grd_err *e)
+{
+    struct call_result r;
+
+    memset(d->out, 0, d->s.n_q * d->s.d_model * sizeof *d->out);
+    memset(d->weights, 0, d->s.heads * d->s.n_q * d->s.n_kv * sizeof(float));
+    if (env->student.ops->multi_head(env->student.self, d->xq, d->s.n_q,
+                                     d->xkv, d->s.n_kv, d->s.d_model,
+                                     d->s.heads, d->w[0], d->w[1], d->w[2],
+                                     d->w[3], d->mask, d->out,
+                                     with_w ? d->weights : NULL, &r, e) < 0)
+        return -1;
+    return pu_returned_ok(v, &r, FN);
+}
+
+/* First index where |got - want| > tol * max(1, |want|), or n. */
+static size_t first_far(const float *got, const double *want, size_t n,
+                        double tol)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!pu_close(want[i], got[i], tol * fmax(1.0, fabs(want[i])), 0))
+            return i;
+    return n;
+}
+
+/* ---- diagnosis ----------------------------------------------------------- */
+
+struct guess {
+    struct pmha_variant va;
+    int kv_from_xq;
+    const char *hint;
+};
+
+static const struct guess guesses[] = {
+    {{PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 1, 0}, 0, "the output matches the scale 1/sqrt(d_model): "
+     "each head scales its logits by 1/sqrt(d_head), d_head = d_model/heads"},
+    {{PMHA_SL_INTERLEAVED, PMHA_SL_BLOCKS, 0, 0}, 0, "head h looks like it used "
+     "interleaved columns h, h+heads, h+2*heads, ... of Q, K and V: head h "
+     "uses the column block [h*d_head, (h+1)*d_head)"},
+    {{PMHA_SL_INTERLEAVED, PMHA_SL_INTERLEAVED, 0, 0}, 0, "head h looks like it used "
+     "interleaved columns h, h+heads, h+2*heads, ...: head h uses (and "
+     "writes) the column block [h*d_head, (h+1)*d_head)"},
+    {{PMHA_SL_ROWS, PMHA_SL_ROWS, 0, 0}, 0, "head h looks like it used rows (Q read as heads "
+     "chunks of n_q x d_head) instead of the column block [h*d_head, "
+     "(h+1)*d_head) of Q, K and V"},
+    {{PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 1}, 0, "the output matches concat(head_0, ..., head_H-1) "
+     "without the final projection: multiply the concatenation by Wo"},
+    {{PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 0}, 1, "the output matches K and V computed from Xq: in "
+     "attention between two sequences K = Xkv.Wk and V = Xkv.Wv"},
+};
+
+/* Whether the submission's output follows guess g (to 1e-3). */
+static int follows(const struct mha_data *d, const struct guess *g,
+                   double *tmp)
+{
+    const float *const w[4] = {d->w[0], d->w[1], d->w[2], d->w[3]};
+    const size_t n = d->s.n_q * d->s.d_model;
+
+    if (g->kv_from_xq && (d->self || d->s.n_kv > d->s.n_q))
+        return 0;
+    if (g->va.sl != PMHA_SL_BLOCKS && d->s.heads == 1)
+        return 0;
+    if (pmha_forward_variant(&d->s, &g->va, d->dxq, g->kv_from_xq ? d->dxq : d->dxkv,
+                        w, d->mask, tmp, NULL) < 0)
+        return 0;
+    return first_far(d->out, tmp, n, 1e-3) == n;
+}
+
+/* Set a hint naming the wrong variant the output follows, if one does. */
+static void diagnose(const struct mha_data *d, struct prop_verdict *v)
+{
+    double *tmp = calloc(d->s.n_q * d->s.d_model, sizeof *tmp);
+
+    for (size_t i = 0; tmp && i < sizeof guesses / sizeof guesses[0]; i++)
+        if (follows(d, &guesses[i], tmp)) {
+            pu_hint(v, "%s", guesses[i].hint);
+            break;
+        }
+    free(tmp);
+}
+
+/* Fail at the first output far from want; 1 when all are close. */
+static int check_out(const struct mha_data *d, const char *what, double tol,
+                     struct prop_verdict *v)
+{
+    const size_t n = d->s.n_q * d->s.d_model;
+    size_t at = first_far(d->out, d->want, n, tol);
+
+    if (at == n)
+        return 1;
+    pu_fail(v, "%s%s: out[%zu][%zu] is %.7g, expected %.7g (tolerance %g, "
+            "relative above 1)", d->label, what, at / d->s.d_model,
+            at % d->s.d_model, (double)d->out[at], d->want[at], tol);
+    diagnose(d, v);
+    return 0;
+}
+
+/* Run one property body between build and free; the body returns -1, 0
+ * (failed) or 1 (passed). */
+typedef int (*mha_body)(const struct prop_env *env, struct mha_data *d,
+                        double tol, struct prop_verdict *v, struct grd_err *e);
+
+static int mha_run(const struct prop_env *env, const struct spec_test *t,
+                   const struct spec_case *c, struct prop_verdict *v,
+                   struct grd_err *e, int self, size_t heads, mha_body body)
+{
+    struct mha_data d;
+    int ok;
+
+    if (mha_build(&d, env, t, c, self, heads, e) < 0)
+        return -1;
+    ok = body(env, &d, pc_tol(t), v, e);
+    mha_free(&d);
+    if (ok < 0)
+        return -1;
+    return ok ? pu_pass(v) : 0;
+}
+
+/* ---- one_head_equals_attention ------------------------------------------ */
+
+/* X . W rounded to float, as a submission's projection would be; NULL on
+ * OOM. The caller frees. */
+static float *proj_f(const float *X, const float *W, size_t n, size_t d)
+{
+    double *acc = calloc(n * d, sizeof *acc);
+    float *y = pu_floats(n * d);
+
+    if (acc && y) {
+        pu_matmul_d(X, W, n, d, d, acc);
+        for (size_t i = 0; i < n * d; i++)
+            y[i] = (float)acc[i];
+    }
+    free(acc);
+    if (!acc) {
+        free(y);
+        return NULL;
+    }
+    return y;
+}
+
+/* With heads = 1, MHA is Attention(Xq Wq, Xkv Wk, Xkv Wv) Wo: expected via
+ * pu_matmul_d and pu_sdpa_d (scale 1/sqrt(d_model)), independently of
+ * pmha_forward_d. */
+static int one_head_expect(struct mha_data *d, struct grd_err *e)
+{
+    const size_t nq = d->s.n_q, nkv = d->s.n_kv, dm = d->s.d_model;
+    float *q = proj_f(d->xq, d->w[0], nq, dm);
+    float *k = proj_f(d->xkv, d->w[1], nkv, dm);
+    float *val = proj_f(d->xkv, d->w[2], nkv, dm);
+    float *attf = pu_floats(nq * dm);
+    double *att = calloc(nq * dm, sizeof *att);
+    int rc = -1;
+
+    if (q && k && val && attf && att &&
+        pu_sdpa_d(q, k, val, nq, nkv, dm, dm, d->mask, 1.0 / sqrt((double)dm),
+                  att, d->want_w) == 0) {
+        for (size_t i = 0; i < nq * dm; i++)
+            attf[i] = (float)att[i];
+        pu_matmul_d(attf, d->w[3], nq, dm, dm, d->want);
+        rc = 0;
+    }
+    free(q);
+    free(k);
+    free(val);
+    free(attf);
+    free(att);
+    return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory") : 0;
+}
+
+/* Fail at the first weight far from want_w (absolute tol). */
+static int check_weights(const struct mha_data *d, double tol,
+                         struct prop_verdict *v)
+{
+    const size_t n = d->s.heads * d->s.n_q * d->s.n_kv, per = d->s.n_q * d->s.n_kv;
+    size_t at = first_far(d->weights, d->want_w, n, tol);
+
+    if (at == n)
+        return 1;
+    pu_fail(v, "%s: weights[%zu][%zu][%zu] (head, query, key) is %.7g, "
+            "expected %.7g (tolerance %g)", d->label, at / per,
+            at % per / d->s.n_kv, at % d->s.n_kv, (double)d->weights[at],
+            d->want_w[at], tol);
+    return 0;
+}
+
+static int one_head_body(const struct prop_env *env, struct mha_data *d,
+                         double tol, struct prop_verdict *v, struct grd_err *e)
+{
+    int ok;
+
+    if (one_head_expect(d, e) < 0)
+        return -1;
+    ok = mha_call(env, d, 1, v, e);
+    if (ok != 1)
+        return ok;
+    if (!check_out(d, "", tol, v))
+        return 0;
+    if (check_weights(d, tol, v))
+        return 1;
+    pu_hint(v, "with one head the weights are softmax(Q K^T / sqrt(d_model)) "
+            "of the projections Q = Xq.Wq and K = Xkv.Wk");
+    return 0;
+}
+
+static int run_one_head(const struct prop_env *env, const struct spec_test *t,
+                        const struct spec_case *c, struct prop_verdict *v,
+                        struct grd_err *e)
+{
+    return mha_run(env, t, c, v, e, 1, 1, one_head_body);
+}
+
+/* ---- head_split_column_blocks ------------------------------------------- */
+
+/* Head h's columns of Wq scaled by 1 + h: every head gets its own
+ * sharpness, so a head that reads another's columns cannot pass. */
+static void sharpen_heads(struct mha_data *d)
+{
+    const size_t dm = d->s.d_model, dh = dm / d->s.heads;
+
+    for (size_t r = 0; r < dm; r++)
+        for (size_t col = 0; col < dm; col++)
+            d->w[0][r * dm + col] *= (float)(1 + col / dh);
+}
+
+static int head_split_body(const struct prop_env *env, struct mha_data *d,
+                           double tol, struct prop_verdict *v,
+                           struct grd_err *e)
+{
+    int ok;
+
+    sharpen_heads(d);
+    if (mha_expect(d, e) < 0)
+        return -1;
+    ok = mha_call(env, d, 0, v, e);
+    if (ok != 1)
+        return ok;
+    if (check_out(d, "", tol, v))
+        return 1;
+    if (v->hint[0] == '\0')
+        pu_hint(v, "head h uses columns [h*d_head, (h+1)*d_head) of Q, K and "
+                "V with the scale 1/sqrt(d_head), and writes the same columns "
+                "of the concatenation");
+    return 0;
+}
+
+static int run_head_split(const struct prop_env *env, const struct spec_test *t,
+                          const struct spec_case *c, struct prop_verdict *v,
+                          struct grd_err *e)
+{
+    return mha_run(env, t, c, v, e, 1, 2, head_split_body);
+}
+
+/* ---- additive_over_heads_through_wo ------------------------------------- */
+
+/* Wo kept only in the rows of head h (from the saved full Wo). */
+static void wo_only_head(struct mha_data *d, const float *wo_full, size_t h)
+{
+    const size_t dm = d->s.d_model, dh = dm / d->s.heads;
+
+    for (size_t r = 0; r < dm; r++)
+        for (size_t col = 0; col < dm; col++)
+            d->w[3][r * dm + col] = r / dh == h ? wo_full[r * dm + col] : 0.0f;
+}
+
+static int additive_head(const struct prop_env *env, struct mha_data *d,
+                         size_t h, double tol, struct prop_verdict *v,
+                         struct grd_err *e)
+{
+    const size_t dh = d->s.d_model / d->s.heads;
+    char what[96];
+    int ok;
+
+    if (mha_expect(d, e) < 0)
+        return -1;
+    ok = mha_call(env, d, 0, v, e);
+    if (ok != 1)
+        return ok;
+    snprintf(what, sizeof what, " with Wo zero outside rows [%zu, %zu) "
+             "(head %zu's contribution only)", h * dh, (h + 1) * dh, h);
+    if (check_out(d, what, tol, v))
+        return 1;
+    if (v->hint[0] == '\0')
+        pu_hint(v, "out = concat(head_0, ..., head_H-1) . Wo, so rows "
+                "[h*d_head, (h+1)*d_head) of Wo multiply head h's output: "
+                "are the heads concatenated in order, each in its own "
+                "column block?");
+    return 0;
+}
+
+static int additive_body(const struct prop_env *env, struct mha_data *d,
+                         double tol, struct prop_verdict *v, struct grd_err *e)
+{
+    const size_t n = d->s.d_model * d->s.d_model;
+    float *wo = pu_floats(n);
+    int ok = 1;
+
+    if (wo == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    memcpy(wo, d->w[3], n * sizeof *wo);
+    for (size_t h = 0; ok == 1 && h < d->s.heads; h++) {
+        wo_only_head(d, wo, h);
+        ok = additive_head(env, d, h, tol, v, e);
+    }
+    free(wo);
+    return ok;
+}
+
+static int run_additive(const struct prop_env *env, const struct spec_test *t,
+                        const struct spec_case *c, struct prop_verdict *v,
+                        struct grd_err *e)
+{
+    return mha_run(env, t, c, v, e, 1, 2, additive_body);
+}
+
+/* ---- self_attention_permutation_equivariance ----------------------------- */
+
+/* Rows of an n x d matrix reordered: dst[i] = src[p[i]]. */
+static void permute_rows(float *dst, const float *src, const size_t *p,
+                         size_t n, size_t d)
+{
+    for (size_t i = 0; i < n; i++)
+        memcpy(dst + i * d, src + p[i] * d, d * sizeof *dst);
+}
+
+/* out2 (on P X) against out1 (on X): out2[i] must be out1[p[i]]. */
+static int check_permuted(const struct mha_data *d, const float *out1,
+                          const size_t *p, double tol, struct prop_verdict *v)
+{
+    const size_t dm = d->s.d_model;
+
+    for (size_t i = 0; i < d->s.n_q; i++)
+        for (size_t c = 0; c < dm; c++) {
+            double want = out1[p[i] * dm + c], got = d->out[i * dm + c];
+            if (pu_close(want, got, tol * fmax(1.0, fabs(want)), 0))
+                continue;
+            pu_fail(v, "%s: with the rows of X permuted, out[%zu][%zu] is "
+                    "%.7g but out[%zu][%zu] of the unpermuted call was %.7g "
+                    "(tolerance %g)", d->label, i, c, got, p[i], c, want, tol);
+            pu_hint(v, "attention is an operation over a set: permuting the "
+                    "words permutes the output rows the same way. Does row i "
+                    "of the output depend on anything but row i of Q and the "
+                    "set of rows of K and V (e.g. heads cut across rows)?");
+            return 0;
+        }
+    return 1;
+}
+
+/* Scratch of the permutation test: out1, X copy, permutation. */
+struct perm_scratch {
+    float *out1, *x0;
+    size_t *p;
+};
+
+static int perm_body(const struct prop_env *env, struct mha_data *d,
+                     double tol, struct prop_verdict *v, struct grd_err *e)
+{
+    const size_t n = d->s.n_q * d->s.d_model;
+    struct perm_scratch s = {pu_floats(n), pu_floats(n),
+                             calloc(d->s.n_q, sizeof(size_t))};
+    struct pu_rng r;
+    int ok = -1;
+
+    if (s.out1 && s.x0 && s.p && (ok = mha_call(env, d, 0, v, e)) == 1) {
+        memcpy(s.out1, d->out, n * sizeof *s.out1);
+        memcpy(s.x0, d->xq, n * sizeof *s.x0);
+        pu_rng_seed(&r, (uint64_t)n * 7919u + d->s.heads);
+        pu_permutation(s.p, d->s.n_q, &r);
+        permute_rows(d->xq, s.x0, s.p, d->s.n_q, d->s.d_model);
+        ok = mha_call(env, d, 0, v, e);
+        if (ok == 1)
+            ok = check_permuted(d, s.out1, s.p, tol, v);
+    }
+    if (ok < 0 && !(s.out1 && s.x0 && s.p))
+        err_set(e, NULL, 0, 0, "out of memory");
+    free(s.out1);
+    free(s.x0);
+    free(s.p);
+    return ok;
+}
+
+static int run_permutation(const struct prop_env *env,
+                           const struct spec_test *t,
+                           const struct spec_case *c, struct prop_verdict *v,
+                           struct grd_err *e)
+{
+    return mha_run(env, t, c, v, e, 1, 2, perm_body);
+}
+
+/* ---- cross_attention --------------------------------------------------- */
+
+/* Permute the rows of Xkv and the columns of the mask alike; the trusted
+ * output does not change (in exact arithmetic). */
+static int permute_kv(struct mha_data *d, struct grd_err *e)
+{
+    const size_t nkv = d->s.n_kv, dm = d->s.d_model;
+    float *x0 = pu_floats(nkv * dm);
+    unsigned char *m0 = d->mask ? pu_bytes(d->s.n_q * nkv) : NULL;
+    size_t *p = calloc(nkv, sizeof *p);
+    struct pu_rng r;
+    int rc = -1;
+
+    if (x0 && p && (m0 || !d->mask)) {
+        pu_rng_seed(&r, (uint64_t)nkv * 104729u + dm);
+        pu_permutation(p, nkv, &r);
+        memcpy(x0, d->xkv, nkv * dm * sizeof *x0);
+        permute_rows(d->xkv, x0, p, nkv, dm);
+        for (size_t i = 0; m0 && i < d->s.n_q; i++)
+            for (size_t j = 0; j < nkv; j++)
+                m0[i * nkv + j] = d->mask[i * nkv + p[j]];
+        if (m0)
+            memcpy(d->mask, m0, d->s.n_q * nkv);
+        mha_widen(d);
+        rc = 0;
+    }
+    free(x0);
+    free(m0);
+    free(p);
+    return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory") : 0;
+}
+
+static int cross_body(const struct prop_env *env, struct mha_data *d,
+                      double tol, struct prop_verdict *v, struct grd_err *e)
+{
+    int ok;
+
+    if (mha_expect(d, e) < 0)
+        return -1;
+    ok = mha_call(env, d, 0, v, e);
+    if (ok != 1 || !check_out(d, "", tol, v))
+        return ok == 1 ? 0 : ok;
+    if (permute_kv(d, e) < 0 || mha_expect(d, e) < 0)
+        return -1;
+    ok = mha_call(env, d, 0, v, e);
+    if (ok != 1 || check_out(d, " after permuting the rows of Xkv", tol, v))
+        return ok;
+    if (v->hint[0] == '\0')
+        pu_hint(v, "the order of the keys/values does not matter to a query: "
+                "is row j of Xkv paired with anything but key j?");
+    return 0;
+}
+
+static int run_cross(const struct prop_env *env, const struct spec_test *t,
+                     const struct spec_case *c, struct prop_verdict *v,
+                     struct grd_err *e)
+{
+    return mha_run(env, t, c, v, e, 0, 2, cross_body);
+}
+
+/* ---- einval_heads_not_dividing ----------------------------------------- */
+
+#define SENTINEL (-12345.5f)
+
+/* Whether every float of x is still SENTINEL. */
+static int untouched(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&x[i], &(float){SENTINEL}, sizeof(float)) != 0)
+            return 0;
+    return 1;
+}
+
+/* Judge a call that had to return ATTN_EINVAL without writing. */
+static int judge_einval(const struct call_result *r, const float *out,
+                        size_t n_out, const float *w, size_t n_w,
+                        const char *label, struct prop_verdict *v)
+{
+    v->call = *r;
+    if (r->status != CALL_RETURNED)
+        return pu_fail(v, "%s: %s %s%s%s", label, FN,
+                       impl_status_name(r->status), r->detail[0] ? ": " : "",
+                       r->detail);
+    if (r->rc == ATTN_ENOTIMPL) {
+        v->not_implemented = 1;
+        return pu_fail(v, "%s is not implemented yet (returned "
+                       "ATTN_ENOTIMPL)", FN);
+    }
+    if (r->rc != ATTN_EINVAL)
+        return pu_fail(v, "%s: returned %d, expected ATTN_EINVAL (-1)",
+                       label, r->rc);
+    if (!untouched(out, n_out) || !untouched(w, n_w))
+        return pu_fail(v, "%s: returned ATTN_EINVAL but wrote to %s", label,
+                       untouched(out, n_out) ? "weights" : "out");
+    return 1;
+}
+
+static int einval_heads_call(const struct prop_env *env, const float *x,
+                             const float *w, float *out, float *wts,
+                             size_t nq, size_t nkv, size_t dm, size_t heads,
+                             struct call_result *r, struct grd_err *e)
+{
+    return env->student.ops->multi_head(env->student.self, x, nq, x, nkv, dm,
+                                        heads, w, w, w, w, NULL, out, wts, r,
+                                        e);
+}
+
+/* A fresh buffer of n SENTINELs; NULL on OOM. */
+static float *sentinels(size_t n)
+{
+    float *x = pu_floats(n);
+
+    for (size_t i = 0; x && i < n; i++)
+        x[i] = SENTINEL;
+    return x;
+}
+
+static int run_einval_heads(const struct prop_env *env,
+                            const struct spec_test *t,
+                            const struct spec_case *c, struct prop_verdict *v,
+                            struct grd_err *e)
+{
+    size_t nq = pu_size(c, "n_q", 3), nkv = pu_size(c, "n_kv", nq);
+    size_t dm = pu_size(c, "d_model", 6), heads = pu_size(c, "heads", 4);
+    size_t nmax = (nq > nkv ? nq : nkv) * dm, nw = (heads ? heads : 1) * nq * nkv;
+    float *x = pu_floats(nmax), *w = pu_floats(dm * dm);
+    float *out = sentinels(nq * dm), *wts = sentinels(nw);
+    struct call_result r;
+    char label[160];
+    int rc = -1;
+
+    snprintf(label, sizeof label, "case %zu (d_model=%zu, heads=%zu)",
+             (size_t)(c - t->cases) + 1, dm, heads);
+    if (nq && nkv && dm && nmax <= (1u << 20) && x && w && out && wts &&
+        einval_heads_call(env, x, w, out, wts, nq, nkv, dm, heads, &r, e) == 0)
+        rc = judge_einval(&r, out, nq * dm, wts, nw, label, v);
+    if (rc == 0)
+        pu_hint(v, "d_head = d_model / heads must be a whole number: check "
+                "heads != 0 and d_model %% heads == 0 before writing anything");
+    free(x);
+    free(w);
+    free(out);
+    free(wts);
+    if (rc < 0)
+        return e && e->msg[0] ? -1 : err_set(e, NULL, 0, 0, "'%s': bad case "
+                                             "or out of memory", t->id);
+    return rc ? pu_pass(v) : 0;
+}
+
+/* ---- weights_rows_sum_to_one -------------------------------------------- */
+
+/* Default tolerance 1e-5: a float row of n_kv <= 64 weights sums with
+ * error <= n_kv * u ~ 4e-6 plus one rounding per weight. */
+static int check_weight_row(const struct mha_data *d, size_t h, size_t i,
+                            double tol, struct prop_verdict *v)
+{
+    const float *w = d->weights + (h * d->s.n_q + i) * d->s.n_kv;
+    const unsigned char *m = d->mask ? d->mask + i * d->s.n_kv : NULL;
+    double sum = 0.0, want = 0.0;
+
+    for (size_t j = 0; j < d->s.n_kv; j++) {
+        if (!(w[j] >= -tol && w[j] <= 1.0 + tol) || (m && !m[j] && w[j] != 0.0f))
+            return pu_fail(v, "%s: weights[%zu][%zu][%zu] (head, query, key) "
+                           "is %.7g; expected a value in [0, 1]%s", d->label,
+                           h, i, j, (double)w[j],
+                           m && !m[j] ? ", exactly 0 for a hidden key" : "");
+        sum += w[j];
+        want = (!m || m[j]) ? 1.0 : want;
+    }
+    if (fabs(sum - want) <= tol)
+        return 1;
+    pu_fail(v, "%s: weights[%zu][%zu] (head %zu, query %zu) sums to %.7g "
+            "(expected %g ± %g)", d->label, h, i, h, i, sum, want, tol);
+    if (sum == 0.0)
+        pu_hint(v, "head %zu's weights are all 0: are all heads' weights "
+                "written, head h's at offset h * n_q * n_kv?", h);
+    return 0;
+}
+
+static int rows_sum_body(const struct prop_env *env, struct mha_data *d,
+                         double tol, struct prop_verdict *v, struct grd_err *e)
+{
+    int ok = mha_call(env, d, 1, v, e);
+
+    for (size_t h = 0; ok == 1 && h < d->s.heads; h++)
+        for (size_t i = 0; ok == 1 && i < d->s.n_q; i++)
+            ok = check_weight_row(d, h, i, tol, v);
+    return ok;
+}
+
+static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
+                        const struct spec_case *c, struct prop_verdict *v,
+                        struct grd_err *e)
+{
+    return mha_run(env, t, c, v, e, 1, 2, rows_sum_body);
+}
+
+/* ---- weights_layout ---------------------------------------------------- */
+
+/* Whether the weights are the trusted ones stored n_q x heads x n_kv. */
+static int layout_swapped(const struct mha_data *d, double tol)
+{
+    const size_t H = d->s.heads, nq = d->s.n_q, nkv = d->s.n_kv;
+
+    for (size_t h = 0; h < H; h++)
+        for (size_t i = 0; i < nq; i++)
+            for (size_t j = 0; j < nkv; j++)
+                if (!pu_close(d->want_w[(h * nq + i) * nkv + j],
+                              d->weights[(i * H + h) * nkv + j], tol, 0))
+                    return 0;
+    return 1;
+}
+
+static int layout_body(const struct prop_env *env, struct mha_data *d,
+                       double tol, struct prop_verdict *v, struct grd_err *e)
+{
+    int ok;
+
+    if (mha_expect(d, e) < 0)
+        return -1;
+    ok = mha_call(env, d, 1, v, e);
+    if (ok != 1 || check_weights(d, tol, v))
+        return ok;
+    if (layout_swapped(d, tol))
+        pu_hint(v, "the weights are written n_q x heads x n_kv: the buffer "
+                "is heads x n_q x n_kv, weights[h][i][j] at (h * n_q + i) * "
+                "n_kv + j");
+    else
+        pu_hint(v, "weights[h][i][j] is head h's softmax weight of key j for "
+                "query i, from head h's column block of Q and K and the "
+                "scale 1/sqrt(d_head)");
+    return 0;
+}
+
+static int run_layout(const struct prop_env *env, const struct spec_test *t,
+                      const struct spec_case *c, struct prop_verdict *v,
+                      struct grd_err *e)
+{
+    return mha_run(env, t, c, v, e, 1, 2, layout_body);
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+static const char *const one_head_keys[] = {"n_q", "n_kv", "d_model", "mask",
+                                            "self", "scale", "wscale", NULL};
+static const char *const mha_keys[] = {"n_q", "n_kv", "d_model", "heads",
+                                       "mask", "self", "scale", "wscale", NULL};
+static const char *const perm_keys[] = {"n_q", "d_model", "heads", "scale",
+                                        "wscale", NULL};
+static const char *const einval_keys[] = {"n_q", "n_kv", "d_model", "heads",
+                                          NULL};
+
+const struct prop_def prop_mha_defs[] = {
+    {"mha", "one_head_equals_attention", run_one_head, one_head_keys, 5e-4, 0,
+     "heads = 1 is scaled dot-product attention of the projections, then Wo"},
+    {"mha", "head_split_column_blocks", run_head_split, mha_keys, 5e-4, 0,
+     "head h uses the column block [h*d_head, (h+1)*d_head) of Q, K, V"},
+    {"mha", "additive_over_heads_through_wo", run_additive, mha_keys, 5e-4, 0,
+     "out is the sum over heads of head_h . (head h's rows of Wo)"},
+    {"mha", "self_attention_permutation_equivariance", run_permutation,
+     perm_keys, 5e-4, 0, "permuting the rows of X (Xq == Xkv) permutes out"},
+    {"mha", "cross_attention", run_cross, mha_keys, 5e-4, 0,
+     "Q from Xq, K and V from Xkv (n_q != n_kv), invariant to Xkv's order"},
+    {"mha", "einval_heads_not_dividing", run_einval_heads, einval_keys, 0, 0,
+     "heads = 0 or not dividing d_model gives ATTN_EINVAL, nothing written"},
+    {"mha", "weights_rows_sum_to_one", run_rows_sum, mha_keys, 1e-5, 0,
+     "each head's weight rows are in [0, 1] and sum to one"},
+    {"mha", "weights_layout", run_layout, mha_keys, 5e-4, 0,
+     "weights[h][i][j] is head h's weight, heads x n_q x n_kv"},
+    /* the generic properties (prop_common.h) */
+    {"mha", "inputs_unchanged", pc_run_inputs_unchanged, pc_generic_keys,
+     0, 0, "the const inputs are byte-equal after the call"},
+    {"mha", "einval", pc_run_einval, pc_generic_keys, 0, 0,
+     "every bad argument gives ATTN_EINVAL and writes nothing"},
+    {"mha", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
+     "two calls on the same inputs give bit-identical outputs"},
+    {"mha", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
+     "everything allocated is freed before returning"},
+    {"mha", "speed", pc_run_speed, pc_generic_keys, 0, 1,
+     "at most `factor` times slower than the reference (+ floor_ms)"},
+    {"mha", "matches_reference", pc_run_matches_reference, pc_generic_keys,
+     5e-4, 1, "elementwise agreement with the reference solution"},
+};
+const size_t prop_mha_count = sizeof prop_mha_defs / sizeof prop_mha_defs[0];

@@ -1,0 +1,419 @@
+/* prop_pe.c -- the properties of attn_positional_encoding. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "props/prop_common.h"
+#include "props/prop_defs.h"
+#include "props/prop_util.h"
+
+#define FN "attn_positional_encoding"
+#define U 0x1p-24
+/*
+ * Error per position of a float PE. The angle p*w is formed in float: w
+ * from powf/expf carries a few u relative (expf(-ln(10000)*2k/d) has an
+ * argument up to 9.2 in size, so up to ~10u), the product one more u, so
+ * the angle errs by ~16u*p absolutely and sinf/cosf pass that on. 32u*p
+ * doubles it; at p = 2047 that is 3.9e-3, still far below the O(1)
+ * errors of a wrong formula.
+ */
+#define PE_PER_POS (32.0 * U)
+
+static const char *const keys_shape[] = {"n", "d", NULL};
+static const char *const keys_formula[] = {"n", "d", "per_position", NULL};
+static const char *const keys_offset[] = {"n", "d", "offsets", NULL};
+static const char *const keys_perm[] = {"n", "d", "scale", NULL};
+static const char *const keys_values[] = {"n", "d", "expected", NULL};
+
+static int build(const struct prop_env *env, const struct spec_test *t,
+                 const struct spec_case *c, struct pc_call *k, struct grd_err *e)
+{
+    return pc_build(IMPL_PE, env, t, c, k, e);
+}
+
+/* The exact PE[p][i] in double. */
+static double pe_exact(size_t p, size_t i, size_t d)
+{
+    double w = pow(10000.0, -(double)(2 * (i / 2)) / (double)d);
+
+    return i % 2 == 0 ? sin((double)p * w) : cos((double)p * w);
+}
+
+/* The tolerance on a PE entry at position p. */
+static double pe_atol(double tol, double per_pos, size_t p)
+{
+    return tol + per_pos * (double)p;
+}
+
+/* Build the case, call the student, label; then check(k). */
+typedef int (*check_fn)(const struct spec_test *t, const struct spec_case *c,
+                        const struct pc_call *k, struct prop_verdict *v,
+                        const char *label, struct grd_err *e);
+
+static int run_with(const struct prop_env *env, const struct spec_test *t,
+                    const struct spec_case *c, struct prop_verdict *v,
+                    struct grd_err *e, check_fn check)
+{
+    struct pc_call k;
+    struct call_result r;
+    char label[160];
+    int ok;
+
+    if (build(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pc_invoke(&env->student, &k, &r, e);
+    if (ok == 0)
+        ok = pu_returned_ok(v, &r, FN);
+    if (ok == 1)
+        ok = check(t, c, &k, v, label, e);
+    return pc_finish(&k, ok, v);
+}
+
+/* ---- formula, bounded ---------------------------------------------------- */
+
+static void formula_hint(struct prop_verdict *v, size_t p, size_t i, size_t d,
+                         double got)
+{
+    double w = pow(10000.0, -(double)(2 * (i / 2)) / (double)d);
+
+    if (p == 0)
+        pu_hint(v, "at position 0 every angle is 0: sin columns (even i) are 0 and cos "
+                "columns (odd i) are 1. Are sin and cos swapped?");
+    else if (i % 2 == 1 && fabs(got - cos((double)p * pow(10000.0, -(double)i / d))) < 1e-4)
+        pu_hint(v, "columns 2k and 2k+1 share the frequency 1/10000^(2k/d): the exponent "
+                "is 2*floor(i/2)/d, not i/d");
+    else if (d % 2 == 1 && i == d - 1)
+        pu_hint(v, "with odd d the last column (even index %zu) is a sine", i);
+    else
+        pu_hint(v, "PE[p][i] = sin or cos of p / 10000^(2*floor(i/2)/d) (frequency %.6g "
+                "here); with integers, 2*(i/2)/d is integer division", w);
+}
+
+static int check_formula(const struct spec_test *t, const struct spec_case *c,
+                         const struct pc_call *k, struct prop_verdict *v,
+                         const char *label, struct grd_err *e)
+{
+    double per_pos = spec_num(c, "per_position", PE_PER_POS);
+
+    (void)e;
+    for (size_t p = 0; p < k->n; p++)
+        for (size_t i = 0; i < k->d; i++) {
+            double want = pe_exact(p, i, k->d), got = k->out[0][p * k->d + i];
+            double atol = pe_atol(pc_tol(t), per_pos, p);
+            if (pu_close(want, got, atol, 0))
+                continue;
+            pu_fail(v, "PE[%zu][%zu] is %.9g, expected %s(...) = %.9g +- %.2e in %s", p, i,
+                    got, i % 2 ? "cos" : "sin", want, atol, label);
+            formula_hint(v, p, i, k->d, got);
+            return 0;
+        }
+    return 1;
+}
+
+static int run_formula(const struct prop_env *env, const struct spec_test *t,
+                       const struct spec_case *c, struct prop_verdict *v,
+                       struct grd_err *e)
+{
+    return run_with(env, t, c, v, e, check_formula);
+}
+
+static int check_bounded(const struct spec_test *t, const struct spec_case *c,
+                         const struct pc_call *k, struct prop_verdict *v,
+                         const char *label, struct grd_err *e)
+{
+    (void)t, (void)c, (void)e;
+    for (size_t i = 0; i < k->out_len[0]; i++) {
+        float x = k->out[0][i];
+        if (x >= -1.0f && x <= 1.0f)
+            continue;
+        pu_fail(v, "PE[%zu][%zu] is %.9g, outside [-1, 1], in %s", i / k->d, i % k->d,
+                (double)x, label);
+        pu_hint(v, "every entry is a sine or a cosine: is the angle itself stored "
+                "somewhere instead of sin(angle)?");
+        return 0;
+    }
+    return 1;
+}
+
+static int run_bounded(const struct prop_env *env, const struct spec_test *t,
+                       const struct spec_case *c, struct prop_verdict *v,
+                       struct grd_err *e)
+{
+    return run_with(env, t, c, v, e, check_bounded);
+}
+
+/* ---- rows_distinct ------------------------------------------------------- */
+
+static double row_dist(const float *a, const float *b, size_t d)
+{
+    double m = 0.0;
+
+    for (size_t i = 0; i < d; i++)
+        m = fmax(m, fabs((double)a[i] - b[i]));
+    return m;
+}
+
+/* Every two positions differ somewhere by more than tol (the first pair
+ * of columns alone, at frequency 1, separates positions by >= 2|sin(1/2)|
+ * for neighbours). */
+static int check_distinct(const struct spec_test *t, const struct spec_case *c,
+                          const struct pc_call *k, struct prop_verdict *v,
+                          const char *label, struct grd_err *e)
+{
+    (void)c, (void)e;
+    for (size_t p = 0; p < k->n; p++)
+        for (size_t q = p + 1; q < k->n; q++) {
+            double dist = row_dist(k->out[0] + p * k->d, k->out[0] + q * k->d, k->d);
+            if (dist > pc_tol(t))
+                continue;
+            pu_fail(v, "positions %zu and %zu get encodings that differ by at most %.3g "
+                    "(need > %g) in %s", p, q, dist, pc_tol(t), label);
+            pu_hint(v, "the encoding must tell positions apart: is the angle built from "
+                    "the position p (not the column i)?");
+            return 0;
+        }
+    return 1;
+}
+
+static int run_distinct(const struct prop_env *env, const struct spec_test *t,
+                        const struct spec_case *c, struct prop_verdict *v,
+                        struct grd_err *e)
+{
+    return run_with(env, t, c, v, e, check_distinct);
+}
+
+/* ---- relative_offset ----------------------------------------------------- */
+
+/* PE(p) . PE(p + off) over the sin/cos pairs, in double from the floats.
+ * Each pair contributes cos(off * w): p cancels. An odd d's last column is
+ * a lone sine, which does depend on p, so it is left out. */
+static double pair_dot(const struct pc_call *k, size_t p, size_t off)
+{
+    const float *a = k->out[0] + p * k->d, *b = k->out[0] + (p + off) * k->d;
+    double s = 0.0;
+
+    for (size_t i = 0; i + 1 < k->d; i += 2)
+        s += (double)a[i] * b[i] + (double)a[i + 1] * b[i + 1];
+    return s;
+}
+
+/* Entries err by pe_atol each; a dot of d terms in [-1, 1] errs by at
+ * most d * (atol(p) + atol(p + off)). */
+static int check_offset_one(const struct spec_test *t, const struct pc_call *k,
+                            size_t off, struct prop_verdict *v, const char *label)
+{
+    double d0 = pair_dot(k, 0, off);
+
+    for (size_t p = 1; p + off < k->n; p++) {
+        double dp = pair_dot(k, p, off);
+        double atol = (double)k->d * (pe_atol(pc_tol(t), PE_PER_POS, p + off) +
+                                      pe_atol(pc_tol(t), PE_PER_POS, off));
+        if (fabs(dp - d0) <= atol)
+            continue;
+        pu_fail(v, "PE(%zu) . PE(%zu) = %.6f but PE(0) . PE(%zu) = %.6f: the same offset "
+                "%zu gives different dot products (tolerance %.2e) in %s", p, p + off, dp,
+                off, d0, off, atol, label);
+        pu_hint(v, "within a pair (sin, cos) of one frequency the dot product depends only "
+                "on the offset: both columns of a pair must use the same frequency, "
+                "1/10000^(2*floor(i/2)/d)");
+        return 0;
+    }
+    return 1;
+}
+
+static int check_offset(const struct spec_test *t, const struct spec_case *c,
+                        const struct pc_call *k, struct prop_verdict *v,
+                        const char *label, struct grd_err *e)
+{
+    static const double def[] = {1, 3, 7};
+    const struct spec_param *p = spec_param(c, "offsets");
+    const double *offs = p && p->kind == SPEC_LIST ? p->list : def;
+    size_t n = p && p->kind == SPEC_LIST ? p->list_len : 3;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!(offs[i] >= 1 && offs[i] < (double)k->n))
+            return err_set(e, NULL, c->line, c->col, "offsets must be in 1..n-1");
+        if (!check_offset_one(t, k, (size_t)offs[i], v, label))
+            return 0;
+    }
+    return 1;
+}
+
+static int run_offset(const struct prop_env *env, const struct spec_test *t,
+                      const struct spec_case *c, struct prop_verdict *v,
+                      struct grd_err *e)
+{
+    return run_with(env, t, c, v, e, check_offset);
+}
+
+/* ---- breaks_permutation_symmetry ----------------------------------------- */
+
+/* Self-attention of rows (n x d) with trusted double math; out n x d. */
+static int self_attn(const float *x, size_t n, size_t d, double *out)
+{
+    return pu_sdpa_d(x, x, x, n, n, d, d, NULL, 1.0 / sqrt((double)d), out, NULL);
+}
+
+/* max |b[i] - a[p[i]]| over rows: how far b is from a's rows permuted. */
+static double perm_gap(const double *a, const double *b, const size_t *p, size_t n,
+                       size_t d)
+{
+    double m = 0.0;
+
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++)
+            m = fmax(m, fabs(b[i * d + j] - a[p[i] * d + j]));
+    return m;
+}
+
+/* x1 = X + PE, x2 = PX + PE (pe may be NULL: no encoding). */
+static void add_pe(const float *X, const float *pe, const size_t *p, size_t n, size_t d,
+                   float *x1, float *x2)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) {
+            double add = pe ? pe[i * d + j] : 0.0;
+            x1[i * d + j] = (float)(X[i * d + j] + add);
+            x2[i * d + j] = (float)(X[p[i] * d + j] + add);
+        }
+}
+
+/* The gap between attn(PX + PE) and P attn(X + PE), or -1 on OOM. */
+static double symmetry_gap(const float *X, const float *pe, const size_t *p, size_t n,
+                           size_t d)
+{
+    float *x1 = pu_floats(n * d), *x2 = pu_floats(n * d);
+    double *o1 = calloc(n * d, sizeof *o1), *o2 = calloc(n * d, sizeof *o2), gap = -1;
+
+    if (x1 && x2 && o1 && o2) {
+        add_pe(X, pe, p, n, d, x1, x2);
+        if (self_attn(x1, n, d, o1) == 0 && self_attn(x2, n, d, o2) == 0)
+            gap = perm_gap(o1, o2, p, n, d);
+    }
+    free(x1);
+    free(x2);
+    free(o1);
+    free(o2);
+    return gap;
+}
+
+static int judge_symmetry(const struct spec_test *t, const struct pc_call *k,
+                          const float *X, const size_t *p, struct prop_verdict *v,
+                          const char *label, struct grd_err *e)
+{
+    double bare = symmetry_gap(X, NULL, p, k->n, k->d);
+    double with = symmetry_gap(X, k->out[0], p, k->n, k->d);
+
+    if (bare < 0 || with < 0)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if (bare > 1e-9)  /* the test's own premise: attention alone is blind to order */
+        return err_set(e, NULL, 0, 0, "pe symmetry check: trusted attention is not "
+                       "permutation-equivariant (gap %g)", bare);
+    if (with > pc_tol(t))
+        return 1;
+    pu_fail(v, "self-attention over X + PE with X's rows reordered only reorders the "
+            "output (largest difference %.3g, need > %g): the encoding does not mark "
+            "positions, in %s", with, pc_tol(t), label);
+    pu_hint(v, "attention on its own does not know the order of words; PE must differ "
+            "from position to position so that the same word at two places enters the "
+            "attention differently");
+    return 0;
+}
+
+static int run_perm(const struct prop_env *env, const struct spec_test *t,
+                    const struct spec_case *c, struct prop_verdict *v,
+                    struct grd_err *e)
+{
+    struct pc_call k;
+    struct call_result r;
+    struct pu_rng rng;
+    char label[160];
+    float *X = NULL;
+    size_t *p = NULL;
+    int ok;
+
+    if (build(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pc_invoke(&env->student, &k, &r, e);
+    if (ok == 0 && (ok = pu_returned_ok(v, &r, FN)) == 1) {
+        X = pu_floats(k.out_len[0]);
+        p = calloc(k.n, sizeof *p);
+        if (!X || !p || k.n < 2) {
+            ok = err_set(e, NULL, 0, 0, k.n < 2 ? "'%s' needs n >= 2" : "out of memory",
+                         t->id);
+        } else {
+            pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ 0x9e37);
+            pu_fill_gauss(X, k.out_len[0], &rng, spec_num(c, "scale", 1.0));
+            pu_permutation(p, k.n, &rng);
+            if (p[0] == 0 && p[1] == 1) { p[0] = 1; p[1] = 0; } /* never the identity */
+            ok = judge_symmetry(t, &k, X, p, v, label, e);
+        }
+    }
+    free(X);
+    free(p);
+    return pc_finish(&k, ok, v);
+}
+
+/* ---- values -------------------------------------------------------------- */
+
+static int check_values(const struct spec_test *t, const struct spec_case *c,
+                        const struct pc_call *k, struct prop_verdict *v,
+                        const char *label, struct grd_err *e)
+{
+    const struct spec_param *ex = spec_param(c, "expected");
+
+    if (ex == NULL || ex->kind != SPEC_LIST || ex->list_len != k->out_len[0])
+        return err_set(e, NULL, c->line, c->col, "pe 'values' case needs a list "
+                       "'expected' of n*d = %zu numbers", k->out_len[0]);
+    for (size_t i = 0; i < k->out_len[0]; i++) {
+        if (pu_close(ex->list[i], k->out[0][i], pc_tol(t), 0))
+            continue;
+        pu_fail(v, "PE[%zu][%zu] is %.9g, expected %.9g +- %g in %s", i / k->d, i % k->d,
+                (double)k->out[0][i], ex->list[i], pc_tol(t), label);
+        formula_hint(v, i / k->d, i % k->d, k->d, k->out[0][i]);
+        return 0;
+    }
+    return 1;
+}
+
+static int run_values(const struct prop_env *env, const struct spec_test *t,
+                      const struct spec_case *c, struct prop_verdict *v,
+                      struct grd_err *e)
+{
+    return run_with(env, t, c, v, e, check_values);
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+/*
+ * Default tolerances: formula tol + 32u*p (PE_PER_POS above); values 1e-6
+ * (small p: a few u); rows_distinct and breaks_permutation_symmetry are
+ * margins, not rounding bounds; matches_reference 1e-4 covers n <= 128
+ * (32u*128 = 2.4e-4 is the worst case, realistic errors are 10x below).
+ */
+const struct prop_def prop_pe_defs[] = {
+    {"pe", "formula", run_formula, keys_formula, 2e-6, 0,
+     "every entry matches the sinusoid formula (tolerance grows with p)"},
+    {"pe", "bounded", run_bounded, keys_shape, 0, 0,
+     "every entry is in [-1, 1]"},
+    {"pe", "rows_distinct", run_distinct, keys_shape, 1e-3, 0,
+     "no two positions get the same encoding"},
+    {"pe", "relative_offset", run_offset, keys_offset, 2e-6, 0,
+     "PE(p) . PE(p+k) depends only on k"},
+    {"pe", "breaks_permutation_symmetry", run_perm, keys_perm, 1e-2, 0,
+     "with PE added, self-attention is no longer blind to word order"},
+    {"pe", "values", run_values, keys_values, 1e-6, 0,
+     "hand-computed values written in the spec"},
+    {"pe", "einval", pc_run_einval, pc_generic_keys, 0, 0,
+     "NULL pe or a zero size returns ATTN_EINVAL and writes nothing"},
+    {"pe", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
+     "two calls give bit-identical results"},
+    {"pe", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
+     "every allocation freed before returning"},
+    {"pe", "matches_reference", pc_run_matches_reference, pc_generic_keys, 1e-4, 1,
+     "elementwise agreement with the reference"},
+};
+const size_t prop_pe_count = sizeof prop_pe_defs / sizeof prop_pe_defs[0];

@@ -1,0 +1,355 @@
+/* prop_softmax.c -- the properties of attn_softmax_rows. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "props/prop_common.h"
+#include "props/prop_defs.h"
+#include "props/prop_util.h"
+
+#define FN "attn_softmax_rows"
+/* float32 unit roundoff */
+#define U 0x1p-24
+
+static const char *const keys_shape[] = {"rows", "cols", "scale", NULL};
+static const char *const keys_stable[] = {"rows", "cols", "magnitude", NULL};
+static const char *const keys_shift[] = {"rows", "cols", "scale", "shift", NULL};
+static const char *const keys_values[] = {"cols", "values", "expected", NULL};
+
+/* Build the standard call of c; then the caller fills k->init[0]. */
+static int build(const struct prop_env *env, const struct spec_test *t,
+                 const struct spec_case *c, struct pc_call *k, struct grd_err *e)
+{
+    return pc_build(IMPL_SOFTMAX, env, t, c, k, e);
+}
+
+/* ---- rows_sum_to_one ----------------------------------------------------- */
+
+/*
+ * A row sum of `cols` float terms carries at most ~cols*u of rounding
+ * (gamma_n), and each entry one division; so a row may miss 1 by
+ * tol + 2*cols*u. An entry may exceed 1 by one rounding when x/s is done
+ * as x*(1/s).
+ */
+static int check_rows(const struct pc_call *k, double tol, struct prop_verdict *v,
+                      const char *label)
+{
+    const double row_tol = tol + 2.0 * (double)k->cols * U;
+
+    for (size_t r = 0; r < k->rows; r++) {
+        const float *y = k->out[0] + r * k->cols;
+        double sum = 0.0;
+        for (size_t j = 0; j < k->cols; j++) {
+            if (!(y[j] >= 0.0f && y[j] <= 1.0f + 2 * U))
+                return pu_fail(v, "entry (%zu, %zu) is %.9g, outside [0, 1], in %s", r, j,
+                               (double)y[j], label);
+            sum += y[j];
+        }
+        if (fabs(sum - 1.0) > row_tol) {
+            pu_fail(v, "row %zu sums to %.6f (expected 1 +- %.1e) in %s", r, sum,
+                    row_tol, label);
+            pu_hint(v, "each row sums to %.4g on a %zu-column input: normalising over the "
+                    "wrong axis, or forgetting to divide by the sum?", sum, k->cols);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
+                        const struct spec_case *c, struct prop_verdict *v,
+                        struct grd_err *e)
+{
+    struct pc_call k;
+    char label[160];
+    int ok;
+
+    if (build(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pc_call_ok(env, &k, FN, v, e);
+    if (ok == 1)
+        ok = check_rows(&k, pc_tol(t), v, label);
+    return pc_finish(&k, ok, v);
+}
+
+/* ---- stable -------------------------------------------------------------- */
+
+/*
+ * Rows of huge logits: row 0 all +m, row 1 all -m (both uniform), the others
+ * uniform in [-m, m] with one entry at m + 100, which must come out one-hot
+ * (the runner-up weighs at most e^-100). Without the max shift exp(+m)
+ * overflows to Inf and exp(-m) underflows to 0, so Inf/Inf or 0/0 is NaN.
+ */
+static void fill_stable(struct pc_call *k, double m, struct pu_rng *rng, size_t *hot)
+{
+    for (size_t r = 0; r < k->rows; r++) {
+        float *x = k->init[0] + r * k->cols;
+        hot[r] = k->cols;
+        for (size_t j = 0; j < k->cols; j++)
+            x[j] = (float)(r == 0 ? m : r == 1 ? -m : m * (2 * pu_rng_uniform(rng) - 1));
+        if (r >= 2) {
+            hot[r] = pu_rng_below(rng, k->cols);
+            x[hot[r]] = (float)(m + 100.0);
+        }
+    }
+}
+
+/* The expected value of (r, j) for fill_stable. */
+static double stable_expected(const struct pc_call *k, const size_t *hot, size_t r,
+                              size_t j)
+{
+    if (hot[r] == k->cols)
+        return 1.0 / (double)k->cols;
+    return j == hot[r] ? 1.0 : 0.0;
+}
+
+static int check_stable(const struct pc_call *k, const size_t *hot, double tol,
+                        struct prop_verdict *v, const char *label, double m)
+{
+    for (size_t r = 0; r < k->rows; r++)
+        for (size_t j = 0; j < k->cols; j++) {
+            double want = stable_expected(k, hot, r, j), got = k->out[0][r * k->cols + j];
+            if (pu_close(want, got, tol + 2.0 * (double)k->cols * U, 0))
+                continue;
+            pu_fail(v, "entry (%zu, %zu) is %.9g, expected %.9g, for logits of magnitude "
+                    "%g (row %zu: %s) in %s", r, j, got, want, m, r,
+                    r == 0 ? "all +m" : r == 1 ? "all -m" : "one dominant entry", label);
+            pu_hint(v, "%s", isfinite(got) ? "large logits must still give the exact "
+                    "softmax" : "exp() of a large logit overflows to Inf (or underflows "
+                    "to 0, giving 0/0): subtract the row's maximum before exponentiating");
+            return 0;
+        }
+    return 1;
+}
+
+static int run_stable(const struct prop_env *env, const struct spec_test *t,
+                      const struct spec_case *c, struct prop_verdict *v,
+                      struct grd_err *e)
+{
+    double m = spec_num(c, "magnitude", 1e4);
+    struct pc_call k;
+    struct pu_rng rng;
+    size_t *hot;
+    char label[160];
+    int ok;
+
+    if (build(env, t, c, &k, e) < 0)
+        return -1;
+    if ((hot = calloc(k.rows, sizeof *hot)) == NULL) {
+        pc_release(&k);
+        return err_set(e, NULL, 0, 0, "out of memory");
+    }
+    pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ 0x5717ab1e);
+    fill_stable(&k, m, &rng, hot);
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pc_call_ok(env, &k, FN, v, e);
+    if (ok == 1)
+        ok = check_stable(&k, hot, pc_tol(t), v, label, m);
+    free(hot);
+    return pc_finish(&k, ok, v);
+}
+
+/* ---- shift_invariance ---------------------------------------------------- */
+
+/* Row r is shifted by shift * (r + 1) / rows: a different constant per row,
+ * so that normalising down the columns shows. */
+static double row_shift(const struct pc_call *k, double shift, size_t r)
+{
+    return shift * (double)(r + 1) / (double)k->rows;
+}
+
+/*
+ * x + c is rounded to float: each logit moves by up to u*|x + c|, which
+ * exp() turns into a relative change of the same size; so entries may
+ * differ by tol + 2*u*(|c| + max|x|) + 2*cols*u.
+ */
+static int check_shift(const struct pc_call *k, const float *base, double shift,
+                       double tol, struct prop_verdict *v, const char *label)
+{
+    for (size_t r = 0; r < k->rows; r++) {
+        double c = row_shift(k, shift, r);
+        double atol = tol + 2 * U * (fabs(c) + 10.0) + 2.0 * (double)k->cols * U;
+        for (size_t j = 0; j < k->cols; j++) {
+            size_t i = r * k->cols + j;
+            if (pu_close(base[i], k->out[0][i], atol, 0))
+                continue;
+            pu_fail(v, "adding %g to row %zu changed entry (%zu, %zu) from %.9g to %.9g "
+                    "(tolerance %.2e) in %s", c, r, r, j, (double)base[i],
+                    (double)k->out[0][i], atol, label);
+            pu_hint(v, "softmax(x + c) = softmax(x) for a constant c per row: %s",
+                    isfinite(k->out[0][i]) ? "is the sum taken over the row?" :
+                    "exp() overflows; subtract the row's maximum first");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int run_shift(const struct prop_env *env, const struct spec_test *t,
+                     const struct spec_case *c, struct prop_verdict *v,
+                     struct grd_err *e)
+{
+    double shift = spec_num(c, "shift", 100.0);
+    struct pc_call k;
+    float *base = NULL;
+    char label[160];
+    int ok;
+
+    if (build(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pc_call_ok(env, &k, FN, v, e);
+    if (ok == 1 && (base = pu_floats(k.out_len[0])) == NULL)
+        ok = err_set(e, NULL, 0, 0, "out of memory");
+    if (ok == 1) {
+        memcpy(base, k.out[0], k.out_len[0] * sizeof *base);
+        for (size_t i = 0; i < k.out_len[0]; i++)
+            k.init[0][i] = (float)(k.init[0][i] + row_shift(&k, shift, i / k.cols));
+        ok = pc_call_ok(env, &k, FN, v, e);
+    }
+    if (ok == 1)
+        ok = check_shift(&k, base, shift, pc_tol(t), v, label);
+    free(base);
+    return pc_finish(&k, ok, v);
+}
+
+/* ---- monotonic ----------------------------------------------------------- */
+
+/* Within a row a larger logit never gets a smaller weight (exp is
+ * increasing and every entry shares the row's divisor); rounding can only
+ * make two weights equal, so the check is exact. */
+static int check_monotonic(const struct pc_call *k, struct prop_verdict *v,
+                           const char *label)
+{
+    for (size_t r = 0; r < k->rows; r++) {
+        const float *x = k->init[0] + r * k->cols, *y = k->out[0] + r * k->cols;
+        for (size_t a = 0; a < k->cols; a++)
+            for (size_t b = 0; b < k->cols; b++) {
+                if (!(x[a] < x[b]) || y[a] <= y[b])
+                    continue;
+                pu_fail(v, "row %zu: logit %zu (%.6g) < logit %zu (%.6g) but weight %.6g > "
+                        "%.6g in %s", r, a, (double)x[a], b, (double)x[b], (double)y[a],
+                        (double)y[b], label);
+                pu_hint(v, "softmax keeps the order of a row: each entry is exp(x_j) over "
+                        "the same row sum. Is the sum taken over the row?");
+                return 0;
+            }
+    }
+    return 1;
+}
+
+static int run_monotonic(const struct prop_env *env, const struct spec_test *t,
+                         const struct spec_case *c, struct prop_verdict *v,
+                         struct grd_err *e)
+{
+    struct pc_call k;
+    char label[160];
+    int ok;
+
+    if (build(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pc_call_ok(env, &k, FN, v, e);
+    if (ok == 1)
+        ok = check_monotonic(&k, v, label);
+    return pc_finish(&k, ok, v);
+}
+
+/* ---- values -------------------------------------------------------------- */
+
+/* Logits and expected weights written in the spec. */
+static int values_setup(const struct spec_case *c, struct pc_call *k,
+                        const struct spec_param **exp, struct grd_err *e)
+{
+    const struct spec_param *in = spec_param(c, "values");
+
+    *exp = spec_param(c, "expected");
+    k->cols = pu_size(c, "cols", in && in->kind == SPEC_LIST ? in->list_len : 1);
+    if (!in || !*exp || in->kind != SPEC_LIST || (*exp)->kind != SPEC_LIST ||
+        in->list_len != (*exp)->list_len || k->cols == 0 || in->list_len % k->cols)
+        return err_set(e, NULL, c->line, c->col, "softmax 'values' case needs lists "
+                       "'values' and 'expected' of equal length, a multiple of 'cols'");
+    k->rows = in->list_len / k->cols;
+    k->out[0] = pu_floats(in->list_len);
+    k->init[0] = pu_floats(in->list_len);
+    k->out_len[0] = in->list_len;
+    k->out_name[0] = "x";
+    k->n_out = 1;
+    if (!k->out[0] || !k->init[0])
+        return err_set(e, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; i < in->list_len; i++)
+        k->init[0][i] = (float)in->list[i];
+    return 0;
+}
+
+static int check_values(const struct pc_call *k, const double *want, double tol,
+                        struct prop_verdict *v, const char *label)
+{
+    for (size_t i = 0; i < k->out_len[0]; i++) {
+        if (pu_close(want[i], k->out[0][i], tol, 0))
+            continue;
+        pu_fail(v, "entry (%zu, %zu) is %.9g, expected %.9g +- %g (logit %.9g) in %s",
+                i / k->cols, i % k->cols, (double)k->out[0][i], want[i], tol,
+                (double)k->init[0][i], label);
+        return 0;
+    }
+    return 1;
+}
+
+static int run_values(const struct prop_env *env, const struct spec_test *t,
+                      const struct spec_case *c, struct prop_verdict *v,
+                      struct grd_err *e)
+{
+    const struct spec_param *exp;
+    struct pc_call k;
+    char label[160];
+    int ok;
+
+    memset(&k, 0, sizeof k);
+    k.fn = IMPL_SOFTMAX;
+    k.mask_kind = "none";
+    if (values_setup(c, &k, &exp, e) < 0) {
+        pc_release(&k);
+        return -1;
+    }
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pc_call_ok(env, &k, FN, v, e);
+    if (ok == 1)
+        ok = check_values(&k, exp->list, pc_tol(t), v, label);
+    return pc_finish(&k, ok, v);
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+/*
+ * Default tolerances (absolute, on weights in [0, 1]); derivations in
+ * specs/README.md "Tolerances / softmax". matches_reference: a float
+ * implementation's entry errs by <= y*(u*(|x_j - max| + 1) + cols*u), and
+ * y*|x_j - max| <= 1/e, so cols*u dominates: 2e-5 covers cols <= 256 at
+ * the worst-case bound (realistic sqrt(cols)*u is 20x smaller).
+ */
+const struct prop_def prop_softmax_defs[] = {
+    {"softmax", "rows_sum_to_one", run_rows_sum, keys_shape, 1e-5, 0,
+     "every entry in [0, 1] and every row sums to 1"},
+    {"softmax", "stable", run_stable, keys_stable, 1e-6, 0,
+     "logits of +-1e4: no NaN/Inf, a dominant entry gives one-hot"},
+    {"softmax", "shift_invariance", run_shift, keys_shift, 1e-6, 0,
+     "adding a constant to a row changes nothing"},
+    {"softmax", "monotonic", run_monotonic, keys_shape, 0, 0,
+     "a larger logit never gets a smaller weight"},
+    {"softmax", "values", run_values, keys_values, 1e-6, 0,
+     "hand-computed values written in the spec"},
+    {"softmax", "einval", pc_run_einval, pc_generic_keys, 0, 0,
+     "NULL x or a zero size returns ATTN_EINVAL and writes nothing"},
+    {"softmax", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
+     "two calls give bit-identical results"},
+    {"softmax", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
+     "every allocation freed before returning"},
+    {"softmax", "speed", pc_run_speed, pc_generic_keys, 0, 1,
+     "not much slower than the reference on a large input"},
+    {"softmax", "matches_reference", pc_run_matches_reference, pc_generic_keys, 2e-5, 1,
+     "elementwise agreement with the reference"},
+};
+const size_t prop_softmax_count = sizeof prop_softmax_defs / sizeof prop_softmax_defs[0];

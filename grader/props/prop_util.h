@@ -1,0 +1,106 @@
+/*
+ * prop_util.h -- helpers shared by the property files (prop_*.c): a
+ * deterministic random generator, buffers, comparisons, and the wording of
+ * verdicts. Internal to the property layer.
+ */
+#ifndef GRD_PROP_UTIL_H
+#define GRD_PROP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "props/prop.h"
+
+/* xoshiro256**: fast, well-mixed, and the same on every platform. */
+struct pu_rng {
+    uint64_t s[4];
+};
+
+void pu_rng_seed(struct pu_rng *r, uint64_t seed);
+uint64_t pu_rng_u64(struct pu_rng *r);
+double pu_rng_uniform(struct pu_rng *r);          /* [0, 1) */
+double pu_rng_gauss(struct pu_rng *r);            /* N(0, 1), Box-Muller */
+size_t pu_rng_below(struct pu_rng *r, size_t n);  /* [0, n), n > 0 */
+
+/*
+ * The seed of one case: the run's seed, the test id and the case's own
+ * `seed` key (default 1) mixed together, so that every case of every test
+ * draws different numbers and `--seed` changes them all.
+ */
+uint64_t pu_case_seed(const struct prop_env *env, const struct spec_test *t,
+                      const struct spec_case *c);
+
+/* calloc of n floats (n*sizeof checked); NULL on overflow or OOM. */
+float *pu_floats(size_t n);
+/* calloc of n bytes; NULL on OOM. */
+unsigned char *pu_bytes(size_t n);
+/* n floats from N(0, scale^2). */
+void pu_fill_gauss(float *x, size_t n, struct pu_rng *r, double scale);
+/* A random permutation of 0..n-1 (Fisher-Yates). */
+void pu_permutation(size_t *p, size_t n, struct pu_rng *r);
+/* Checked a*b; returns 0 and sets *out, or -1 on overflow. */
+int pu_mul(size_t a, size_t b, size_t *out);
+
+/* |a - e| <= atol + rtol*|e|, with NaN never close. */
+int pu_close(double expected, double actual, double atol, double rtol);
+
+/*
+ * Fail the verdict with a formatted message (replaces any earlier one).
+ * Always returns 0 so that `return pu_fail(v, ...)` ends a run function.
+ */
+int pu_fail(struct prop_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Set the verdict's hint. */
+void pu_hint(struct prop_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Mark the verdict passed (the final check was reached). Returns 0. */
+int pu_pass(struct prop_verdict *v);
+
+/*
+ * Check a call that is expected to return ATTN_OK. Returns 1 when it did.
+ * Otherwise fills the verdict (crashed / timed out / called exit() /
+ * not implemented / returned ATTN_EINVAL for valid arguments / ...) naming
+ * `fn` and returns 0.
+ */
+int pu_returned_ok(struct prop_verdict *v, const struct call_result *r,
+                   const char *fn);
+
+/* The first index where a non-finite float appears, or n when none. */
+size_t pu_first_nonfinite(const float *x, size_t n);
+
+/* Case parameters as sizes: spec_num() rounded, with a default. */
+size_t pu_size(const struct spec_case *c, const char *key, size_t def);
+
+/*
+ * Trusted double-precision math for expected values, so that a property of
+ * one function never depends on the submission's other functions (fault
+ * isolation). Inputs are the float arrays given to the submission.
+ */
+
+/* Softmax of n values into out; entries with mask[j] == 0 get exactly 0,
+ * and an all-masked row is all 0. mask may be NULL. */
+void pu_softmax_d(const double *in, double *out, size_t n,
+                  const unsigned char *mask);
+
+/* C (n x m) = A (n x k) . B (k x m), accumulated in double. */
+void pu_matmul_d(const float *A, const float *B, size_t n, size_t k, size_t m,
+                 double *C);
+
+/*
+ * Scaled dot-product attention in double with an explicit scale (the API's
+ * is 1/sqrt(d_k)). out is n_q x d_v, w (may be NULL) n_q x n_k. The mask
+ * row i is mask + i*n_k; mask may be NULL. Returns 0, or -1 when out of
+ * memory (nothing else can fail).
+ */
+int pu_sdpa_d(const float *Q, const float *K, const float *V, size_t n_q,
+              size_t n_k, size_t d_k, size_t d_v, const unsigned char *mask,
+              double scale, double *out, double *w);
+
+/* Layer norm of one row of `cols` values, population variance. A row with
+ * var + eps == 0 gives zeros. */
+void pu_layernorm_d(const double *in, double *out, size_t cols, double eps);
+
+/* Largest |a[i] - b[i]| and its index; *at = n when n == 0. */
+double pu_max_abs_diff_fd(const float *a, const double *b, size_t n, size_t *at);
+
+#endif

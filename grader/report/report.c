@@ -1,0 +1,701 @@
+/* report.c -- see report.h. Common helpers, dispatch, and the rubrics for
+ * people (text, Markdown); the machine formats are in report_machine.c. */
+#include "report/report.h"
+#include "report/report_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- names ---- */
+
+static const char *const format_names[] = {
+    "text", "gradescope", "classroom", "junit", "tap", "markdown"
+};
+
+int rpt_format_parse(const char *name)
+{
+    size_t i;
+
+    if (name == NULL)
+        return -1;
+    if (strcmp(name, "md") == 0)
+        return RPT_MARKDOWN;
+    for (i = 0; i < sizeof format_names / sizeof *format_names; i++)
+        if (strcmp(name, format_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *rpt_format_name(enum rpt_format f)
+{
+    if ((unsigned)f >= sizeof format_names / sizeof *format_names)
+        return "?";
+    return format_names[f];
+}
+
+int rpt_write(const struct grade_result *r, enum rpt_format f,
+              const struct rpt_opts *o, struct strbuf *out, struct grd_err *e)
+{
+    switch (f) {
+    case RPT_TEXT: return rpt_write_text(r, o, out, e);
+    case RPT_GRADESCOPE: return rpt_write_gradescope(r, o, out, e);
+    case RPT_CLASSROOM: return rpt_write_classroom(r, o, out, e);
+    case RPT_JUNIT: return rpt_write_junit(r, o, out, e);
+    case RPT_TAP: return rpt_write_tap(r, o, out, e);
+    case RPT_MARKDOWN: return rpt_write_markdown(r, o, out, e);
+    }
+    return err_set(e, NULL, 0, 0, "unknown report format %d", (int)f);
+}
+
+int rpt_want_color(int fd)
+{
+    const char *no = getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+
+    if (no != NULL && no[0] != '\0')
+        return 0;
+    if (term != NULL && strcmp(term, "dumb") == 0)
+        return 0;
+    return isatty(fd) == 1;
+}
+
+/* ---- shared helpers (report_util.h) ---- */
+
+void rpti_put(struct strbuf *sb, const char *s)
+{
+    if (sb_adds(sb, s) < 0)
+        return;   /* sb->truncated records it; writers check once */
+}
+
+void rpti_putn(struct strbuf *sb, const char *s, size_t n)
+{
+    if (sb_add(sb, s, n) < 0)
+        return;
+}
+
+void rpti_putf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = sb_vaddf(sb, fmt, ap);
+    va_end(ap);
+    (void)rc;
+}
+
+void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
+             const struct rpt_opts *o, struct strbuf *out)
+{
+    static const struct rpt_opts defaults = { 0, 0, 0 };
+
+    c->r = r;
+    c->o = o ? o : &defaults;
+    c->out = out;
+    c->max = c->o->max_field ? c->o->max_field : RPT_FIELD_MAX;
+}
+
+int rpti_finish(const struct rpti_ctx *c, struct grd_err *e)
+{
+    if (!c->out->truncated)
+        return 0;
+    return err_set(e, NULL, 0, 0,
+                   "report does not fit in %zu bytes (or out of memory)",
+                   c->out->cap);
+}
+
+const char *rpti_id(const struct test_result *t)
+{
+    return t->test && t->test->id ? t->test->id : "?";
+}
+
+const char *rpti_title(const struct test_result *t)
+{
+    return t->test && t->test->title ? t->test->title : "";
+}
+
+const char *rpti_str(const char *s)
+{
+    return s ? s : "";
+}
+
+int rpti_visible(const struct rpti_ctx *c, const struct test_result *t)
+{
+    return !c->o->redact_hidden || t->test == NULL ||
+           t->test->visibility == SPEC_VISIBLE;
+}
+
+char *rpti_pts(double v, char buf[JSON_NUM_MAX])
+{
+    json_fmt_num(v, buf);
+    if (strchr(buf, '.') == NULL && strchr(buf, 'e') == NULL)
+        snprintf(buf + strlen(buf), JSON_NUM_MAX - strlen(buf), ".0");
+    return buf;
+}
+
+size_t rpti_count(const struct grade_result *r, enum test_status s)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < r->n_tests; i++)
+        n += r->tests[i].status == s;
+    return n;
+}
+
+/* Why a test did not run, from how grading as a whole ended. */
+static const char *not_run_reason(enum grade_status s)
+{
+    switch (s) {
+    case GRADE_COMPILE_ERROR: return "not run: the submission did not compile";
+    case GRADE_REJECTED: return "not run: the submission was rejected";
+    case GRADE_BUDGET_EXHAUSTED: return "not run: the time budget ran out";
+    case GRADE_ERROR: return "not run: the grader failed";
+    case GRADE_OK: break;
+    }
+    return "not run";
+}
+
+/* What to say when a test left no message of its own. */
+static void default_message(const struct rpti_ctx *c, const struct test_result *t,
+                            struct strbuf *sb)
+{
+    switch (t->status) {
+    case TEST_PASSED: break;
+    case TEST_FAILED: rpti_put(sb, "a property check failed"); break;
+    case TEST_CRASHED: rpti_put(sb, "the submission crashed in this test"); break;
+    case TEST_TIMED_OUT: rpti_put(sb, "timed out"); break;
+    case TEST_NOT_IMPLEMENTED:
+        rpti_putf(sb, "not implemented yet: '%s' still returns ATTN_ENOTIMPL",
+                t->test && t->test->function ? t->test->function : "?");
+        break;
+    case TEST_NOT_RUN: rpti_put(sb, not_run_reason(c->r->status)); break;
+    case TEST_MANUAL_PENDING: rpti_put(sb, "manual: pending"); break;
+    }
+}
+
+/* The tests this one depends on that did not pass, ", "-separated. */
+static void failed_deps(const struct rpti_ctx *c, const struct test_result *t,
+                        struct strbuf *sb)
+{
+    size_t i, j, found = 0;
+
+    for (i = 0; t->test && i < t->test->n_depends_on; i++) {
+        const char *dep = t->test->depends_on[i];
+
+        for (j = 0; j < c->r->n_tests; j++) {
+            const struct test_result *d = &c->r->tests[j];
+
+            if (strcmp(rpti_id(d), dep) == 0 && d->status != TEST_PASSED) {
+                rpti_putf(sb, "%s%s", found++ ? ", " : "", dep);
+                break;
+            }
+        }
+    }
+    if (found == 0)
+        rpti_put(sb, "a test");
+}
+
+void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
+               struct strbuf *sb)
+{
+    if (!rpti_visible(c, t)) {
+        rpti_put(sb, "details of hidden tests are not shown");
+        return;
+    }
+    if (t->message && t->message[0])
+        rpti_put(sb, t->message);
+    else
+        default_message(c, t, sb);
+    if (t->status != TEST_PASSED && t->test &&
+        t->test->scoring == SPEC_PARTIAL && t->cases_run > 0)
+        rpti_putf(sb, "\n%zu/%zu cases passed", t->cases_passed, t->cases_run);
+    if (t->hint && t->hint[0] && t->status != TEST_PASSED)
+        rpti_putf(sb, "\nhint: %s", t->hint);
+    if (t->repro && t->repro[0] && t->status != TEST_PASSED)
+        rpti_putf(sb, "\nreproduce: %s", t->repro);
+    if (t->dependency_failed) {
+        rpti_put(sb, "\n(depends on ");
+        failed_deps(c, t, sb);
+        rpti_put(sb, ", which did not pass: fix that first)");
+    }
+}
+
+size_t rpti_trim_end(const char *s, size_t n)
+{
+    while (n > 0 && strchr(" \t\r\n", s[n - 1]))
+        n--;
+    return n;
+}
+
+void rpti_walk(struct strbuf *sb, const char *s, size_t n, size_t max,
+             rpti_emit_fn emit, const void *arg)
+{
+    size_t i = 0, adv, stop;
+
+    n = rpti_trim_end(s, n);
+    stop = n > max ? max : n;
+    while (i < stop && !sb->truncated) {
+        int32_t cp = sb_utf8_next(s + i, n - i, &adv);
+
+        emit(sb, cp, arg);
+        i += adv;
+    }
+    if (i < n)
+        rpti_putf(sb, " [... %zu bytes cut]", n - i);
+}
+
+void rpti_walkz(struct strbuf *sb, const char *s, size_t max, rpti_emit_fn emit,
+              const void *arg)
+{
+    rpti_walk(sb, rpti_str(s), strlen(rpti_str(s)), max, emit, arg);
+}
+
+void rpti_emit_text(struct strbuf *sb, int32_t cp, const void *indent)
+{
+    if (cp < 0) {
+        rpti_put(sb, "\xEF\xBF\xBD");
+    } else if (cp == '\n') {
+        rpti_putf(sb, "\n%s", (const char *)indent);
+    } else if (cp == '\r') {
+        return;   /* a bare CR could overwrite the line on a terminal */
+    } else if (cp == '\t') {
+        rpti_put(sb, "\t");
+    } else if (cp < 0x20 || cp == 0x7F) {
+        rpti_putf(sb, "\\x%02x", (unsigned)cp);   /* no escape sequences */
+    } else if (cp >= 0x80 && cp <= 0x9F) {
+        rpti_putf(sb, "\\u%04x", (unsigned)cp);   /* C1 controls */
+    } else if (sb_add_utf8(sb, (uint32_t)cp) < 0) {
+        return;
+    }
+}
+
+size_t rpti_lines_len(const char *s, size_t nlines, size_t *more)
+{
+    size_t n = rpti_trim_end(s, strlen(s)), i, seen = 0, cut = n;
+
+    *more = 0;
+    for (i = 0; i < n && nlines > 0; i++) {
+        if (s[i] != '\n')
+            continue;
+        if (++seen == nlines)
+            cut = i;
+        else if (seen > nlines)
+            (*more)++;
+    }
+    if (nlines > 0 && seen >= nlines)
+        (*more)++;   /* the line after the last newline */
+    return cut;
+}
+
+/* ---- text ---- */
+
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_BOLD "\033[1m"
+#define C_RESET "\033[0m"
+
+/* The fixed-width status word of the text rubric, and its colour. */
+static const char *status_word(enum test_status s, const char **color)
+{
+    static const char *const words[] = {
+        "PASS", "FAIL", "CRASH", "TIME", "TODO", "SKIP", "MANUAL"
+    };
+    static const char *const colors[] = {
+        C_GREEN, C_RED, C_RED, C_RED, C_YELLOW, C_YELLOW, C_YELLOW
+    };
+
+    if ((unsigned)s >= sizeof words / sizeof *words)
+        s = TEST_FAILED;
+    *color = colors[s];
+    return words[s];
+}
+
+static void colored(const struct rpti_ctx *c, const char *color, const char *s)
+{
+    if (c->o->color)
+        rpti_putf(c->out, "%s%s%s", color, s, C_RESET);
+    else
+        rpti_put(c->out, s);
+}
+
+/* Up to RPT_DETAIL_LINES lines of a detail, indented, with a count of the
+ * lines left out. */
+static void text_detail_lines(const struct rpti_ctx *c, const char *s)
+{
+    size_t more, len = rpti_lines_len(rpti_str(s), RPT_DETAIL_LINES, &more);
+
+    rpti_put(c->out, "    ");
+    rpti_walk(c->out, rpti_str(s), len, c->max, rpti_emit_text, "    ");
+    if (more)
+        rpti_putf(c->out, "\n    (%zu more lines not shown)", more);
+    rpti_put(c->out, "\n");
+}
+
+static const char *banner(enum grade_status s)
+{
+    switch (s) {
+    case GRADE_COMPILE_ERROR:
+        return "COMPILE ERROR: the submission did not compile, so no test "
+               "ran. The compiler said:";
+    case GRADE_REJECTED:
+        return "REJECTED: the submission was refused before any test ran:";
+    case GRADE_BUDGET_EXHAUSTED:
+        return "TIME BUDGET EXHAUSTED: grading ran out of time; the tests "
+               "that did not run score 0";
+    case GRADE_ERROR:
+        return "GRADER ERROR: the grader itself failed (not your fault: "
+               "tell the course staff)";
+    case GRADE_OK: break;
+    }
+    return NULL;
+}
+
+static const char *fn_of(const struct test_result *t)
+{
+    return t->test && t->test->function ? t->test->function : "";
+}
+
+/* Whether every test of function f is TEST_NOT_IMPLEMENTED. */
+static int all_stubs(const struct grade_result *r, const char *f)
+{
+    size_t j;
+
+    for (j = 0; j < r->n_tests; j++)
+        if (strcmp(fn_of(&r->tests[j]), f) == 0 &&
+            r->tests[j].status != TEST_NOT_IMPLEMENTED)
+            return 0;
+    return 1;
+}
+
+/* Functions whose every test is TEST_NOT_IMPLEMENTED, in spec order. */
+static void stub_functions(const struct grade_result *r, struct strbuf *sb)
+{
+    size_t i, k;
+
+    for (i = 0; i < r->n_tests; i++) {
+        const char *f = fn_of(&r->tests[i]);
+
+        for (k = 0; k < i && strcmp(fn_of(&r->tests[k]), f) != 0; k++)
+            ;
+        if (k == i && f[0] && all_stubs(r, f))
+            rpti_putf(sb, "%s%s", sb->len ? ", " : "", f);
+    }
+}
+
+static void text_header(const struct rpti_ctx *c)
+{
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+
+    colored(c, C_BOLD, "attention-grader report");
+    rpti_put(c->out, "\n  submission: ");
+    rpti_walkz(c->out, c->r->submission, c->max, rpti_emit_text, "");
+    rpti_putf(c->out, "\n  seed:       %llu\n  spec:       %.12s\n",
+            (unsigned long long)c->r->seed, c->r->spec_sha256);
+    rpti_putf(c->out, "  score:      %s / %s\n\n", rpti_pts(c->r->score, a),
+            rpti_pts(c->r->max_score, b));
+}
+
+static void text_status(const struct rpti_ctx *c)
+{
+    const char *msg = banner(c->r->status);
+    struct strbuf stubs;
+
+    if (msg != NULL) {
+        colored(c, C_RED, msg);
+        rpti_put(c->out, "\n");
+        if (c->r->status_detail && c->r->status_detail[0])
+            text_detail_lines(c, c->r->status_detail);
+        rpti_put(c->out, "\n");
+    }
+    sb_init(&stubs, 4096);
+    stub_functions(c->r, &stubs);
+    if (stubs.len) {
+        colored(c, C_YELLOW, "not implemented yet:");
+        rpti_putf(c->out, " %s (still the template's stubs returning "
+                "ATTN_ENOTIMPL)\n\n", sb_str(&stubs));
+    }
+    sb_release(&stubs);
+    if (c->r->warnings && c->r->warnings[0]) {
+        colored(c, C_YELLOW, "warnings:");
+        rpti_put(c->out, "\n");
+        text_detail_lines(c, c->r->warnings);
+        rpti_put(c->out, "\n");
+    }
+}
+
+static void text_test(const struct rpti_ctx *c, const struct test_result *t)
+{
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX], pts[2 * JSON_NUM_MAX + 2];
+    const char *color, *word = status_word(t->status, &color);
+    struct strbuf d;
+
+    if (t->status == TEST_MANUAL_PENDING)
+        snprintf(pts, sizeof pts, "-/%s", rpti_pts(t->max_score, b));
+    else
+        snprintf(pts, sizeof pts, "%s/%s", rpti_pts(t->score, a),
+                 rpti_pts(t->max_score, b));
+    rpti_put(c->out, "  ");
+    colored(c, color, word);
+    rpti_putf(c->out, "%*s %-9s  ", (int)(6 - strlen(word)), "", pts);
+    rpti_walkz(c->out, rpti_id(t), c->max, rpti_emit_text, "");
+    rpti_put(c->out, "  ");
+    rpti_walkz(c->out, rpti_title(t), c->max, rpti_emit_text, "");
+    if (t->test && t->test->scoring == SPEC_PARTIAL && t->cases_run > 0)
+        rpti_putf(c->out, "  (%zu/%zu cases)", t->cases_passed, t->cases_run);
+    rpti_put(c->out, "\n");
+    if (t->status == TEST_PASSED)
+        return;
+    sb_init(&d, 4 * c->max + 4096);
+    rpti_detail(c, t, &d);
+    rpti_put(c->out, "          ");
+    rpti_walk(c->out, sb_str(&d), d.len, 4 * c->max, rpti_emit_text,
+            "          ");
+    rpti_put(c->out, "\n");
+    sb_release(&d);
+}
+
+static void text_footer(const struct rpti_ctx *c)
+{
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+
+    rpti_put(c->out, "\n");
+    colored(c, C_BOLD, "score:");
+    rpti_putf(c->out, " %s / %s  (%zu of %zu tests passed)\n",
+            rpti_pts(c->r->score, a), rpti_pts(c->r->max_score, b),
+            rpti_count(c->r, TEST_PASSED), c->r->n_tests);
+    rpti_put(c->out,
+           "how to read this: one line per test (status, points earned/"
+           "possible, id, what it checks); under each failure: what went "
+           "wrong, a hint, and the command that reruns that test alone. "
+           "Fix them in order: later tests build on earlier ones.\n");
+}
+
+int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
+                   struct strbuf *out, struct grd_err *e)
+{
+    struct rpti_ctx c;
+    size_t i;
+
+    rpti_init(&c, r, o, out);
+    text_header(&c);
+    text_status(&c);
+    for (i = 0; i < r->n_tests; i++)
+        text_test(&c, &r->tests[i]);
+    text_footer(&c);
+    return rpti_finish(&c, e);
+}
+
+/* ---- markdown ---- */
+
+/* Inline Markdown (table cells, list items): every character CommonMark
+ * or GFM tables give a meaning is backslash-escaped; line breaks and
+ * control characters become spaces. */
+static void emit_md_inline(struct strbuf *sb, int32_t cp, const void *arg)
+{
+    (void)arg;
+    if (cp < 0)
+        rpti_put(sb, "\xEF\xBF\xBD");
+    else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F))
+        rpti_put(sb, " ");
+    else if (cp < 0x80 && strchr("\\`*_{}[]<>()#+-!|~&", (int)cp))
+        rpti_putf(sb, "\\%c", (char)cp);
+    else if (sb_add_utf8(sb, (uint32_t)cp) < 0)
+        return;
+}
+
+/* Longest run of backticks in s, so a fence can be one longer. */
+static size_t longest_backticks(const char *s, size_t n)
+{
+    size_t i, run = 0, best = 0;
+
+    for (i = 0; i < n; i++) {
+        run = s[i] == '`' ? run + 1 : 0;
+        if (run > best)
+            best = run;
+    }
+    return best;
+}
+
+/* s[0..n) in a fenced block whose fence no line of s can close. */
+static void md_fenced(const struct rpti_ctx *c, const char *s, size_t n)
+{
+    size_t i, fence = longest_backticks(s, n) + 1;
+
+    if (fence < 3)
+        fence = 3;
+    for (i = 0; i < fence; i++)
+        rpti_put(c->out, "`");
+    rpti_put(c->out, "text\n");
+    rpti_walk(c->out, s, n, 4 * c->max, rpti_emit_text, "");
+    rpti_put(c->out, "\n");
+    for (i = 0; i < fence; i++)
+        rpti_put(c->out, "`");
+    rpti_put(c->out, "\n\n");
+}
+
+static void md_header(const struct rpti_ctx *c)
+{
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+
+    rpti_putf(c->out, "# Grading report\n\n**Score: %s / %s** (%zu of %zu "
+            "tests passed)\n\n", rpti_pts(c->r->score, a),
+            rpti_pts(c->r->max_score, b), rpti_count(c->r, TEST_PASSED),
+            c->r->n_tests);
+    rpti_put(c->out, "- Submission: ");
+    rpti_walkz(c->out, c->r->submission, c->max, emit_md_inline, NULL);
+    rpti_putf(c->out, "\n- Seed: %llu\n- Spec: %.12s\n\n",
+            (unsigned long long)c->r->seed, c->r->spec_sha256);
+}
+
+static void md_status(const struct rpti_ctx *c)
+{
+    const char *msg = banner(c->r->status);
+    struct strbuf stubs;
+    size_t more, len;
+
+    if (msg != NULL) {
+        rpti_putf(c->out, "> **%s**\n\n", msg);
+        len = rpti_lines_len(rpti_str(c->r->status_detail), RPT_DETAIL_LINES,
+                           &more);
+        if (len > 0)
+            md_fenced(c, rpti_str(c->r->status_detail), len);
+        if (more)
+            rpti_putf(c->out, "(%zu more lines not shown)\n\n", more);
+    }
+    sb_init(&stubs, 4096);
+    stub_functions(c->r, &stubs);
+    if (stubs.len) {
+        rpti_put(c->out, "> **Not implemented yet:** ");
+        rpti_walk(c->out, sb_str(&stubs), stubs.len, c->max, emit_md_inline,
+                NULL);
+        rpti_put(c->out, " (still the template's stubs returning "
+               "ATTN\\_ENOTIMPL)\n\n");
+    }
+    sb_release(&stubs);
+    if (c->r->warnings && c->r->warnings[0]) {
+        rpti_put(c->out, "**Warnings:**\n\n");
+        md_fenced(c, c->r->warnings, strlen(c->r->warnings));
+    }
+}
+
+static void md_row(const struct rpti_ctx *c, const struct test_result *t)
+{
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+    const char *color, *word = status_word(t->status, &color);
+
+    rpti_putf(c->out, "| %s | %s/%s | ", word,
+            t->status == TEST_MANUAL_PENDING ? "-" : rpti_pts(t->score, a),
+            rpti_pts(t->max_score, b));
+    rpti_walkz(c->out, rpti_id(t), c->max, emit_md_inline, NULL);
+    rpti_put(c->out, " | ");
+    rpti_walkz(c->out, rpti_title(t), c->max, emit_md_inline, NULL);
+    rpti_put(c->out, " |\n");
+}
+
+static void md_failure(const struct rpti_ctx *c, const struct test_result *t)
+{
+    const char *color;
+    struct strbuf d;
+
+    rpti_putf(c->out, "### %s: ", status_word(t->status, &color));
+    rpti_walkz(c->out, rpti_id(t), c->max, emit_md_inline, NULL);
+    rpti_put(c->out, "\n\n");
+    sb_init(&d, 4 * c->max + 4096);
+    rpti_detail(c, t, &d);
+    md_fenced(c, sb_str(&d), d.len);
+    sb_release(&d);
+}
+
+int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
+                       struct strbuf *out, struct grd_err *e)
+{
+    struct rpti_ctx c;
+    size_t i;
+
+    rpti_init(&c, r, o, out);
+    md_header(&c);
+    md_status(&c);
+    rpti_put(out, "## Tests\n\n| Status | Points | Test | What it checks |\n"
+           "|---|---:|---|---|\n");
+    for (i = 0; i < r->n_tests; i++)
+        md_row(&c, &r->tests[i]);
+    if (rpti_count(r, TEST_PASSED) + rpti_count(r, TEST_MANUAL_PENDING) <
+        r->n_tests)
+        rpti_put(out, "\n## What went wrong\n\n");
+    for (i = 0; i < r->n_tests; i++)
+        if (r->tests[i].status != TEST_PASSED &&
+            r->tests[i].status != TEST_MANUAL_PENDING)
+            md_failure(&c, &r->tests[i]);
+    rpti_put(out, "\n*How to read this:* one row per test with the points "
+           "earned out of those possible; each test that did not pass has "
+           "a section with what went wrong, a hint, and the command that "
+           "reruns it alone. Fix them in order: later tests build on "
+           "earlier ones.\n");
+    return rpti_finish(&c, e);
+}
+
+/* ---- GitHub Actions output ---- */
+
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        s += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* key=value, or the heredoc form with a delimiter not found in value. */
+static void github_line(struct strbuf *sb, const char *key, const char *value)
+{
+    char delim[48];
+    unsigned i = 0;
+
+    if (strchr(value, '\n') == NULL) {
+        rpti_putf(sb, "%s=%s\n", key, value);
+        return;
+    }
+    do
+        snprintf(delim, sizeof delim, "ghadelimiter_rpt_%u", i++);
+    while (strstr(value, delim) != NULL);
+    rpti_putf(sb, "%s<<%s\n%s\n%s\n", key, delim, value, delim);
+}
+
+int rpt_append_github_output(const char *path, const char *key,
+                             const char *value, struct grd_err *e)
+{
+    struct strbuf sb;
+    int fd, rc;
+
+    if (key == NULL || key[0] == '\0' || strpbrk(key, "=<\n\r") != NULL)
+        return err_set(e, NULL, 0, 0, "bad output name '%s'", rpti_str(key));
+    sb_init(&sb, 0);
+    github_line(&sb, key, rpti_str(value));
+    if (sb.truncated) {
+        sb_release(&sb);
+        return err_set(e, path, 0, 0, "output value too large");
+    }
+    fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        sb_release(&sb);
+        return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
+    }
+    /* one write keeps the line whole when other steps append too */
+    rc = write_all(fd, sb_str(&sb), sb.len);
+    if (close(fd) != 0)
+        rc = -1;
+    sb_release(&sb);
+    return rc ? err_set(e, path, 0, 0, "cannot write: %s", strerror(errno))
+              : 0;
+}

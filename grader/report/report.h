@@ -1,0 +1,121 @@
+/*
+ * report.h -- format a grade_result as a rubric for people (text,
+ * Markdown) or for machines (Gradescope, GitHub Classroom, JUnit XML, TAP).
+ *
+ * Writers only format: every verdict and every number comes from the
+ * grade_result, never from here. Output is deterministic (the same result
+ * gives the same bytes); the text and Markdown rubrics print no timings,
+ * the machine formats print the ones their schema asks for. Any bytes the
+ * submission produced (messages, compiler output) are made safe for the
+ * format: escaped, control characters neutralised, invalid UTF-8 replaced
+ * by U+FFFD, each field clipped to opts.max_field bytes.
+ *
+ * Every writer appends to `out` (its cap bounds the report) and returns 0,
+ * or -1 with `e` set: `out` then holds a truncated report that must not be
+ * used as a machine format.
+ */
+#ifndef GRD_REPORT_H
+#define GRD_REPORT_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "grade/grade.h"
+#include "core/strbuf.h"
+
+enum rpt_format {
+    RPT_TEXT,          /* "text": the rubric for a terminal */
+    RPT_GRADESCOPE,    /* "gradescope": results.json */
+    RPT_CLASSROOM,     /* "classroom": base64 runner result for the reporter */
+    RPT_JUNIT,         /* "junit": JUnit XML */
+    RPT_TAP,           /* "tap": TAP version 13 */
+    RPT_MARKDOWN       /* "markdown": feedback.md */
+};
+
+/* Default for rpt_opts.max_field: 16 KiB of one message or detail. */
+#define RPT_FIELD_MAX ((size_t)16 << 10)
+
+/* Lines of a compile error the text and Markdown rubrics show. */
+#define RPT_DETAIL_LINES 20
+
+struct rpt_opts {
+    int color;            /* text only: ANSI colours (see rpt_want_color) */
+    int redact_hidden;    /* tests not "visible": status and points only */
+    size_t max_field;     /* bytes of one message kept; 0: RPT_FIELD_MAX */
+};
+
+/*
+ * The format named `name` ("text", "markdown" or "md", "gradescope",
+ * "classroom", "junit", "tap"), or -1 when unknown.
+ */
+int rpt_format_parse(const char *name);
+
+/* The canonical name of a format ("text", ...); "?" when out of range. */
+const char *rpt_format_name(enum rpt_format f);
+
+/*
+ * Write `r` in format `f` to `out`. `o` may be NULL (defaults: no colour,
+ * nothing redacted). Returns 0, or -1 with `e` set (unknown format, report
+ * larger than out->cap, out of memory); `out` is then partial.
+ */
+int rpt_write(const struct grade_result *r, enum rpt_format f,
+              const struct rpt_opts *o, struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * The writers behind rpt_write(), same contract.
+ *  - text: header, whole-submission status, one line per test in spec
+ *    order with its details under failures, footer.
+ *  - markdown: the same rubric as a Markdown table plus fenced details.
+ *  - gradescope: Gradescope's results.json; manual items carry no score
+ *    and no status; execution_time is whole seconds.
+ *  - classroom: the base64 text of the JSON that
+ *    classroom-resources/autograding-grading-reporter reads from
+ *    <RUNNER>_RESULTS (no trailing newline); rpt_write_classroom_json()
+ *    gives the JSON itself.
+ *  - junit: one <testsuites> with one <testsuite>, points as properties.
+ *  - tap: TAP version 13 with a YAML block per test.
+ */
+int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
+                   struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
+                       struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+int rpt_write_gradescope(const struct grade_result *r, const struct rpt_opts *o,
+                         struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+int rpt_write_classroom(const struct grade_result *r, const struct rpt_opts *o,
+                        struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+int rpt_write_classroom_json(const struct grade_result *r,
+                             const struct rpt_opts *o, struct strbuf *out,
+                             struct grd_err *e)
+    __attribute__((warn_unused_result));
+int rpt_write_junit(const struct grade_result *r, const struct rpt_opts *o,
+                    struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+int rpt_write_tap(const struct grade_result *r, const struct rpt_opts *o,
+                  struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * Whether text written to `fd` should be coloured: fd is a terminal, and
+ * NO_COLOR is unset or empty (https://no-color.org), and TERM is not
+ * "dumb". Returns 1 or 0.
+ */
+int rpt_want_color(int fd);
+
+/*
+ * Append `key=value\n` to the file at `path` (GitHub Actions'
+ * $GITHUB_OUTPUT), creating it if needed. A value holding a newline is
+ * written in the `key<<DELIM` ... `DELIM` form with a delimiter absent
+ * from the value. Returns 0, or -1 with `e` set (empty key or a key with
+ * '=', '<' or a newline; open or write failure -- the file may then hold
+ * part of the line).
+ */
+int rpt_append_github_output(const char *path, const char *key,
+                             const char *value, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+#endif

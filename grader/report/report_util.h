@@ -1,0 +1,67 @@
+/*
+ * report_util.h -- internal to the report writers (report.c,
+ * report_machine.c); not part of report.h's API.
+ *
+ * Appends go through rpti_put*(), which ignore the return value: a failed
+ * append marks the strbuf truncated, and every writer checks that once at
+ * the end (rpti_finish), so a report is either whole or an error.
+ */
+#ifndef GRD_REPORT_UTIL_H
+#define GRD_REPORT_UTIL_H
+
+#include <stdint.h>
+
+#include "core/json.h"
+#include "report/report.h"
+
+struct rpti_ctx {
+    const struct grade_result *r;
+    const struct rpt_opts *o;     /* never NULL */
+    struct strbuf *out;
+    size_t max;                   /* bytes of one field kept */
+};
+
+/* One decoded character (cp < 0: an invalid byte) written for a format. */
+typedef void (*rpti_emit_fn)(struct strbuf *sb, int32_t cp, const void *arg);
+
+void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
+             const struct rpt_opts *o, struct strbuf *out);
+/* 0 when the report is whole; -1 with `e` set when it was truncated. */
+int rpti_finish(const struct rpti_ctx *c, struct grd_err *e);
+
+void rpti_put(struct strbuf *sb, const char *s);
+void rpti_putn(struct strbuf *sb, const char *s, size_t n);
+void rpti_putf(struct strbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+const char *rpti_id(const struct test_result *t);
+const char *rpti_title(const struct test_result *t);
+const char *rpti_str(const char *s);              /* NULL as "" */
+int rpti_visible(const struct rpti_ctx *c, const struct test_result *t);
+/* Points with at least one decimal: "2.0", "1.3333". Returns buf. */
+char *rpti_pts(double v, char buf[JSON_NUM_MAX]);
+size_t rpti_count(const struct grade_result *r, enum test_status s);
+
+/* The raw (unescaped) details of a test: message, cases, hint, repro,
+ * failed dependencies; one line each. */
+void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
+               struct strbuf *sb);
+
+/* n without trailing blanks and newlines. */
+size_t rpti_trim_end(const char *s, size_t n);
+/* Bytes of the first nlines lines of s; *more gets how many lines follow. */
+size_t rpti_lines_len(const char *s, size_t nlines, size_t *more);
+
+/* Feed s[0..n) (trailing blanks trimmed, clipped to max bytes with a
+ * " [... N bytes cut]" note) through emit, one character at a time. */
+void rpti_walk(struct strbuf *sb, const char *s, size_t n, size_t max,
+             rpti_emit_fn emit, const void *arg);
+void rpti_walkz(struct strbuf *sb, const char *s, size_t max, rpti_emit_fn emit,
+              const void *arg);
+
+/* Plain text for terminals and fenced blocks: invalid UTF-8 as U+FFFD,
+ * control characters shown as \xNN, CR dropped, each newline followed by
+ * the string `indent`. */
+void rpti_emit_text(struct strbuf *sb, int32_t cp, const void *indent);
+
+#endif

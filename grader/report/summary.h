@@ -1,0 +1,44 @@
+/*
+ * summary.h -- where the class struggled: summary.md and summary.svg,
+ * computed from the gradebook's rows alone (batch.h), so that a single
+ * run, a resumed run and a merge of shards give the same bytes.
+ *
+ * Pass rates count every row: a submission that did not compile, was
+ * rejected or could not be graded passes none of its tests. The failure
+ * messages counted are those of tests that ran and did not pass (failed,
+ * crashed, timed out, not implemented), keyed by test id and the first
+ * line of the message.
+ */
+#ifndef GRD_SUMMARY_H
+#define GRD_SUMMARY_H
+
+#include <stddef.h>
+
+#include "batch/batch.h"
+#include "core/strbuf.h"
+
+/* How many of the most common failure messages summary.md lists. */
+#define SUM_TOP_MESSAGES 5
+/* Bins of the score histogram (10 % of the maximum each). */
+#define SUM_BINS 10
+
+/*
+ * Append summary.md: the counts per status, the score distribution (mean,
+ * median, min, max and a 10-bin table), each test's pass rate sorted worst
+ * first (ties in column order), and the SUM_TOP_MESSAGES most common
+ * failure messages. `test_ids` are the gradebook's columns. Deterministic:
+ * no timing, no dates. Returns 0, or -1 (cap hit or out of memory; out is
+ * then partial).
+ */
+int sum_write_md(const struct bat_row *rows, size_t n, const char *const *test_ids,
+                 size_t n_tests, struct strbuf *out) __attribute__((warn_unused_result));
+
+/*
+ * Append summary.svg: one self-contained SVG document holding the
+ * per-test pass-rate bar chart (worst first) above the score histogram
+ * (drawn by svg.h). Returns 0 or -1 (as sum_write_md).
+ */
+int sum_write_svg(const struct bat_row *rows, size_t n, const char *const *test_ids,
+                  size_t n_tests, struct strbuf *out) __attribute__((warn_unused_result));
+
+#endif

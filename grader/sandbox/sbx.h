@@ -1,0 +1,116 @@
+/*
+ * sbx.h -- the sandbox: run a submission's functions in a contained child
+ * process (the "runner": runner_main.o linked with the student's object)
+ * and report how each call ended.
+ *
+ * The principle: student code never runs in the process that computes or
+ * records a verdict. The grader talks to the runner over a socket (control),
+ * two pipes (result, output) and a memfd that holds one call at a time
+ * (runner_proto.h).
+ *
+ * What contains the runner (Linux):
+ *   - its own process group, killed as a whole after any call that did not
+ *     return, on sbx_restart and on sbx_free; PR_SET_PDEATHSIG kills it if
+ *     the grader dies; no runner process outlives the struct sbx;
+ *   - rlimits: address space (default 1 GiB), CPU seconds, RLIMIT_FSIZE 0,
+ *     no core files, 16 file descriptors; an empty environment; its working
+ *     directory is the directory of the runner executable (scratch);
+ *   - a seccomp allowlist (runner_main.c), loaded before the first call:
+ *     no open, no fork/clone/exec, no signals to anything but itself, no
+ *     sockets, no executable mappings. A forbidden system call ends the call
+ *     with CALL_SYSCALL naming it. Without seccomp (sbx_has_seccomp() == 0,
+ *     e.g. macOS) only the process group, rlimits and deadlines remain:
+ *     the submission could open files, fork (its children are killed with
+ *     the group by sbx_restart/sbx_free, but PR_SET_PDEATHSIG is not
+ *     inherited: if the grader itself dies abruptly, grandchildren can
+ *     survive) or signal the grader -- the CLI should warn
+ *     "sandbox reduced";
+ *   - guard pages around every buffer, read-only mappings for const inputs,
+ *     canaries in the slack before each writable buffer, and a byte-wise
+ *     comparison of every const input after the call.
+ *
+ * Trust: the runner's address space is the student's. Whatever it writes
+ * into the shared header (result, live allocations, fault records, the
+ * completion nonce) could be forged by the submission. The per-call nonce
+ * only guards against reading a stale record from an earlier call. Forgery
+ * gains nothing: a forged "returned" still has its outputs checked by the
+ * properties, a forged fault record only fails the submission, and the
+ * parent re-checks const inputs and canaries from its own copies. Buffer
+ * layout is never read back from shared memory.
+ *
+ * The sandbox writes to the runner only through a socket with MSG_NOSIGNAL:
+ * the caller need not ignore SIGPIPE. Not thread-safe: one struct sbx per
+ * thread. Calls block for at most the deadline (plus reaping).
+ */
+#ifndef GRD_SBX_H
+#define GRD_SBX_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "sandbox/impl.h"
+
+#define SBX_DEFAULT_DEADLINE_MS 2000.0
+#define SBX_DEFAULT_AS_LIMIT ((size_t)1 << 30)
+#define SBX_DEFAULT_CPU_S 10u
+#define SBX_DEFAULT_OUTPUT_CAP ((size_t)16 << 10)
+
+struct sbx_config {
+    const char *runner;   /* path of the linked runner executable */
+    double deadline_ms;   /* wall-clock limit per call; 0: default */
+    size_t as_limit;      /* RLIMIT_AS of the runner in bytes; 0: default */
+    unsigned cpu_s;       /* RLIMIT_CPU of one runner process (one test);
+                             0: default */
+    size_t output_cap;    /* bytes of stdout+stderr kept; the rest is
+                             drained and dropped; 0: default */
+};
+
+struct sbx;
+
+/*
+ * Create a sandbox for the runner cfg->runner (copied). No process is
+ * started until the first call. Returns NULL with `e` set when the runner
+ * is not an executable file or memory runs out.
+ */
+struct sbx *sbx_new(const struct sbx_config *cfg, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* Change the per-call deadline (ms > 0); takes effect at the next call. */
+void sbx_set_deadline(struct sbx *s, double ms);
+
+/*
+ * Kill the current runner (if any) and forget its output, so that the next
+ * call starts a fresh process. The grader calls it between tests.
+ */
+void sbx_restart(struct sbx *s);
+
+/*
+ * The runner's stdout and stderr (interleaved, at most output_cap bytes)
+ * since the last restart. Not NUL-terminated; owned by s and valid until
+ * the next call or restart. *len receives the length.
+ */
+const char *sbx_output(const struct sbx *s, size_t *len);
+
+/* 1 when output beyond output_cap was dropped since the last restart. */
+int sbx_output_truncated(const struct sbx *s);
+
+/* The current runner's pid, or 0 when none is running (for tests). */
+long sbx_runner_pid(const struct sbx *s);
+
+/*
+ * The implementation backed by this sandbox; valid while s lives. Each op
+ * returns 0 with `r` filled whenever the call could be made, and -1 with
+ * `e` set on an error of the grader itself (the runner could not be
+ * started, a buffer is too large for shared memory, a system call of the
+ * grader failed). After a call that did not return, the runner is dead and
+ * the next call starts a new one.
+ */
+struct impl sbx_impl(struct sbx *s);
+
+/* Kill the runner, reap it and free everything. NULL is a no-op. */
+void sbx_free(struct sbx *s);
+
+/* 1 when the runner is built with the seccomp filter, 0 otherwise. */
+int sbx_has_seccomp(void);
+
+#endif
