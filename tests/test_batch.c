@@ -20,7 +20,7 @@
 #include "batch/batch.h"
 #include "core/json.h"
 #include "props/prop.h"
-#include "report/summary.h"
+#include "batch/summary.h"
 
 #define FIX TEST_SRCDIR "/tests/batch_fixtures/"
 #define IDRE "^attention-(?<id>.+?)(?:\\.c)?$"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/json.h"
-#include "report/summary.h"
+#include "batch/summary.h"
 #include "core/util.h"
 
 struct bat_idre {

@@ -1,5 +1,5 @@
 /* summary.c -- see summary.h. */
-#include "report/summary.h"
+#include "batch/summary.h"
 
 #include <stdio.h>
 #include <stdlib.h>
