@@ -52,6 +52,14 @@ for f in attention.h attention.c README.md answers.yaml Makefile \
     [ -f "$tree/$f" ] || bad "the tree lacks '$f'"
 done
 
+# The student's deps.sh asks only for what the student build needs.
+pk=$(sh "$tree/grader/deps.sh" --print)
+case " $pk " in
+    *" libxml2-utils "*|*" perl "*|*criterion*) bad "student deps.sh asks for: $pk" ;;
+    *" libyaml-dev "*) ok "student deps.sh asks for: $pk" ;;
+    *) bad "student deps.sh lacks libyaml-dev: $pk" ;;
+esac
+
 # ---- 2. nothing of the reference or the hidden spec in the tree ----
 n=0
 for w in $ref_names; do

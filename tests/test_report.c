@@ -271,13 +271,33 @@ Test(report, compile_error_is_shown_first_and_clipped)
     char *banner = strstr(s, "COMPILE ERROR");
 
     cr_assert_not_null(banner);
-    cr_expect(banner < strstr(s, "SKIP"));
     cr_expect(strstr(s, "attention.c:20:5: error") != NULL);
     cr_expect_null(strstr(s, "attention.c:21:5: error"));
     cr_expect(strstr(s, "(10 more lines not shown)") != NULL);
-    cr_expect(strstr(s, "not run: the submission did not compile") != NULL);
     free(s);
     destroy(r);
+}
+
+/* A compile error is the compiler's message and one "no test ran" line,
+ * not a SKIP row with a hint per test (in text and in feedback.md). */
+Test(report, compile_error_shows_one_no_test_ran_line)
+{
+    static const enum rpt_format fmts[] = { RPT_TEXT, RPT_MARKDOWN };
+
+    for (size_t k = 0; k < 2; k++) {
+        struct grade_result *r = make(COMPILE);
+        char *s = render(r, fmts[k], NULL, NULL);
+        char *line = strstr(s, "no test ran (4 tests");
+
+        cr_assert_not_null(line, "%s", s);
+        cr_expect(strstr(s, "COMPILE ERROR") < line);
+        cr_expect_null(strstr(s, "SKIP"), "%s", s);
+        cr_expect_null(strstr(s, "hint:"), "%s", s);
+        cr_expect_null(strstr(s, "softmax.rows_sum_to_one"), "%s", s);
+        cr_expect_null(strstr(line + 1, "no test ran"));
+        free(s);
+        destroy(r);
+    }
 }
 
 Test(report, hidden_details_are_redacted_on_request)

@@ -341,8 +341,8 @@ static const char *banner(enum grade_status s)
 {
     switch (s) {
     case GRADE_COMPILE_ERROR:
-        return "COMPILE ERROR: the submission did not compile, so no test "
-               "ran. The compiler said:";
+        return "COMPILE ERROR: the submission did not compile. The "
+               "compiler said:";
     case GRADE_REJECTED:
         return "REJECTED: the submission was refused before any test ran:";
     case GRADE_BUDGET_EXHAUSTED:
@@ -354,6 +354,24 @@ static const char *banner(enum grade_status s)
     case GRADE_OK: break;
     }
     return NULL;
+}
+
+/* Whether grading stopped before any test: the rubric then shows the
+ * reason and one "no test ran" line instead of a row per test. */
+static int none_ran(const struct grade_result *r)
+{
+    return r->status == GRADE_COMPILE_ERROR || r->status == GRADE_REJECTED;
+}
+
+/* The one line that replaces the rows when no test ran. */
+static void no_test_ran(const struct rpti_ctx *c)
+{
+    char b[JSON_NUM_MAX];
+
+    rpti_putf(c->out, "no test ran (%zu test%s, %s points): fix the "
+              "first error above, then run the check again\n",
+              c->r->n_tests, c->r->n_tests == 1 ? "" : "s",
+              rpti_pts(c->r->max_score, b));
 }
 
 static const char *fn_of(const struct test_result *t)
@@ -485,6 +503,10 @@ int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
     rpti_init(&c, r, o, out);
     text_header(&c);
     text_status(&c);
+    if (none_ran(r)) {
+        no_test_ran(&c);
+        return rpti_finish(&c, e);
+    }
     for (i = 0; i < r->n_tests; i++)
         text_test(&c, &r->tests[i]);
     text_footer(&c);
@@ -621,6 +643,10 @@ int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
     rpti_init(&c, r, o, out);
     md_header(&c);
     md_status(&c);
+    if (none_ran(r)) {
+        no_test_ran(&c);
+        return rpti_finish(&c, e);
+    }
     rpti_put(out, "## Tests\n\n| Status | Points | Test | What it checks |\n"
            "|---|---:|---|---|\n");
     for (i = 0; i < r->n_tests; i++)
