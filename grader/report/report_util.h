@@ -1,6 +1,7 @@
 /*
  * report_util.h -- internal to the report writers (report.c,
- * report_machine.c); not part of report.h's API.
+ * report_machine.c), implemented in report_util.c; not part of report.h's
+ * API.
  *
  * Appends go through rpti_put*(), which ignore the return value: a failed
  * append marks the strbuf truncated, and every writer checks that once at

@@ -1,0 +1,235 @@
+/* report_util.c -- see report_util.h. The helpers every report writer
+ * shares (appends, names, visibility, a test's details, the character
+ * walk); below report.c and report_machine.c, so that neither calls the
+ * other for them. */
+#include "report/report_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void rpti_put(struct strbuf *sb, const char *s)
+{
+    if (sb_adds(sb, s) < 0)
+        return;   /* sb->truncated records it; writers check once */
+}
+
+void rpti_putn(struct strbuf *sb, const char *s, size_t n)
+{
+    if (sb_add(sb, s, n) < 0)
+        return;
+}
+
+void rpti_putf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = sb_vaddf(sb, fmt, ap);
+    va_end(ap);
+    (void)rc;
+}
+
+void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
+             const struct rpt_opts *o, struct strbuf *out)
+{
+    static const struct rpt_opts defaults = { 0, 0, 0 };
+
+    c->r = r;
+    c->o = o ? o : &defaults;
+    c->out = out;
+    c->max = c->o->max_field ? c->o->max_field : RPT_FIELD_MAX;
+}
+
+int rpti_finish(const struct rpti_ctx *c, struct grd_err *e)
+{
+    if (!c->out->truncated)
+        return 0;
+    return err_set(e, NULL, 0, 0,
+                   "report does not fit in %zu bytes (or out of memory)",
+                   c->out->cap);
+}
+
+const char *rpti_id(const struct test_result *t)
+{
+    return t->test && t->test->id ? t->test->id : "?";
+}
+
+const char *rpti_title(const struct test_result *t)
+{
+    return t->test && t->test->title ? t->test->title : "";
+}
+
+const char *rpti_str(const char *s)
+{
+    return s ? s : "";
+}
+
+int rpti_visible(const struct rpti_ctx *c, const struct test_result *t)
+{
+    return !c->o->redact_hidden || t->test == NULL ||
+           t->test->visibility == SPEC_VISIBLE;
+}
+
+char *rpti_pts(double v, char buf[JSON_NUM_MAX])
+{
+    json_fmt_num(v, buf);
+    if (strchr(buf, '.') == NULL && strchr(buf, 'e') == NULL)
+        snprintf(buf + strlen(buf), JSON_NUM_MAX - strlen(buf), ".0");
+    return buf;
+}
+
+size_t rpti_count(const struct grade_result *r, enum test_status s)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < r->n_tests; i++)
+        n += r->tests[i].status == s;
+    return n;
+}
+
+/* Why a test did not run, from how grading as a whole ended. */
+static const char *not_run_reason(enum grade_status s)
+{
+    switch (s) {
+    case GRADE_COMPILE_ERROR: return "not run: the submission did not compile";
+    case GRADE_REJECTED: return "not run: the submission was rejected";
+    case GRADE_BUDGET_EXHAUSTED: return "not run: the time budget ran out";
+    case GRADE_ERROR: return "not run: the grader failed";
+    case GRADE_OK: break;
+    }
+    return "not run";
+}
+
+/* What to say when a test left no message of its own. */
+static void default_message(const struct rpti_ctx *c, const struct test_result *t,
+                            struct strbuf *sb)
+{
+    switch (t->status) {
+    case TEST_PASSED: break;
+    case TEST_FAILED: rpti_put(sb, "a property check failed"); break;
+    case TEST_CRASHED: rpti_put(sb, "the submission crashed in this test"); break;
+    case TEST_TIMED_OUT: rpti_put(sb, "timed out"); break;
+    case TEST_NOT_IMPLEMENTED:
+        rpti_putf(sb, "not implemented yet: '%s' still returns ATTN_ENOTIMPL",
+                t->test && t->test->function ? t->test->function : "?");
+        break;
+    case TEST_NOT_RUN: rpti_put(sb, not_run_reason(c->r->status)); break;
+    case TEST_MANUAL_PENDING: rpti_put(sb, "manual: pending"); break;
+    }
+}
+
+/* The tests this one depends on that did not pass, ", "-separated. */
+static void failed_deps(const struct rpti_ctx *c, const struct test_result *t,
+                        struct strbuf *sb)
+{
+    size_t i, j, found = 0;
+
+    for (i = 0; t->test && i < t->test->n_depends_on; i++) {
+        const char *dep = t->test->depends_on[i];
+
+        for (j = 0; j < c->r->n_tests; j++) {
+            const struct test_result *d = &c->r->tests[j];
+
+            if (strcmp(rpti_id(d), dep) == 0 && d->status != TEST_PASSED) {
+                rpti_putf(sb, "%s%s", found++ ? ", " : "", dep);
+                break;
+            }
+        }
+    }
+    if (found == 0)
+        rpti_put(sb, "a test");
+}
+
+void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
+               struct strbuf *sb)
+{
+    if (!rpti_visible(c, t)) {
+        rpti_put(sb, "details of hidden tests are not shown");
+        return;
+    }
+    if (t->message && t->message[0])
+        rpti_put(sb, t->message);
+    else
+        default_message(c, t, sb);
+    if (t->status != TEST_PASSED && t->test &&
+        t->test->scoring == SPEC_PARTIAL && t->cases_run > 0)
+        rpti_putf(sb, "\n%zu/%zu cases passed", t->cases_passed, t->cases_run);
+    if (t->hint && t->hint[0] && t->status != TEST_PASSED)
+        rpti_putf(sb, "\nhint: %s", t->hint);
+    if (t->repro && t->repro[0] && t->status != TEST_PASSED)
+        rpti_putf(sb, "\nreproduce: %s", t->repro);
+    if (t->dependency_failed) {
+        rpti_put(sb, "\n(depends on ");
+        failed_deps(c, t, sb);
+        rpti_put(sb, ", which did not pass: fix that first)");
+    }
+}
+
+size_t rpti_trim_end(const char *s, size_t n)
+{
+    while (n > 0 && strchr(" \t\r\n", s[n - 1]))
+        n--;
+    return n;
+}
+
+void rpti_walk(struct strbuf *sb, const char *s, size_t n, size_t max,
+             rpti_emit_fn emit, const void *arg)
+{
+    size_t i = 0, adv, stop;
+
+    n = rpti_trim_end(s, n);
+    stop = n > max ? max : n;
+    while (i < stop && !sb->truncated) {
+        int32_t cp = sb_utf8_next(s + i, n - i, &adv);
+
+        emit(sb, cp, arg);
+        i += adv;
+    }
+    if (i < n)
+        rpti_putf(sb, " [... %zu bytes cut]", n - i);
+}
+
+void rpti_walkz(struct strbuf *sb, const char *s, size_t max, rpti_emit_fn emit,
+              const void *arg)
+{
+    rpti_walk(sb, rpti_str(s), strlen(rpti_str(s)), max, emit, arg);
+}
+
+void rpti_emit_text(struct strbuf *sb, int32_t cp, const void *indent)
+{
+    if (cp < 0) {
+        rpti_put(sb, "\xEF\xBF\xBD");
+    } else if (cp == '\n') {
+        rpti_putf(sb, "\n%s", (const char *)indent);
+    } else if (cp == '\r') {
+        return;   /* a bare CR could overwrite the line on a terminal */
+    } else if (cp == '\t') {
+        rpti_put(sb, "\t");
+    } else if (cp < 0x20 || cp == 0x7F) {
+        rpti_putf(sb, "\\x%02x", (unsigned)cp);   /* no escape sequences */
+    } else if (cp >= 0x80 && cp <= 0x9F) {
+        rpti_putf(sb, "\\u%04x", (unsigned)cp);   /* C1 controls */
+    } else if (sb_add_utf8(sb, (uint32_t)cp) < 0) {
+        return;
+    }
+}
+
+size_t rpti_lines_len(const char *s, size_t nlines, size_t *more)
+{
+    size_t n = rpti_trim_end(s, strlen(s)), i, seen = 0, cut = n;
+
+    *more = 0;
+    for (i = 0; i < n && nlines > 0; i++) {
+        if (s[i] != '\n')
+            continue;
+        if (++seen == nlines)
+            cut = i;
+        else if (seen > nlines)
+            (*more)++;
+    }
+    if (nlines > 0 && seen >= nlines)
+        (*more)++;   /* the line after the last newline */
+    return cut;
+}
