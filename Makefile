@@ -2,6 +2,7 @@
 #
 #   make            build everything into $(BUILD)/ (installs deps if it can)
 #   make demo       grade the bundled sample submissions and show the rubrics
+#   make check      grade student_template/attention.c (SUB=file, ONLY=regex)
 #   make test       run the project's own test suite
 #   make bench      benchmarks (medians and ratios, never timed tests)
 #   make template   the GitHub Classroom template in dist/student_template
@@ -50,7 +51,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test bench clean
+.PHONY: all deps demo test bench clean check
 all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h
 
 deps: $(DEPS_OK)
@@ -93,6 +94,15 @@ test: all $(TEST_BINS)
 
 demo: all
 	@sh tests/demo.sh $(BUILD)
+
+# make check [SUB=file.c] [ONLY=regex]: grade one file with the public tests,
+# as a student's `make check` does (default: the template's attention.c).
+# The rubric's reproduce lines name this target, with SUB= when one was given.
+SUB ?= student_template/attention.c
+CHECK_REPRO = make check$(if $(filter-out student_template/attention.c,$(SUB)), SUB='$(SUB)')
+check: all
+	@$(BUILD)/grader grade --require-pass --repro "$(CHECK_REPRO)" \
+	    $(if $(ONLY),--only '$(ONLY)') --spec specs/public.yaml '$(SUB)'
 
 bench: all
 	@sh tests/bench.sh $(BUILD)

@@ -170,8 +170,10 @@ static int write_error_row(const struct run *r, size_t i, const char *why,
 
 static int grade_into(const struct run *r, size_t i, const char *dir, struct grd_err *e)
 {
+    /* The repro lines go to the student (feedback.md): the default
+     * "make check ONLY=..." of their repository, never the TA's paths. */
     struct grade_opts go = {r->o->specs, NULL, r->o->seed, r->o->data_dir,
-                            r->scratch, r->o->budget_ms};
+                            r->scratch, r->o->budget_ms, NULL, NULL};
     struct grade_result *g = NULL;
     struct grd_err ge;
     struct bat_row row;

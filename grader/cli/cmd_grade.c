@@ -13,18 +13,23 @@
 static const char usage[] =
     "usage: grader grade [--spec FILE]... [--only REGEX] [--seed N]\n"
     "                    [--format text|markdown|gradescope|classroom|junit|tap]\n"
-    "                    [--require-pass] [--github-output] SUBMISSION\n"
-    "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n";
+    "                    [--require-pass] [--github-output] [--repro CMD] SUBMISSION\n"
+    "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
+    "A failure's \"reproduce:\" line is this command with --only for that case,\n"
+    "or, with --repro CMD, CMD ONLY='...' (what `make check` passes: --repro 'make check').\n";
 
 struct grade_args {
     struct cli_common c;
     int format;
     int require_pass;
     int github_output;
+    const char *repro;
     const char *submission;
+    int argc;
+    char **argv;
 };
 
-enum { OPT_SPEC = 1, OPT_ONLY, OPT_FORMAT, OPT_SEED, OPT_REQUIRE, OPT_GHOUT, OPT_HELP };
+enum { OPT_SPEC = 1, OPT_ONLY, OPT_FORMAT, OPT_SEED, OPT_REQUIRE, OPT_GHOUT, OPT_REPRO, OPT_HELP };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -33,6 +38,7 @@ static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"require-pass", no_argument, NULL, OPT_REQUIRE},
     {"github-output", no_argument, NULL, OPT_GHOUT},
+    {"repro", required_argument, NULL, OPT_REPRO},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -61,6 +67,9 @@ static int take_option(struct grade_args *a, int opt, const char *arg)
     case OPT_GHOUT:
         a->github_output = 1;
         return 0;
+    case OPT_REPRO:
+        a->repro = arg;
+        return 0;
     case OPT_HELP:
         fputs(usage, stdout);
         return -1; /* done: exit 0 */
@@ -83,7 +92,58 @@ static int parse_args(struct grade_args *a, int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage("expected exactly one SUBMISSION", usage);
     a->submission = argv[optind];
+    a->argc = argc;
+    a->argv = argv;
     return 0;
+}
+
+/* Append `w` to sb as one shell word, after a space unless sb is empty:
+ * as is when it holds only safe characters, else in single quotes (a
+ * quote inside becomes '\''). */
+static int add_word(struct strbuf *sb, const char *w)
+{
+    int bad = sb->len > 0 && sb->buf[sb->len - 1] != ' ' && sb_addch(sb, ' ');
+
+    if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "0123456789_./:=+-@%,") == strlen(w))
+        return bad || sb_adds(sb, w);
+    bad = bad || sb_addch(sb, '\'');
+    for (; *w && !bad; w++)
+        bad = *w == '\'' ? sb_adds(sb, "'\\''") : sb_addch(sb, *w);
+    return bad || sb_addch(sb, '\'');
+}
+
+/*
+ * The repro line's two halves: with --repro CMD, "CMD ONLY=" and ""; else
+ * this very command line without its --only, --repro and --format
+ * (a rerun is read by a person), "--only " before the pattern and the
+ * submission after it. Returns 0, or -1 when out of memory.
+ */
+static int repro_parts(const struct grade_args *a, struct strbuf *pre, struct strbuf *post)
+{
+    int bad = 0;
+
+    if (a->repro)
+        return sb_adds(pre, a->repro) || sb_adds(pre, " ONLY=");
+    /* main() passes argv + 1: argv[-1] is the program as it was invoked
+     * (build/grader), argv[0] the command. */
+    bad = add_word(pre, a->argv[-1]) || sb_adds(pre, " grade");
+    for (int i = 1; i < a->argc - 1 && !bad; i++) {
+        const char *w = a->argv[i];
+
+        if (strcmp(w, "--github-output") == 0 || strcmp(w, "--") == 0 ||
+            strncmp(w, "--only=", 7) == 0 || strncmp(w, "--repro=", 8) == 0 ||
+            strncmp(w, "--format=", 9) == 0)
+            continue;
+        if (strcmp(w, "--only") == 0 || strcmp(w, "--repro") == 0 ||
+            strcmp(w, "--format") == 0)
+            i++;   /* and its value */
+        else
+            bad = add_word(pre, w);
+    }
+    bad = bad || sb_adds(pre, " --only ");
+    return bad || sb_addch(post, ' ') || sb_adds(post, a->submission[0] == '-' ? "-- " : "") ||
+           add_word(post, a->submission);
 }
 
 static int all_passed(const struct grade_result *r)
@@ -119,6 +179,7 @@ int cmd_grade(int argc, char **argv)
     struct grade_result *r = NULL;
     struct spec_set *s = NULL;
     struct grd_err e;
+    struct strbuf pre, post;
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)
@@ -131,10 +192,20 @@ int cmd_grade(int argc, char **argv)
     o.only = a.c.only;
     o.seed = a.c.seed;
     o.data_dir = a.c.data_dir;
-    if (grade_submission(a.submission, &o, &r, &e) < 0 || emit(&a, r, &e) < 0)
-        rc = cli_fail(&e);
-    else
-        rc = a.require_pass && !all_passed(r) ? CLI_EXIT_NOT_PASSED : CLI_EXIT_OK;
+    sb_init(&pre, 0);
+    sb_init(&post, 0);
+    if (repro_parts(&a, &pre, &post) < 0)
+        rc = err_set(&e, NULL, 0, 0, "out of memory"), cli_fail(&e);
+    else {
+        o.repro_pre = sb_str(&pre);
+        o.repro_post = sb_str(&post);
+        if (grade_submission(a.submission, &o, &r, &e) < 0 || emit(&a, r, &e) < 0)
+            rc = cli_fail(&e);
+        else
+            rc = a.require_pass && !all_passed(r) ? CLI_EXIT_NOT_PASSED : CLI_EXIT_OK;
+    }
+    sb_release(&pre);
+    sb_release(&post);
     grade_result_free(r);
     spec_set_free(s);
     return rc;

@@ -74,6 +74,14 @@ struct grade_opts {
     const char *scratch_dir; /* parent of the private scratch directory;
                                 NULL: $TMPDIR or /tmp */
     double budget_ms;        /* whole-submission budget; 0: default 20 s */
+    /* A failure's "reproduce:" line is repro_pre, the case's pattern in
+     * single quotes, then repro_post: e.g. "make check ONLY=" and "", or
+     * "build/grader grade --only " and " attention.c" (the caller quotes
+     * what it passes for the shell). NULL repro_pre: "make check ONLY="
+     * ("make check-written ONLY=" for the written part), the command of
+     * the student's repository. */
+    const char *repro_pre;
+    const char *repro_post;  /* NULL: "" */
 };
 
 /*

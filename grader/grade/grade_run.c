@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "props/prop.h"
+#include "core/strbuf.h"
 #include "core/util.h"
 
 #define DEADLINE_FACTOR 50.0    /* x the reference's time on the same case */
@@ -117,22 +118,32 @@ static size_t selected_cases(const struct spec_test *t, const unsigned char *sel
     return n;
 }
 
-/* "make check ONLY='^sdpa\.causal#2$'": the one command for that case. */
-static char *repro_command(const struct spec_test *t, size_t k)
+/*
+ * The one command that reruns case k of t: "make check ONLY='^sdpa\.causal#2$'"
+ * by default, or o's repro_pre/repro_post around the quoted pattern. Test
+ * ids hold no quote (spec.c checks their characters), so single quotes
+ * suffice. Returns a new string, or NULL when out of memory.
+ */
+static char *repro_command(const struct grade_opts *o, const struct spec_test *t, size_t k)
 {
-    char buf[512];
-    size_t j = 0;
-
     /* The written part has its own target: it grades answers.yaml. */
-    j += (size_t)snprintf(buf, sizeof buf, "make %s ONLY='^",
-                          strcmp(t->function, "written") == 0 ? "check-written" : "check");
-    for (const char *p = t->id; *p && j + 4 < sizeof buf; p++) {
-        if (*p == '.')
-            buf[j++] = '\\';
-        buf[j++] = *p;
+    const char *pre = o->repro_pre ? o->repro_pre
+                      : strcmp(t->function, "written") == 0 ? "make check-written ONLY="
+                      : "make check ONLY=";
+    struct strbuf sb;
+    int bad;
+
+    sb_init(&sb, 0);
+    bad = sb_adds(&sb, pre) || sb_adds(&sb, "'^");
+    for (const char *p = t->id; *p && !bad; p++)
+        bad = (*p == '.' && sb_addch(&sb, '\\')) || sb_addch(&sb, *p);
+    bad = bad || sb_addf(&sb, "#%zu$'", k + 1) ||
+          sb_adds(&sb, o->repro_post ? o->repro_post : "");
+    if (bad) {
+        sb_release(&sb);
+        return NULL;
     }
-    snprintf(buf + j, sizeof buf - j, "#%zu$'", k + 1);
-    return strdup(buf);
+    return sb_detach(&sb, NULL);
 }
 
 /* The state the loop keeps across tests. */
@@ -289,7 +300,7 @@ static int record(struct loop *L, const struct spec_test *t, size_t ncases,
     tr->failed_case = ty->first_fail;
     tr->message = failure_message(L, t, ty);
     tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint : (t->hint ? t->hint : ""));
-    tr->repro = repro_command(t, ty->first_fail);
+    tr->repro = repro_command(L->o, t, ty->first_fail);
     return tr->message && tr->hint && tr->repro ? 0 : -1;
 }
 
