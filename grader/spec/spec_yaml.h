@@ -1,10 +1,10 @@
 /*
- * spec_yaml.h -- the YAML layer under spec.c: an arena, and a small tree
- * built from libyaml's events.
+ * spec_yaml.h -- the YAML layer under the spec loader (spec_load.c): an
+ * arena, and a small tree built from libyaml's events.
  *
- * Internal to the spec loader (only spec.c includes it). The tree keeps
- * what validation needs and no more: scalars (with whether they were
- * quoted), lists and maps, each with its 1-based line and column. Anchors,
+ * Internal to the spec module (spec_load.c and spec_internal.h include
+ * it). The tree keeps what validation needs and no more: scalars (with
+ * whether they were quoted), lists and maps, each with its 1-based line and column. Anchors,
  * aliases, tags and second documents are refused while building, so every
  * node appears exactly once and means what it says.
  */

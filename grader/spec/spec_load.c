@@ -1,0 +1,784 @@
+/*
+ * spec_load.c -- spec_load() and spec_load_buffer() (see spec.h); the
+ * schema is documented in specs/README.md.
+ *
+ * A load runs in three steps. libyaml's events are turned into a small
+ * tree (spec_yaml.c: anchors, aliases and tags refused) in a scratch
+ * arena; the tree is walked in file order into tests and rules allocated
+ * in a second arena, the "batch"; only when everything validated is the
+ * batch spliced into the set. A failed load therefore frees both arenas
+ * and leaves the set exactly as it was.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "spec/spec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sha256.h"
+#include "spec/spec_internal.h"
+#include "spec/spec_yaml.h"
+
+#define SPEC_FILE_CAP ((size_t)1 << 20)
+#define SPEC_TESTS_CAP 10000
+#define SPEC_RULES_CAP 1000
+#define SPEC_CASES_CAP 1000
+#define SPEC_PARAMS_CAP 64
+#define SPEC_LIST_CAP 4096
+#define SHOW 60             /* at most this many bytes of a value in messages */
+
+/* ---- the loader's context ---------------------------------------------- */
+
+
+/* A test being built: the test itself, and where its parts were written. */
+struct tbuild {
+    struct spec_test *t;
+    const struct sy_node *id_node, *deps;
+};
+
+struct ld {
+    struct spec_set *set;
+    const char *name;        /* for messages, as given */
+    const char *file;        /* the same, owned by the batch */
+    const char *buf;
+    size_t len;
+    spec_check_fn check;
+    struct grd_err *e;
+    struct sy_arena tmp;        /* the tree and tbuilds: freed after the load */
+    struct sy_arena keep;       /* the batch: joins the set on success */
+    struct pvec tests, rules, pending; /* pending: tbuilds with depends_on */
+    struct idtab ids;        /* the ids of this file's tests */
+};
+
+static int fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
+{
+    char msg[ERR_MSG_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_set(l->e, l->name, at ? at->line : 0, at ? at->col : 0, "%s", msg);
+}
+
+static int oom(struct ld *l)
+{
+    return err_set(l->e, l->name, 0, 0, "out of memory");
+}
+
+/* The length to show of a scalar in a message, with "%.*s". */
+static int show(const struct sy_node *n)
+{
+    return (int)(n->len > SHOW ? SHOW : n->len);
+}
+
+/* "unknown <what> 'x' (did you mean 'y'?)" or "... (expected one of a, b)". */
+static int fail_unknown(struct ld *l, const struct sy_node *k, const char *what,
+                        const char *const *names, size_t n)
+{
+    const char *s = sy_suggest(k, names, n);
+    char list[256] = "";
+    size_t used = 0;
+
+    if (s != NULL)
+        return fail(l, k, "unknown %s '%.*s' (did you mean '%s'?)", what, show(k),
+                    k->str, s);
+    for (size_t i = 0; i < n && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                 i ? ", " : "", names[i]);
+    return fail(l, k, "unknown %s '%.*s' (expected one of %s)", what, show(k), k->str,
+                list);
+}
+
+static int scalar_number(struct ld *l, const struct sy_node *n, double *out)
+{
+    return sy_number(l->name, n, out, l->e);
+}
+
+/* A non-empty string value, copied into the batch. */
+static int get_string(struct ld *l, const struct sy_node *v, const char *key,
+                      const char **out)
+{
+    if (v->kind != SY_SCALAR || v->len == 0)
+        return fail(l, v, "'%s' must be a non-empty string", key);
+    *out = sy_strndup(&l->keep, v->str, v->len);
+    return *out == NULL ? oom(l) : 0;
+}
+
+/* A finite number value with v > min (or v >= min when `or_equal`). */
+static int get_number(struct ld *l, const struct sy_node *v, const char *key,
+                      double min, int or_equal, double *out)
+{
+    int rc = scalar_number(l, v, out);
+
+    if (rc < 0)
+        return -1;
+    if (rc == 0 || !isfinite(*out) || *out < min || (!or_equal && *out == min))
+        return fail(l, v, "'%s' must be a number %s %g", key, or_equal ? ">=" : ">",
+                    min);
+    return 0;
+}
+
+/* ---- maps with known keys ---------------------------------------------- */
+
+typedef int (*field_fn)(struct ld *l, void *obj, const struct sy_node *v);
+
+struct field {
+    const char *name;
+    field_fn fn;
+    int required;
+};
+
+#define MAX_FIELDS 16
+
+static int field_index(struct ld *l, const struct sy_node *k, const struct field *f,
+                       size_t nf)
+{
+    const char *names[MAX_FIELDS];
+
+    if (k->kind != SY_SCALAR)
+        return fail(l, k, "expected a key name, found %s", sy_kind_name(k));
+    for (size_t i = 0; i < nf; i++) {
+        if (strcmp(k->str, f[i].name) == 0)
+            return (int)i;
+        names[i] = f[i].name;
+    }
+    return fail_unknown(l, k, "key", names, nf);
+}
+
+static int check_required(struct ld *l, const struct sy_node *map, const struct field *f,
+                          size_t nf, const struct sy_node *const *seen)
+{
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].required && seen[i] == NULL)
+            return fail(l, map, "missing required key '%s'", f[i].name);
+    return 0;
+}
+
+/* Walk a map of known keys in file order, calling each key's function;
+ * refuses unknown and repeated keys, then reports missing required ones. */
+static int walk_fields(struct ld *l, const struct sy_node *map, const char *what,
+                       const struct field *f, size_t nf, void *obj)
+{
+    const struct sy_node *seen[MAX_FIELDS] = {NULL};
+
+    if (map->kind != SY_MAP)
+        return fail(l, map, "expected a map for %s, found %s", what, sy_kind_name(map));
+    for (const struct sy_node *k = map->first; k != NULL; k = k->next->next) {
+        int i = field_index(l, k, f, nf);
+        if (i < 0)
+            return -1;
+        if (seen[i] != NULL)
+            return fail(l, k, "duplicate key '%s' (first at %d:%d)", f[i].name,
+                        seen[i]->line, seen[i]->col);
+        seen[i] = k;
+        if (f[i].fn(l, obj, k->next) != 0)
+            return -1;
+    }
+    return check_required(l, map, f, nf, seen);
+}
+
+/* A key written with no value (`tests:`), read as an empty list where
+ * one is allowed. */
+static int is_empty(const struct sy_node *v)
+{
+    return v->kind == SY_SCALAR && v->plain && v->len == 0;
+}
+
+static int expect_list(struct ld *l, const struct sy_node *v, const char *key)
+{
+    if (v->kind != SY_SEQ && !is_empty(v))
+        return fail(l, v, "expected a list for '%s', found %s", key, sy_kind_name(v));
+    return 0;
+}
+
+/* ---- cases --------------------------------------------------------------- */
+
+static int param_list(struct ld *l, struct spec_param *p, const struct sy_node *v)
+{
+    double *list;
+    size_t i = 0;
+
+    if (v->n > SPEC_LIST_CAP)
+        return fail(l, v, "list '%s' is too long (at most %d items)", p->key,
+                    SPEC_LIST_CAP);
+    list = sy_array(&l->keep, v->n, sizeof *list);
+    if (list == NULL)
+        return oom(l);
+    for (const struct sy_node *x = v->first; x != NULL; x = x->next, i++) {
+        int rc = scalar_number(l, x, &list[i]);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return fail(l, x, "'%s' must be a flat list of numbers", p->key);
+    }
+    p->kind = SPEC_LIST;
+    p->list = v->n ? list : NULL;
+    p->list_len = v->n;
+    return 0;
+}
+
+static int param_value(struct ld *l, struct spec_param *p, const struct sy_node *v)
+{
+    int rc;
+
+    p->line = v->line;
+    p->col = v->col;
+    if (v->kind == SY_SEQ)
+        return param_list(l, p, v);
+    if (v->kind == SY_MAP)
+        return fail(l, v, "'%s' must be a number, a string or a list of numbers, "
+                    "not a map", p->key);
+    if (v->plain && v->len == 0)
+        return fail(l, v, "missing value for '%s'", p->key);
+    rc = scalar_number(l, v, &p->num);
+    p->kind = SPEC_NUM;
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    p->kind = SPEC_STR;
+    p->str = sy_strndup(&l->keep, v->str, v->len);
+    return p->str == NULL ? oom(l) : 0;
+}
+
+static int parse_case(struct ld *l, struct spec_case *c, const struct sy_node *map)
+{
+    struct spec_param *ps;
+    size_t i = 0;
+
+    c->line = map->line;
+    c->col = map->col;
+    if (map->kind != SY_MAP)
+        return fail(l, map, "expected a map for a case, found %s", sy_kind_name(map));
+    if (map->n / 2 > SPEC_PARAMS_CAP)
+        return fail(l, map, "too many keys in a case (at most %d)", SPEC_PARAMS_CAP);
+    ps = sy_array(&l->keep, map->n / 2, sizeof *ps);
+    if (ps == NULL)
+        return oom(l);
+    for (const struct sy_node *k = map->first; k != NULL; k = k->next->next, i++) {
+        if (k->kind != SY_SCALAR || k->len == 0)
+            return fail(l, k, "expected a key name in a case");
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(ps[j].key, k->str) == 0)
+                return fail(l, k, "duplicate key '%.*s' (first at %d:%d)", show(k),
+                            k->str, ps[j].line, ps[j].col);
+        if ((ps[i].key = sy_strndup(&l->keep, k->str, k->len)) == NULL)
+            return oom(l);
+        if (param_value(l, &ps[i], k->next) != 0)
+            return -1;
+    }
+    c->params = ps;
+    c->n_params = i;
+    return 0;
+}
+
+/* ---- test fields ----------------------------------------------------------- */
+
+/* The six attn_* functions, and "written": the hands-on part's answers. */
+static const char *const functions[] = {"softmax", "sdpa", "pe", "mha", "layernorm",
+                                        "block", "written"};
+#define N_FUNCTIONS (sizeof functions / sizeof functions[0])
+
+/* ^[a-z]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$ */
+static int valid_test_id(const char *s)
+{
+    size_t head = strspn(s, "abcdefghijklmnopqrstuvwxyz");
+
+    if (head == 0 || s[head] != '.')
+        return 0;
+    for (s += head; *s == '.';) {
+        size_t part = strspn(s + 1, "abcdefghijklmnopqrstuvwxyz0123456789_");
+        if (part == 0)
+            return 0;
+        s += 1 + part;
+    }
+    return *s == '\0';
+}
+
+static int f_id(struct ld *l, void *obj, const struct sy_node *v)
+{
+    struct tbuild *b = obj;
+
+    if (get_string(l, v, "id", &b->t->id) != 0)
+        return -1;
+    b->id_node = v;
+    if (!valid_test_id(b->t->id))
+        return fail(l, v, "invalid id '%.*s': expected '<function>.<property>' in "
+                    "lowercase letters, digits and '_'", show(v), v->str);
+    return 0;
+}
+
+static int f_title(struct ld *l, void *obj, const struct sy_node *v)
+{
+    return get_string(l, v, "title", &((struct tbuild *)obj)->t->title);
+}
+
+static int f_function(struct ld *l, void *obj, const struct sy_node *v)
+{
+    struct tbuild *b = obj;
+
+    if (get_string(l, v, "function", &b->t->function) != 0)
+        return -1;
+    for (size_t i = 0; i < N_FUNCTIONS; i++)
+        if (strcmp(b->t->function, functions[i]) == 0)
+            return 0;
+    return fail_unknown(l, v, "function", functions, N_FUNCTIONS);
+}
+
+static int f_property(struct ld *l, void *obj, const struct sy_node *v)
+{
+    return get_string(l, v, "property", &((struct tbuild *)obj)->t->property);
+}
+
+static int f_points(struct ld *l, void *obj, const struct sy_node *v)
+{
+    return get_number(l, v, "points", 0.0, 0, &((struct tbuild *)obj)->t->points);
+}
+
+/* Index of the scalar in names, or -1 with "unknown <what> ..." set. */
+static int get_enum(struct ld *l, const struct sy_node *v, const char *what,
+                    const char *const *names, size_t n)
+{
+    if (v->kind != SY_SCALAR)
+        return fail(l, v, "'%s' must be one of its names, not a %s", what,
+                    sy_kind_name(v));
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v->str, names[i]) == 0)
+            return (int)i;
+    return fail_unknown(l, v, what, names, n);
+}
+
+static int f_visibility(struct ld *l, void *obj, const struct sy_node *v)
+{
+    static const char *const names[] = {"visible", "hidden", "after_due_date"};
+    static const enum spec_visibility vals[] = {SPEC_VISIBLE, SPEC_HIDDEN,
+                                                SPEC_AFTER_DUE_DATE};
+    int i = get_enum(l, v, "visibility", names, 3);
+
+    if (i < 0)
+        return -1;
+    ((struct tbuild *)obj)->t->visibility = vals[i];
+    return 0;
+}
+
+static int f_scoring(struct ld *l, void *obj, const struct sy_node *v)
+{
+    static const char *const names[] = {"all_or_nothing", "partial"};
+    int i = get_enum(l, v, "scoring", names, 2);
+
+    if (i < 0)
+        return -1;
+    ((struct tbuild *)obj)->t->scoring = i == 0 ? SPEC_ALL_OR_NOTHING : SPEC_PARTIAL;
+    return 0;
+}
+
+static int f_tolerance(struct ld *l, void *obj, const struct sy_node *v)
+{
+    return get_number(l, v, "tolerance", 0.0, 1, &((struct tbuild *)obj)->t->tolerance);
+}
+
+static int f_timeout(struct ld *l, void *obj, const struct sy_node *v)
+{
+    char *end = NULL;
+    long ms;
+
+    errno = 0;
+    ms = v->kind == SY_SCALAR && v->plain ? strtol(v->str, &end, 10) : 0;
+    if (ms <= 0 || errno != 0 || *end != '\0')
+        return fail(l, v, "'timeout_ms' must be an integer > 0");
+    ((struct tbuild *)obj)->t->timeout_ms = ms;
+    return 0;
+}
+
+static int f_hint(struct ld *l, void *obj, const struct sy_node *v)
+{
+    return get_string(l, v, "hint", &((struct tbuild *)obj)->t->hint);
+}
+
+static int f_depends_on(struct ld *l, void *obj, const struct sy_node *v)
+{
+    struct tbuild *b = obj;
+    const char **ids;
+    size_t i = 0;
+
+    if (expect_list(l, v, "depends_on") != 0)
+        return -1;
+    if ((ids = sy_array(&l->keep, v->n, sizeof *ids)) == NULL)
+        return oom(l);
+    for (const struct sy_node *x = v->first; x != NULL; x = x->next)
+        if (get_string(l, x, "depends_on", &ids[i++]) != 0)
+            return -1;
+    b->t->depends_on = ids;
+    b->t->n_depends_on = v->n;
+    b->deps = v;
+    return 0;
+}
+
+static int f_cases(struct ld *l, void *obj, const struct sy_node *v)
+{
+    struct tbuild *b = obj;
+    struct spec_case *cs;
+    size_t i = 0;
+
+    if (expect_list(l, v, "cases") != 0)
+        return -1;
+    if (v->n == 0)
+        return fail(l, v, "empty 'cases': a test needs at least one case");
+    if (v->n > SPEC_CASES_CAP)
+        return fail(l, v, "too many cases (at most %d)", SPEC_CASES_CAP);
+    if ((cs = sy_array(&l->keep, v->n, sizeof *cs)) == NULL)
+        return oom(l);
+    for (const struct sy_node *x = v->first; x != NULL; x = x->next)
+        if (parse_case(l, &cs[i++], x) != 0)
+            return -1;
+    b->t->cases = cs;
+    b->t->n_cases = v->n;
+    return 0;
+}
+
+static const struct field test_fields[] = {
+    {"id", f_id, 1},           {"title", f_title, 1},
+    {"function", f_function, 1}, {"property", f_property, 1},
+    {"points", f_points, 1},   {"visibility", f_visibility, 0},
+    {"scoring", f_scoring, 0}, {"tolerance", f_tolerance, 0},
+    {"timeout_ms", f_timeout, 0}, {"hint", f_hint, 0},
+    {"depends_on", f_depends_on, 0}, {"cases", f_cases, 1},
+};
+#define N_TEST_FIELDS (sizeof test_fields / sizeof test_fields[0])
+
+/* ---- whole tests ------------------------------------------------------------ */
+
+static int check_unique(struct ld *l, const struct tbuild *b)
+{
+    const struct spec_test *t = b->t;
+    const struct spec_test *first = spec_find(l->set, t->id);
+    struct sy_node at = {.line = t->line, .col = t->col};
+
+    if (first == NULL)
+        first = spec_idtab_get(&l->ids, t->id);
+    if (first != NULL)
+        return fail(l, &at, "duplicate id '%s' (first defined at %s:%d:%d)", t->id,
+                    first->file, first->line, first->col);
+    return 0;
+}
+
+/* The property registry's verdict on every case. A rejection it did not
+ * place is placed at the case. */
+static int check_cases(struct ld *l, const struct spec_test *t)
+{
+    for (size_t i = 0; l->check != NULL && i < t->n_cases; i++) {
+        const struct spec_case *c = &t->cases[i];
+        err_clear(l->e);
+        if (l->check(t, c, l->e) == 0)
+            continue;
+        if (l->e->msg[0] == '\0')
+            snprintf(l->e->msg, sizeof l->e->msg, "case rejected for '%s'", t->id);
+        if (l->e->file[0] == '\0') {
+            snprintf(l->e->file, sizeof l->e->file, "%s", l->name);
+            l->e->line = c->line;
+            l->e->col = c->col;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* Checks that need the whole test: id prefix, uniqueness, the registry. */
+static int finish_test(struct ld *l, struct tbuild *b)
+{
+    const struct spec_test *t = b->t;
+    size_t fl = strlen(t->function);
+
+    if (strncmp(t->id, t->function, fl) != 0 || t->id[fl] != '.')
+        return fail(l, b->id_node, "id '%s' must begin with '%s.' (its function)",
+                    t->id, t->function);
+    if (check_unique(l, b) != 0 || check_cases(l, t) != 0)
+        return -1;
+    if (spec_idtab_reserve(&l->ids, l->ids.n + 1) != 0 || spec_pvec_push(&l->tests, b->t) != 0)
+        return oom(l);
+    spec_idtab_put(&l->ids, t);
+    if (b->deps != NULL && spec_pvec_push(&l->pending, b) != 0)
+        return oom(l);
+    return 0;
+}
+
+static int parse_test(struct ld *l, const struct sy_node *map)
+{
+    struct tbuild *b = sy_alloc(&l->tmp, sizeof *b);
+
+    if (b == NULL || (b->t = sy_alloc(&l->keep, sizeof *b->t)) == NULL)
+        return oom(l);
+    b->t->tolerance = -1.0;
+    b->t->file = l->file;
+    b->t->line = map->line;
+    b->t->col = map->col;
+    if (walk_fields(l, map, "a test", test_fields, N_TEST_FIELDS, b) != 0)
+        return -1;
+    return finish_test(l, b);
+}
+
+/* After the whole file: every depends_on names a loaded test. */
+static int check_depends(struct ld *l)
+{
+    for (size_t i = 0; i < l->pending.n; i++) {
+        const struct tbuild *b = l->pending.v[i];
+        const struct sy_node *x = b->deps->first;
+        for (size_t j = 0; j < b->t->n_depends_on; j++, x = x->next) {
+            const char *id = b->t->depends_on[j];
+            if (strcmp(id, b->t->id) == 0)
+                return fail(l, x, "test '%s' depends on itself", id);
+            if (spec_find(l->set, id) == NULL && spec_idtab_get(&l->ids, id) == NULL)
+                return fail(l, x, "unknown test '%s' in 'depends_on' (no test with "
+                            "this id is loaded)", id);
+        }
+    }
+    return 0;
+}
+
+/* ---- source rules ------------------------------------------------------------ */
+
+static int valid_rule_id(const char *s)
+{
+    return *s >= 'a' && *s <= 'z' &&
+           s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")] == '\0';
+}
+
+static int r_id(struct ld *l, void *obj, const struct sy_node *v)
+{
+    struct spec_rule *r = obj;
+
+    if (get_string(l, v, "id", &r->id) != 0)
+        return -1;
+    if (!valid_rule_id(r->id))
+        return fail(l, v, "invalid rule id '%.*s': expected lowercase letters, digits "
+                    "and '_'", show(v), v->str);
+    for (size_t i = 0; i < l->set->rules.n + l->rules.n; i++) {
+        const struct spec_rule *o = i < l->set->rules.n
+                                        ? l->set->rules.v[i]
+                                        : l->rules.v[i - l->set->rules.n];
+        if (strcmp(o->id, r->id) == 0)
+            return fail(l, v, "duplicate rule id '%s' (first defined at %s:%d:%d)",
+                        r->id, o->file, o->line, o->col);
+    }
+    return 0;
+}
+
+static int r_pattern(struct ld *l, void *obj, const struct sy_node *v)
+{
+    struct spec_rule *r = obj;
+    PCRE2_UCHAR why[256];
+    PCRE2_SIZE off;
+    int code;
+    pcre2_code *re;
+
+    if (get_string(l, v, "pattern", &r->pattern) != 0)
+        return -1;
+    /* The same options as srcrules.c, which applies the rule. */
+    re = pcre2_compile((PCRE2_SPTR)r->pattern, v->len, PCRE2_MULTILINE, &code, &off,
+                       NULL);
+    if (re != NULL) {
+        pcre2_code_free(re);
+        return 0;
+    }
+    if (pcre2_get_error_message(code, why, sizeof why) < 0)
+        snprintf((char *)why, sizeof why, "error %d", code);
+    return fail(l, v, "invalid 'pattern': %s at offset %zu", (const char *)why,
+                (size_t)off);
+}
+
+static int r_message(struct ld *l, void *obj, const struct sy_node *v)
+{
+    return get_string(l, v, "message", &((struct spec_rule *)obj)->message);
+}
+
+static const struct field rule_fields[] = {
+    {"id", r_id, 1}, {"pattern", r_pattern, 1}, {"message", r_message, 1}};
+
+static int parse_rule(struct ld *l, const struct sy_node *map)
+{
+    struct spec_rule *r = sy_alloc(&l->keep, sizeof *r);
+
+    if (r == NULL)
+        return oom(l);
+    r->file = l->file;
+    r->line = map->line;
+    r->col = map->col;
+    if (walk_fields(l, map, "a source rule", rule_fields, 3, r) != 0)
+        return -1;
+    return spec_pvec_push(&l->rules, r) != 0 ? oom(l) : 0;
+}
+
+/* ---- the top level -------------------------------------------------------------- */
+
+static int top_version(struct ld *l, void *obj, const struct sy_node *v)
+{
+    double ver;
+    int rc = scalar_number(l, v, &ver);
+
+    (void)obj;
+    if (rc < 0)
+        return -1;
+    if (v->kind != SY_SCALAR)
+        return fail(l, v, "'version' must be 1, not %s", sy_kind_name(v));
+    if (rc == 0 || ver != 1.0)
+        return fail(l, v, "unsupported 'version' '%.*s' (this grader reads version 1)",
+                    show(v), v->str);
+    return 0;
+}
+
+static int top_rules(struct ld *l, void *obj, const struct sy_node *v)
+{
+    (void)obj;
+    if (expect_list(l, v, "source_rules") != 0)
+        return -1;
+    for (const struct sy_node *x = v->first; x != NULL; x = x->next) {
+        if (l->set->rules.n + l->rules.n >= SPEC_RULES_CAP)
+            return fail(l, x, "too many source rules (at most %d)", SPEC_RULES_CAP);
+        if (parse_rule(l, x) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int top_tests(struct ld *l, void *obj, const struct sy_node *v)
+{
+    (void)obj;
+    if (expect_list(l, v, "tests") != 0)
+        return -1;
+    for (const struct sy_node *x = v->first; x != NULL; x = x->next) {
+        if (l->set->tests.n + l->tests.n >= SPEC_TESTS_CAP)
+            return fail(l, x, "too many tests (at most %d)", SPEC_TESTS_CAP);
+        if (parse_test(l, x) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static const struct field top_fields[] = {
+    {"version", top_version, 1}, {"source_rules", top_rules, 0}, {"tests", top_tests, 0}};
+
+static int walk_root(struct ld *l, const struct sy_node *root)
+{
+    if (root == NULL || (root->kind == SY_SCALAR && root->plain && root->len == 0))
+        return err_set(l->e, l->name, 0, 0,
+                       "empty spec: expected a map with 'version' and 'tests'");
+    if (root->kind != SY_MAP)
+        return fail(l, root, "expected a map with 'version' and 'tests' at the top "
+                    "level, found %s", sy_kind_name(root));
+    if (walk_fields(l, root, "the top level", top_fields, 3, NULL) != 0)
+        return -1;
+    if (l->tests.n == 0 && l->rules.n == 0)
+        return fail(l, root, "the spec defines no tests and no source rules");
+    return check_depends(l);
+}
+
+/* ---- load ----------------------------------------------------------------------- */
+
+/* Move the batch into the set. Everything that can fail happens before
+ * the first change, so a failure leaves the set as it was. */
+static int commit(struct ld *l)
+{
+    struct spec_set *s = l->set;
+    unsigned char d[SHA256_DIGEST_LEN];
+    struct sha256_ctx done;
+
+    if (spec_pvec_reserve(&s->tests, l->tests.n) != 0 ||
+        spec_pvec_reserve(&s->rules, l->rules.n) != 0 ||
+        spec_idtab_reserve(&s->ids, s->tests.n + l->tests.n) != 0)
+        return oom(l);
+    for (size_t i = 0; i < l->tests.n; i++) {
+        s->tests.v[s->tests.n++] = l->tests.v[i];
+        spec_idtab_put(&s->ids, l->tests.v[i]);
+    }
+    for (size_t i = 0; i < l->rules.n; i++)
+        s->rules.v[s->rules.n++] = l->rules.v[i];
+    sy_arena_splice(&s->arena, &l->keep);
+    sha256_update(&s->sha, l->buf, l->len);
+    done = s->sha;
+    sha256_final(&done, d);
+    sha256_to_hex(d, s->hex);
+    return 0;
+}
+
+static void ld_release(struct ld *l)
+{
+    sy_arena_free(&l->tmp);
+    sy_arena_free(&l->keep);
+    free(l->tests.v);
+    free(l->rules.v);
+    free(l->pending.v);
+    free(l->ids.slot);
+}
+
+int spec_load_buffer(struct spec_set *s, const char *name, const char *buf,
+                     size_t len, spec_check_fn check, struct grd_err *e)
+{
+    struct grd_err local;
+    struct ld l = {.set = s, .name = name ? name : "<buffer>", .buf = buf,
+                   .len = len, .check = check, .e = e ? e : &local};
+    struct sy_node *root = NULL;
+    int rc;
+
+    if (len > SPEC_FILE_CAP)
+        return err_set(l.e, NULL, 0, 0, "'%s' is too large (spec files are limited "
+                       "to 1 MiB)", l.name);
+    l.file = sy_strndup(&l.keep, l.name, strlen(l.name));
+    if (l.file == NULL)
+        rc = oom(&l);
+    else if ((rc = sy_parse(l.name, buf, len, &l.tmp, &root, l.e)) == 0 &&
+             (rc = walk_root(&l, root)) == 0)
+        rc = commit(&l);
+    ld_release(&l);
+    return rc;
+}
+
+/* Read at most the cap (and one byte more, to notice a bigger file). */
+static int read_capped(const char *path, char **out, size_t *len, struct grd_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    int err;
+
+    if (f == NULL)
+        return err_set(e, NULL, 0, 0, "cannot read '%s': %s", path, strerror(errno));
+    buf = malloc(SPEC_FILE_CAP + 1);
+    if (buf == NULL) {
+        fclose(f);
+        return err_set(e, NULL, 0, 0, "out of memory");
+    }
+    errno = 0;
+    *len = fread(buf, 1, SPEC_FILE_CAP + 1, f);
+    err = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (err != 0 || *len > SPEC_FILE_CAP) {
+        free(buf);
+        if (err != 0)
+            return err_set(e, NULL, 0, 0, "cannot read '%s': %s", path, strerror(err));
+        return err_set(e, NULL, 0, 0, "'%s' is too large (spec files are limited to "
+                       "1 MiB)", path);
+    }
+    *out = buf;
+    return 0;
+}
+
+int spec_load(struct spec_set *s, const char *path, spec_check_fn check,
+              struct grd_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (read_capped(path, &buf, &len, e) != 0)
+        return -1;
+    rc = spec_load_buffer(s, path, buf, len, check, e);
+    free(buf);
+    return rc;
+}
