@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "grading.h"
@@ -171,6 +172,44 @@ Test(grade, bad_only_pattern_is_an_error)
     cr_expect(tg_grade(s, REF, "([", &e) == NULL);
     cr_expect(strstr(e.msg, "bad --only pattern") != NULL, "%s", e.msg);
     spec_set_free(s);
+}
+
+Test(grade, only_matching_nothing_is_an_error)
+{
+    struct grd_err e;
+    struct spec_set *s = tg_specs(1, &e);
+
+    cr_assert(s != NULL);
+    cr_expect(tg_grade(s, REF, "^nothing", &e) == NULL, "an empty selection graded");
+    cr_expect(strcmp(e.msg, "no test matches --only '^nothing'") == 0, "%s", e.msg);
+    /* one case of one test is a selection */
+    cr_expect(tg_grade(s, REF, "^nothing|^softmax\\.values#9$", &e) == NULL);
+    spec_set_free(s);
+}
+
+/* The command line: exit status 2 and exactly one line naming the pattern. */
+Test(grade, cli_only_matching_nothing_exits_2_with_one_line)
+{
+    char cmd[2048], err[512] = "", line[512] = "";
+    char path[] = "/tmp/test-grade-only.XXXXXX";
+    int fd = mkstemp(path), st, lines = 0;
+    FILE *f;
+
+    cr_assert(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd,
+             "'%s/grader' grade --spec '%s/specs/public.yaml' --only '^nothing' '%s' "
+             ">/dev/null 2>'%s'", TEST_BUILDDIR, TEST_SRCDIR, REF, path);
+    st = system(cmd);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit status %d", st);
+    cr_assert((f = fopen(path, "r")) != NULL);
+    while (fgets(err, sizeof err, f) != NULL)
+        if (strstr(err, "warning: no seccomp") == NULL && ++lines == 1)
+            snprintf(line, sizeof line, "%s", err);
+    fclose(f);
+    unlink(path);
+    cr_expect(lines == 1, "%d lines on stderr", lines);
+    cr_expect(strcmp(line, "grader: no test matches --only '^nothing'\n") == 0, "%s", line);
 }
 
 Test(grade, same_inputs_same_verdicts)

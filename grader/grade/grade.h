@@ -89,7 +89,8 @@ struct grade_opts {
  * attention.c). Returns 0 with *out set (the caller frees it with
  * grade_result_free) whenever a rubric can be produced -- including compile
  * errors and rejections. Returns -1 with `e` set only for errors of use or
- * environment (missing file, bad --only pattern, no compiler).
+ * environment (missing file, bad --only pattern or one that matches no
+ * test, no compiler).
  */
 int grade_submission(const char *submission, const struct grade_opts *o,
                      struct grade_result **out, struct grd_err *e)

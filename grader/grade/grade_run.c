@@ -80,6 +80,13 @@ int grun_select(const struct spec_set *s, const char *only, struct grun_sel *sel
     }
     pcre2_match_data_free(md);
     pcre2_code_free(re);
+    /* An empty selection would print "0 of 0 tests passed" and exit 0: a
+     * mistyped pattern (or a hidden test's id) must not look like success. */
+    if (only != NULL && grun_selected_tests(sel) == 0) {
+        err_set(e, NULL, 0, 0, "no test matches --only '%s'", only);
+        grun_select_release(sel);
+        return -1;
+    }
     return 0;
 oom:
     err_set(e, NULL, 0, 0, "out of memory");

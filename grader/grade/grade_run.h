@@ -33,7 +33,7 @@ struct grun_sel {
  * Build the selection from an --only PCRE2 pattern (NULL: everything). A
  * test is selected whole when the pattern matches its id, and case k
  * (1-based) alone when it matches "<id>#k". Returns 0, or -1 with `e` set
- * (bad pattern, out of memory).
+ * (bad pattern, a pattern that selects no case at all, out of memory).
  */
 int grun_select(const struct spec_set *s, const char *only, struct grun_sel *sel,
                 struct grd_err *e) __attribute__((warn_unused_result));
