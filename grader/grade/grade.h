@@ -36,11 +36,19 @@ enum test_status {
     TEST_MANUAL_PENDING      /* a manual item awaiting a TA */
 };
 
+/*
+ * Points are counted in whole hundredths (score_cents), exactly: a partial
+ * test earns round(max_cents * passed / cases) hundredths, half up, in
+ * integer arithmetic, and a total is the integer sum of its parts. The
+ * doubles beside them are cents / 100.0 for the writers, so a total printed
+ * to two decimals is the sum of the parts printed to two decimals.
+ */
 struct test_result {
     const struct spec_test *test; /* owned by the spec set */
     enum test_status status;
-    double score;            /* points earned; fractional under partial */
-    double max_score;
+    double score;            /* score_cents / 100.0 */
+    double max_score;        /* max_cents / 100.0 */
+    long long score_cents, max_cents;
     size_t cases_passed, cases_run;
     size_t failed_case;      /* index of the smallest failing case */
     int dependency_failed;   /* a depends_on test did not pass */
@@ -58,7 +66,8 @@ struct grade_result {
     char submission_sha256[65];
     char spec_sha256[65];
     uint64_t seed;
-    double score, max_score;
+    double score, max_score;     /* score_cents / 100.0, max_cents / 100.0 */
+    long long score_cents, max_cents; /* sums of the tests' (see test_result) */
     double elapsed_ms;
     size_t n_tests;
     struct test_result *tests;   /* in spec order (owned) */

@@ -289,6 +289,27 @@ static char *failure_message(struct loop *L, const struct spec_test *t,
     return msg;
 }
 
+/* Points in whole hundredths (the loader refuses finer points). */
+static long long cents_of(double points)
+{
+    return llround(points * 100.0);
+}
+
+/* A test's score: `passed` of `ncases` cases earn that share of max_cents,
+ * rounded half up, in integers (no float sum to drift by 0.0001). */
+static void set_score(struct test_result *tr, long long cents)
+{
+    tr->score_cents = cents;
+    tr->score = (double)cents / 100.0;
+}
+
+static long long partial_cents(long long max, size_t passed, size_t ncases)
+{
+    if (ncases == 0)
+        return 0;
+    return (max * (long long)passed + (long long)ncases / 2) / (long long)ncases;
+}
+
 static int record(struct loop *L, const struct spec_test *t, size_t ncases,
                   const struct tally *ty, struct test_result *tr)
 {
@@ -297,13 +318,14 @@ static int record(struct loop *L, const struct spec_test *t, size_t ncases,
     tr->elapsed_ms = ty->elapsed_ms;
     if (!ty->have_fail && ty->run == ncases) {
         tr->status = TEST_PASSED;
-        tr->score = t->points;
+        set_score(tr, tr->max_cents);
         return (tr->message = strdup("")) && (tr->hint = strdup("")) &&
                        (tr->repro = strdup(""))
                    ? 0 : -1;
     }
     tr->status = failure_status(&ty->fail);
-    tr->score = t->scoring == SPEC_PARTIAL ? t->points * (double)ty->passed / (double)ncases : 0.0;
+    set_score(tr, t->scoring == SPEC_PARTIAL ? partial_cents(tr->max_cents, ty->passed, ncases)
+                                             : 0);
     tr->failed_case = ty->first_fail;
     tr->message = failure_message(L, t, ty);
     tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint : (t->hint ? t->hint : ""));
@@ -391,7 +413,8 @@ static int run_test(struct loop *L, const struct spec_test *t,
     char why[160];
 
     tr->test = t;
-    tr->max_score = t->points;
+    tr->max_cents = cents_of(t->points);
+    tr->max_score = (double)tr->max_cents / 100.0;
     if (d == NULL)
         return err_set(e, t->file, t->line, t->col, "unknown property '%s.%s'",
                        t->function, t->property);
@@ -454,12 +477,22 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
             continue;
         if (run_test(&L, spec_test_at(s, i), sel->cases[i], &r->tests[j], e) < 0)
             return -1;
-        r->score += r->tests[j].score;
-        r->max_score += r->tests[j].max_score;
         r->n_tests = ++j;
     }
     label_dependencies(r);
+    grun_total(r);
     return 0;
+}
+
+void grun_total(struct grade_result *r)
+{
+    r->score_cents = r->max_cents = 0;
+    for (size_t i = 0; i < r->n_tests; i++) {
+        r->score_cents += r->tests[i].score_cents;
+        r->max_cents += r->tests[i].max_cents;
+    }
+    r->score = (double)r->score_cents / 100.0;
+    r->max_score = (double)r->max_cents / 100.0;
 }
 
 int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
@@ -474,14 +507,15 @@ int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
         tr = &r->tests[j];
         tr->test = spec_test_at(s, i);
         tr->status = st;
-        tr->max_score = tr->test->points;
+        tr->max_cents = cents_of(tr->test->points);
+        tr->max_score = (double)tr->max_cents / 100.0;
         tr->message = strdup(why);
         tr->hint = strdup(tr->test->hint ? tr->test->hint : "");
         tr->repro = strdup("");
-        r->max_score += tr->max_score;
         r->n_tests = ++j;
         if (!tr->message || !tr->hint || !tr->repro)
             return -1;
     }
+    grun_total(r);
     return 0;
 }

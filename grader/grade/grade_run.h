@@ -55,6 +55,9 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
              const char *submission_dir, struct grade_result *r, struct grd_err *e)
     __attribute__((warn_unused_result));
 
+/* Set r's score and max_score to the exact sums of its tests' hundredths. */
+void grun_total(struct grade_result *r);
+
 /* Mark every selected test NOT_RUN with `why` (compile error, rejection). */
 int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
                   enum test_status st, const char *why, struct grade_result *r);

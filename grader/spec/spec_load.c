@@ -340,7 +340,16 @@ static int f_property(struct ld *l, void *obj, const struct sy_node *v)
 
 static int f_points(struct ld *l, void *obj, const struct sy_node *v)
 {
-    return get_number(l, v, "points", 0.0, 0, &((struct tbuild *)obj)->t->points);
+    double *pts = &((struct tbuild *)obj)->t->points;
+
+    if (get_number(l, v, "points", 0.0, 0, pts) < 0)
+        return -1;
+    /* Scores are kept in whole hundredths of a point (grade.h), so that
+     * every report's total is the exact sum of its parts. */
+    if (*pts > 1e9 || fabs(*pts * 100.0 - nearbyint(*pts * 100.0)) > 1e-6)
+        return fail(l, v, "'points' must be a whole number of hundredths (such as 1.25), "
+                    "at most 1e9");
+    return 0;
 }
 
 /* Index of the scalar in names, or -1 with "unknown <what> ..." set. */
