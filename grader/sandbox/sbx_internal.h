@@ -39,4 +39,84 @@ struct sbx_call {
 int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct call_result *r,
                  struct grd_err *e);
 
+/* ---- shared by sbx.c, sbx_proc.c, sbx_layout.c and sbx_classify.c ---- */
+
+#include <signal.h>
+#include <sys/types.h>
+
+struct sbx {
+    char *runner;
+    char *runner_dir;
+    double deadline_ms;
+    size_t as_limit;
+    unsigned cpu_s;
+    size_t out_cap;
+    pid_t pid;           /* 0: no runner */
+    int ctl, res, out;   /* parent ends; -1 when closed */
+    int memfd;
+    uint64_t mem_size;
+    int killed;          /* we sent SIGKILL for a timeout */
+    char *outbuf;
+    size_t out_len;
+    int out_trunc;
+    uint64_t nonce;
+};
+
+/* sbx_proc.c: the runner process and its pipes. */
+enum wait_end { W_BYTE, W_EOF, W_TIMEOUT, W_ERROR };
+
+/* Sleep ms milliseconds, resuming after signals. */
+void sbx_sleep_ms(long ms);
+
+/* Read what the output pipe holds now (bounded); closes it at EOF. */
+void sbx_drain_output(struct sbx *s);
+
+/* Start a runner and wait for its ready byte: 0, or -1 with e set (no
+ * runner left behind). */
+int sbx_runner_start(struct sbx *s, struct grd_err *e);
+
+/* Kill the runner's group, reap it and close the channels. Idempotent. */
+void sbx_runner_stop(struct sbx *s);
+
+/* The runner's exit without reaping it: 1 when it has exited (si set),
+ * 0 when not yet, -1 when it cannot be observed. */
+int sbx_peek_exit(pid_t pid, siginfo_t *si);
+
+/* Wait for one byte on the result pipe until `until` (ms, monotonic),
+ * draining output meanwhile. */
+enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte);
+
+/* sbx_layout.c: the call in shared memory. */
+
+/* Size and map the memfd and write call c into it; tmp receives the
+ * parent's own copy of the header, *view the parent's mapping of
+ * s->mem_size bytes. 0, or -1 with e set. */
+int sbx_prepare(struct sbx *s, const struct sbx_call *c, struct rp_header *tmp,
+                unsigned char **view, struct grd_err *e);
+
+/* After a return: const inputs unchanged and canaries intact? 0, or -1
+ * with r set to the violation. */
+int sbx_check_inputs(const struct sbx_call *c, const struct rp_header *h,
+                     const unsigned char *mem, struct call_result *r);
+
+/* Copy the written parts of output buffers back to the caller. */
+void sbx_copy_outputs(const struct sbx_call *c, const struct rp_header *h,
+                      const unsigned char *mem);
+
+/* sbx_classify.c: how a call ended. */
+
+/* Set r's status and a printf-style detail. */
+void sbx_set_detail(struct call_result *r, enum call_status st,
+                    const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The result pipe closed: wait briefly for the exit, classify it into r
+ * and stop the runner. h is the trusted record or NULL. */
+void sbx_runner_died(struct sbx *s, const struct rp_header *h,
+                     struct call_result *r);
+
+/* The deadline passed: kill the runner, classify into r, stop it. */
+void sbx_timed_out(struct sbx *s, const struct rp_header *h,
+                   struct call_result *r);
+
 #endif

@@ -1,0 +1,328 @@
+/* sbx_proc.c -- starting and stopping a runner process, and watching its
+ * pipes (see sbx.h). The call itself is laid out in sbx_layout.c. */
+#include "sandbox/sbx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#ifdef GRADER_SECCOMP
+#include <seccomp.h>
+#endif
+
+#include "sandbox/runner_proto.h"
+#include "sandbox/sbx_internal.h"
+#include "core/util.h"
+
+#define START_TIMEOUT_MS 10000.0 /* exec + dynamic loading + seccomp */
+#define DRAIN_CHUNK 65536
+#define DRAIN_ROUNDS 16
+
+/* ---- small helpers ------------------------------------------------------- */
+
+void sbx_sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static int cloexec_pipe(int p[2])
+{
+#ifdef __linux__
+    return pipe2(p, O_CLOEXEC);
+#else
+    if (pipe(p) != 0)
+        return -1;
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+#endif
+}
+
+static int make_memfd(void)
+{
+#ifdef __linux__
+    return memfd_create("grader-call", MFD_CLOEXEC);
+#else
+    char name[64];
+    int fd;
+
+    snprintf(name, sizeof name, "/grader-call-%ld", (long)getpid());
+    fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd >= 0)
+        shm_unlink(name);
+    return fd;
+#endif
+}
+
+/* ---- output capture -------------------------------------------------------- */
+
+static void keep_output(struct sbx *s, const char *buf, size_t n)
+{
+    size_t room = s->out_cap - s->out_len;
+
+    if (n > room) {
+        n = room;
+        s->out_trunc = 1;
+    }
+    memcpy(s->outbuf + s->out_len, buf, n);
+    s->out_len += n;
+}
+
+/* Read what the output pipe holds now, at most DRAIN_ROUNDS chunks so
+ * that a flood cannot keep us from watching the deadline; closes the pipe
+ * at EOF. */
+void sbx_drain_output(struct sbx *s)
+{
+    char buf[DRAIN_CHUNK];
+    ssize_t n = -1;
+    int round;
+
+    for (round = 0; round < DRAIN_ROUNDS && s->out >= 0; round++) {
+        n = read(s->out, buf, sizeof buf);
+        if (n > 0)
+            keep_output(s, buf, (size_t)n);
+        else if (n == 0 || (errno != EINTR))
+            break;
+    }
+    if (s->out >= 0 && n == 0)
+        close_fd(&s->out);
+}
+
+/* ---- starting and stopping a runner ------------------------------------------ */
+
+static void child_limits(const struct sbx *s)
+{
+    /* hard > soft: at the soft limit SIGXCPU says why it ended */
+    struct rlimit cpu = { s->cpu_s, (rlim_t)s->cpu_s + 1 };
+    struct rlimit as = { s->as_limit, s->as_limit };
+    struct rlimit zero = { 0, 0 };
+    struct rlimit files = { 16, 16 };
+
+    if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &as) ||
+        setrlimit(RLIMIT_FSIZE, &zero) || setrlimit(RLIMIT_CORE, &zero) ||
+        setrlimit(RLIMIT_NOFILE, &files))
+        _exit(127);
+}
+
+/* Put fds[i] at number i. Everything goes above the targets first, so
+ * that no dup2 overwrites a source and every result loses O_CLOEXEC. */
+static void child_fds(const int fds[RP_FD_COUNT])
+{
+    int high[RP_FD_COUNT];
+    int i;
+
+    for (i = 0; i < RP_FD_COUNT; i++)
+        if ((high[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
+            _exit(127);
+    for (i = 0; i < RP_FD_COUNT; i++)
+        if (dup2(high[i], i) != i)
+            _exit(127);
+#if defined(__linux__) && defined(CLOSE_RANGE_CLOEXEC)
+    if (close_range(RP_FD_COUNT, ~0u, 0) == 0)
+        return;
+#endif
+    for (i = RP_FD_COUNT; i < 4096; i++)
+        close(i);
+}
+
+/* In the forked child: only async-signal-safe calls until execve. */
+static void child_exec(const struct sbx *s, pid_t parent,
+                       const int fds[RP_FD_COUNT])
+{
+    char *const argv[] = { (char *)"runner", NULL };
+    char *const envp[] = { NULL };
+    sigset_t none;
+
+    setpgid(0, 0);
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent)
+        _exit(127);
+    signal(SIGPIPE, SIG_DFL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (chdir(s->runner_dir) != 0)
+        _exit(127);
+    child_fds(fds);
+    child_limits(s);    /* after child_fds: NOFILE would refuse high fds */
+    execve(s->runner, argv, envp);
+    _exit(127);
+}
+
+/* Make the channels: ctl is a socketpair so that writes can be
+ * MSG_NOSIGNAL; res and out are pipes. Child ends go into kid[]. */
+static int make_channels(struct sbx *s, int kid[RP_FD_COUNT])
+{
+    int ctl[2], res[2], out[2];
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0)
+        return -1;
+    if (cloexec_pipe(res) != 0) {
+        close(ctl[0]), close(ctl[1]);
+        return -1;
+    }
+    if (cloexec_pipe(out) != 0) {
+        close(ctl[0]), close(ctl[1]), close(res[0]), close(res[1]);
+        return -1;
+    }
+    s->ctl = ctl[0], s->res = res[0], s->out = out[0];
+    kid[RP_FD_CTL] = ctl[1], kid[RP_FD_OUT] = out[1];
+    kid[RP_FD_ERR] = out[1], kid[RP_FD_MEM] = s->memfd;
+    kid[RP_FD_RES] = res[1];
+    fcntl(s->out, F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+static void close_kid_ends(int kid[RP_FD_COUNT])
+{
+    close(kid[RP_FD_CTL]);
+    close(kid[RP_FD_OUT]);
+    close(kid[RP_FD_RES]);
+}
+
+static void close_channels(struct sbx *s)
+{
+    close_fd(&s->ctl);
+    close_fd(&s->res);
+    close_fd(&s->out);
+    close_fd(&s->memfd);
+    s->mem_size = 0;
+}
+
+/*
+ * Kill the runner's whole group while its leader is still unreaped (so the
+ * group id cannot have been reused), then reap it.
+ */
+void sbx_runner_stop(struct sbx *s)
+{
+    if (s->pid > 0) {
+        kill(-s->pid, SIGKILL);
+        kill(s->pid, SIGKILL);
+        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        sbx_drain_output(s);
+    }
+    s->pid = 0;
+    close_channels(s);
+}
+
+/* The runner's exit, without reaping it: 1 when it has exited (si set),
+ * 0 when not yet, -1 when it cannot be observed (e.g. SIGCHLD ignored). */
+int sbx_peek_exit(pid_t pid, siginfo_t *si)
+{
+    memset(si, 0, sizeof *si);
+    if (waitid(P_PID, (id_t)pid, si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == EINTR ? 0 : -1;
+    return si->si_pid == pid;
+}
+
+/* Wait for one byte on the result pipe until `until` (ms, monotonic),
+ * draining output meanwhile. */
+enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
+{
+    struct pollfd p[2];
+    double left;
+    ssize_t n;
+
+    for (;;) {
+        left = until - ut_now_ms();
+        if (left <= 0)
+            return W_TIMEOUT;
+        p[0] = (struct pollfd){ .fd = s->res, .events = POLLIN };
+        p[1] = (struct pollfd){ .fd = s->out, .events = POLLIN };
+        if (poll(p, s->out >= 0 ? 2 : 1, (int)ceil(left)) < 0) {
+            if (errno == EINTR)
+                continue;
+            return W_ERROR;
+        }
+        if (s->out >= 0 && p[1].revents)
+            sbx_drain_output(s);
+        if (p[0].revents == 0)
+            continue;
+        n = read(s->res, byte, 1);
+        if (n == 1)
+            return W_BYTE;
+        if (n == 0)
+            return W_EOF;
+        if (errno != EINTR && errno != EAGAIN)
+            return W_ERROR;
+    }
+}
+
+static int start_failed(struct sbx *s, struct grd_err *e)
+{
+    siginfo_t si;
+    int code = -1;
+
+    if (sbx_peek_exit(s->pid, &si) && si.si_code == CLD_EXITED)
+        code = si.si_status;
+    sbx_runner_stop(s);
+    if (code == RP_EXIT_SETUP)
+        return err_set(e, s->runner, 0, 0,
+                       "the runner could not install its sandbox");
+    if (code == 127)
+        return err_set(e, s->runner, 0, 0, "could not execute the runner");
+    return err_set(e, s->runner, 0, 0, "the runner did not start");
+}
+
+int sbx_runner_start(struct sbx *s, struct grd_err *e)
+{
+    int kid[RP_FD_COUNT];
+    pid_t me = getpid();
+    char c = 0;
+
+    s->memfd = make_memfd();
+    if (s->memfd < 0 || ftruncate(s->memfd, RP_HDR_SIZE) != 0) {
+        close_fd(&s->memfd);
+        return err_set(e, NULL, 0, 0, "cannot create shared memory: %s",
+                       strerror(errno));
+    }
+    s->mem_size = RP_HDR_SIZE;
+    if (make_channels(s, kid) != 0) {
+        close_channels(s);
+        return err_set(e, NULL, 0, 0, "cannot create pipes: %s",
+                       strerror(errno));
+    }
+    s->pid = fork();
+    if (s->pid == 0)
+        child_exec(s, me, kid);
+    close_kid_ends(kid);
+    if (s->pid < 0) {
+        s->pid = 0;
+        close_channels(s);
+        return err_set(e, NULL, 0, 0, "cannot fork: %s", strerror(errno));
+    }
+    setpgid(s->pid, s->pid); /* also here: no window without a group */
+    if (sbx_wait_byte(s, ut_now_ms() + START_TIMEOUT_MS, &c) != W_BYTE ||
+        c != RP_READY_BYTE)
+        return start_failed(s, e);
+    return 0;
+}
