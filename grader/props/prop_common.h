@@ -2,7 +2,8 @@
  * prop_common.h -- the "standard call" of each API function, and the
  * generic properties every function has (inputs unchanged, EINVAL on bad
  * arguments, determinism, no leaks, speed, agreement with the reference).
- * Internal to the property layer; prefix pc_.
+ * Internal to the property layer; prefix pc_. Building and calling live
+ * in prop_common.c, the generic properties in prop_generic.c.
  *
  * A standard call is built from a spec case: its shapes come from the case
  * keys (with defaults), its inputs are Gaussian (key `scale`, default 1)
@@ -74,6 +75,21 @@ int pc_build(enum impl_fn fn, const struct prop_env *env,
 int pc_invoke(const struct impl *im, struct pc_call *k, struct call_result *r,
               struct grd_err *e) __attribute__((warn_unused_result));
 
+/*
+ * The call with k's pointers and sizes exactly as they are: no reset of
+ * the outputs (EINVAL variants call with some pointers or sizes changed).
+ * Returns like pc_invoke.
+ */
+int pc_call_raw(const struct impl *im, const struct pc_call *k,
+                struct call_result *r, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* Parse t's function into k (zeroed first) and build its standard call
+ * for c; returns like pc_build. */
+int pc_setup(const struct prop_env *env, const struct spec_test *t,
+             const struct spec_case *c, struct pc_call *k, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
 /* Free every buffer of k and zero it. Safe on a zeroed or released k. */
 void pc_release(struct pc_call *k);
 
@@ -105,7 +121,7 @@ double pc_tol(const struct spec_test *t);
 int pc_fn(const struct spec_test *t, enum impl_fn *fn);
 
 /*
- * Generic properties (prop_run_fn), usable in any function's table; the
+ * Generic properties (prop_run_fn, in prop_generic.c), usable in any function's table; the
  * function comes from t->function. Keys they accept: pc_generic_keys.
  *   inputs_unchanged   const inputs and the mask byte-equal after the call
  *   einval             every bad-argument variant (each NULL required

@@ -1,4 +1,7 @@
-/* prop_sdpa.c -- the properties of attn_scaled_dot_product. */
+/* prop_sdpa.c -- the properties of attn_scaled_dot_product: shared helpers,
+ * weights, masks, permutations and metamorphic checks, and the table. The
+ * checks against trusted attention and the spec's values are in
+ * prop_sdpa_values.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +9,7 @@
 #include "attention.h"
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
+#include "props/prop_sdpa.h"
 #include "props/prop_util.h"
 
 #define FN "attn_scaled_dot_product"
@@ -21,8 +25,8 @@ static const char *const keys_values[] = {"n_q", "n_k", "d_k", "d_v", "q", "k", 
 
 /* ---- shared helpers ------------------------------------------------------ */
 
-static int build(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct pc_call *k, struct grd_err *e)
+int psd_build(const struct prop_env *env, const struct spec_test *t,
+              const struct spec_case *c, struct pc_call *k, struct grd_err *e)
 {
     return pc_build(IMPL_SDPA, env, t, c, k, e);
 }
@@ -44,7 +48,7 @@ static double max_abs(const float *x, size_t n)
  * error. The output sums n_k weighted values: n_k*u*max|V| more. So
  * atol = max(1, max|V|) * (tol + 4*(n_k + d_k)*u).
  */
-static double out_atol(const struct pc_call *k, double tol)
+double psd_out_atol(const struct pc_call *k, double tol)
 {
     double vmax = max_abs(k->in[2], k->in_len[2]);
 
@@ -59,8 +63,8 @@ static double w_atol(const struct pc_call *k, double tol)
 
 /* Trusted double attention of k's buffers (scale 1/sqrt(d_k) unless given),
  * into fresh arrays *out (n_q x d_v) and *w (n_q x n_k). 0 or -1 (e set). */
-static int trusted(const struct pc_call *k, const unsigned char *mask, double scale,
-                   double **out, double **w, struct grd_err *e)
+int psd_trusted(const struct pc_call *k, const unsigned char *mask, double scale,
+                double **out, double **w, struct grd_err *e)
 {
     *out = calloc(k->n_q * k->d_v, sizeof **out);
     *w = calloc(k->n_q * k->n_k, sizeof **w);
@@ -75,15 +79,15 @@ static int trusted(const struct pc_call *k, const unsigned char *mask, double sc
     return 0;
 }
 
-static double api_scale(const struct pc_call *k)
+double psd_api_scale(const struct pc_call *k)
 {
     return 1.0 / sqrt((double)k->d_k);
 }
 
 /* Compare a float matrix (rows x cols) with doubles; 1 when close. */
-static int close_matrix(const float *got, const double *want, size_t rows, size_t cols,
-                        double atol, const char *name, struct prop_verdict *v,
-                        const char *label)
+int psd_close_matrix(const float *got, const double *want, size_t rows, size_t cols,
+                     double atol, const char *name, struct prop_verdict *v,
+                     const char *label)
 {
     for (size_t i = 0; i < rows * cols; i++) {
         if (pu_close(want[i], got[i], atol, 0))
@@ -96,16 +100,16 @@ static int close_matrix(const float *got, const double *want, size_t rows, size_
 }
 
 /* out and weights of k against trusted attention with k's mask. */
-static int matches_trusted(const struct pc_call *k, double tol, struct prop_verdict *v,
-                           const char *label, struct grd_err *e)
+int psd_matches_trusted(const struct pc_call *k, double tol, struct prop_verdict *v,
+                        const char *label, struct grd_err *e)
 {
     double *out, *w;
     int ok;
 
-    if (trusted(k, k->mask, api_scale(k), &out, &w, e) < 0)
+    if (psd_trusted(k, k->mask, psd_api_scale(k), &out, &w, e) < 0)
         return -1;
-    ok = close_matrix(k->out[1], w, k->n_q, k->n_k, w_atol(k, tol), "weight", v, label) &&
-         close_matrix(k->out[0], out, k->n_q, k->d_v, out_atol(k, tol), "out", v, label);
+    ok = psd_close_matrix(k->out[1], w, k->n_q, k->n_k, w_atol(k, tol), "weight", v, label) &&
+         psd_close_matrix(k->out[0], out, k->n_q, k->d_v, psd_out_atol(k, tol), "out", v, label);
     free(out);
     free(w);
     return ok;
@@ -124,20 +128,15 @@ static int row_hidden(const struct pc_call *k, size_t i)
     return 1;
 }
 
-/* Build, call, then check(k) -- the shape of most properties here. */
-typedef int (*check_fn)(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct pc_call *k,
-                        struct prop_verdict *v, const char *label, struct grd_err *e);
-
-static int run_with(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e, check_fn check)
+int psd_run_with(const struct prop_env *env, const struct spec_test *t,
+                 const struct spec_case *c, struct prop_verdict *v,
+                 struct grd_err *e, psd_check_fn check)
 {
     struct pc_call k;
     char label[160];
     int ok;
 
-    if (build(env, t, c, &k, e) < 0)
+    if (psd_build(env, t, c, &k, e) < 0)
         return -1;
     pc_label(t, c, &k, label, sizeof label);
     ok = pc_call_ok(env, &k, FN, v, e);
@@ -180,7 +179,7 @@ static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
                         const struct spec_case *c, struct prop_verdict *v,
                         struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_rows);
+    return psd_run_with(env, t, c, v, e, check_rows);
 }
 
 /* ---- masked_weights_zero, fully_masked_row, causal ---------------------- */
@@ -210,14 +209,14 @@ static int check_masked(const struct prop_env *env, const struct spec_test *t,
     (void)env, (void)c;
     if (!masked_exact_zero(k, v, label))
         return 0;
-    return matches_trusted(k, pc_tol(t), v, label, e);
+    return psd_matches_trusted(k, pc_tol(t), v, label, e);
 }
 
 static int run_masked(const struct prop_env *env, const struct spec_test *t,
                       const struct spec_case *c, struct prop_verdict *v,
                       struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_masked);
+    return psd_run_with(env, t, c, v, e, check_masked);
 }
 
 /* A query with every key hidden: weights 0, output 0, never NaN. */
@@ -252,14 +251,14 @@ static int check_full(const struct prop_env *env, const struct spec_test *t,
     (void)env, (void)c;
     if (!hidden_rows_zero(k, v, label) || !masked_exact_zero(k, v, label))
         return 0;
-    return matches_trusted(k, pc_tol(t), v, label, e);
+    return psd_matches_trusted(k, pc_tol(t), v, label, e);
 }
 
 static int run_full(const struct prop_env *env, const struct spec_test *t,
                     const struct spec_case *c, struct prop_verdict *v,
                     struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_full);
+    return psd_run_with(env, t, c, v, e, check_full);
 }
 
 /* Causal: query i's output depends only on keys 0..i. Redraw the keys and
@@ -269,7 +268,7 @@ static int check_causal_future(const struct prop_env *env, struct pc_call *k,
                                struct grd_err *e)
 {
     size_t h = k->n_k / 2, nq = k->n_q < h ? k->n_q : h;
-    double atol = out_atol(k, tol);
+    double atol = psd_out_atol(k, tol);
     float *before = pu_floats(k->out_len[0]);
     struct pu_rng rng;
     int ok;
@@ -304,7 +303,7 @@ static int check_causal(const struct prop_env *env, const struct spec_test *t,
         return err_set(e, NULL, 0, 0, "'%s' needs mask: causal", t->id);
     if (!masked_exact_zero(k, v, label))
         return 0;
-    ok = matches_trusted(k, pc_tol(t), v, label, e);
+    ok = psd_matches_trusted(k, pc_tol(t), v, label, e);
     if (ok != 1)
         return ok;
     return check_causal_future(env, k, pc_tol(t), v, label, e);
@@ -314,7 +313,7 @@ static int run_causal(const struct prop_env *env, const struct spec_test *t,
                       const struct spec_case *c, struct prop_verdict *v,
                       struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_causal);
+    return psd_run_with(env, t, c, v, e, check_causal);
 }
 
 /* ---- permutations ------------------------------------------------------- */
@@ -394,7 +393,7 @@ static int permuted_call(const struct prop_env *env, const struct spec_test *t,
     if ((ok = pc_call_ok(env, k, FN, v, e)) != 1)
         goto done;
     ok = close_permuted(k->out[0], o1, k->n_q, k->d_v, by_key ? NULL : p, 1,
-                        out_atol(k, pc_tol(t)), "out", v, label) &&
+                        psd_out_atol(k, pc_tol(t)), "out", v, label) &&
          close_permuted(k->out[1], w1, k->n_q, k->n_k, p, !by_key, w_atol(k, pc_tol(t)),
                         "weight", v, label);
 done:
@@ -425,7 +424,7 @@ static int run_qperm(const struct prop_env *env, const struct spec_test *t,
                      const struct spec_case *c, struct prop_verdict *v,
                      struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_qperm);
+    return psd_run_with(env, t, c, v, e, check_qperm);
 }
 
 static int check_kvperm(const struct prop_env *env, const struct spec_test *t,
@@ -447,7 +446,7 @@ static int run_kvperm(const struct prop_env *env, const struct spec_test *t,
                       const struct spec_case *c, struct prop_verdict *v,
                       struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_kvperm);
+    return psd_run_with(env, t, c, v, e, check_kvperm);
 }
 
 /* ---- affine_in_v, output_in_value_range ---------------------------------- */
@@ -473,7 +472,7 @@ static int check_affine(const struct prop_env *env, const struct spec_test *t,
     memcpy(o1, k->out[0], k->out_len[0] * sizeof *o1);
     for (size_t i = 0; i < k->in_len[2]; i++)
         k->in[2][i] = (float)(a * k->in[2][i] + b[i % k->d_v]);
-    atol = out_atol(k, pc_tol(t));  /* on the new V: covers |a V + b| */
+    atol = psd_out_atol(k, pc_tol(t));  /* on the new V: covers |a V + b| */
     ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++) {
         size_t r = i / k->d_v;
@@ -496,7 +495,7 @@ static int run_affine(const struct prop_env *env, const struct spec_test *t,
                       const struct spec_case *c, struct prop_verdict *v,
                       struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_affine);
+    return psd_run_with(env, t, c, v, e, check_affine);
 }
 
 /* out[i][c] lies between the smallest and largest visible V[j][c]. */
@@ -504,7 +503,7 @@ static int check_range(const struct prop_env *env, const struct spec_test *t,
                        const struct spec_case *c, struct pc_call *k,
                        struct prop_verdict *v, const char *label, struct grd_err *e)
 {
-    double atol = out_atol(k, pc_tol(t));
+    double atol = psd_out_atol(k, pc_tol(t));
 
     (void)env, (void)c, (void)e;
     for (size_t i = 0; i < k->n_q; i++)
@@ -531,7 +530,7 @@ static int run_range(const struct prop_env *env, const struct spec_test *t,
                      const struct spec_case *c, struct prop_verdict *v,
                      struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_range);
+    return psd_run_with(env, t, c, v, e, check_range);
 }
 
 /* ---- cq_k_over_c_invariance --------------------------------------------- */
@@ -556,7 +555,7 @@ static int check_cq(const struct prop_env *env, const struct spec_test *t,
         k->in[1][i] = (float)(k->in[1][i] / s);
     ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++)
-        if (!pu_close(o1[i], k->out[0][i], out_atol(k, pc_tol(t)), 0)) {
+        if (!pu_close(o1[i], k->out[0][i], psd_out_atol(k, pc_tol(t)), 0)) {
             ok = pu_fail(v, "with Q*%g and K/%g, out (%zu, %zu) changed from %.9g to %.9g in "
                          "%s", s, s, i / k->d_v, i % k->d_v, (double)o1[i],
                          (double)k->out[0][i], label);
@@ -572,304 +571,13 @@ static int run_cq(const struct prop_env *env, const struct spec_test *t,
                   const struct spec_case *c, struct prop_verdict *v,
                   struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_cq);
-}
-
-/* ---- retrieval ----------------------------------------------------------- */
-
-/*
- * K_j = e_j (one-hot), Q_i = strength*sqrt(d_k)*e_{i mod n_k}: after the
- * 1/sqrt(d_k) scale the matching key scores `strength` and every other 0,
- * so the others weigh < n_k*e^-strength and out_i = V_{i mod n_k}.
- */
-static void fill_retrieval(struct pc_call *k, double strength)
-{
-    memset(k->in[0], 0, k->in_len[0] * sizeof(float));
-    memset(k->in[1], 0, k->in_len[1] * sizeof(float));
-    for (size_t j = 0; j < k->n_k; j++)
-        k->in[1][j * k->d_k + j] = 1.0f;
-    for (size_t i = 0; i < k->n_q; i++)
-        k->in[0][i * k->d_k + i % k->n_k] = (float)(strength * sqrt((double)k->d_k));
-}
-
-static int run_retrieval(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct prop_verdict *v,
-                         struct grd_err *e)
-{
-    struct pc_call k;
-    char label[160];
-    int ok;
-
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    if (k.n_k > k.d_k) {
-        pc_release(&k);
-        return err_set(e, NULL, c->line, c->col, "'%s' needs n_k <= d_k", t->id);
-    }
-    fill_retrieval(&k, spec_num(c, "strength", 30.0));
-    ok = pc_call_ok(env, &k, FN, v, e);
-    for (size_t i = 0; ok == 1 && i < k.out_len[0]; i++) {
-        size_t q = i / k.d_v, j = q % k.n_k;
-        double want = k.in[2][j * k.d_v + i % k.d_v];
-        if (!pu_close(want, k.out[0][i], out_atol(&k, pc_tol(t)), 0)) {
-            ok = pu_fail(v, "query %zu equals key %zu (one-hot, large) but out (%zu, %zu) is "
-                         "%.9g, expected that key's value %.9g in %s", q, j, q, i % k.d_v,
-                         (double)k.out[0][i], want, label);
-            pu_hint(v, "a query that resembles one key far more than the others must "
-                    "return that key's value: check the indexing of K (row j is K[j*d_k + "
-                    "t]) and the scale 1/sqrt(d_k)");
-        }
-    }
-    return pc_finish(&k, ok, v);
-}
-
-/* ---- scale_across_d ----------------------------------------------------- */
-
-/* Mean over queries of the largest weight, from float or double weights. */
-static double mean_max_f(const float *w, size_t n_q, size_t n_k)
-{
-    double s = 0.0;
-
-    for (size_t i = 0; i < n_q; i++) {
-        double m = 0.0;
-        for (size_t j = 0; j < n_k; j++)
-            m = fmax(m, w[i * n_k + j]);
-        s += m;
-    }
-    return s / (double)n_q;
-}
-
-static double mean_max_d(const double *w, size_t n_q, size_t n_k)
-{
-    double s = 0.0;
-
-    for (size_t i = 0; i < n_q; i++) {
-        double m = 0.0;
-        for (size_t j = 0; j < n_k; j++)
-            m = fmax(m, w[i * n_k + j]);
-        s += m;
-    }
-    return s / (double)n_q;
-}
-
-/* Trusted mean max weights for the scales 1, 1/sqrt(d), 1/d into mm[3]. */
-static int trusted_mean_max(const struct pc_call *k, double mm[3], struct grd_err *e)
-{
-    const double scales[3] = {1.0, 1.0 / sqrt((double)k->d_k), 1.0 / (double)k->d_k};
-
-    for (int s = 0; s < 3; s++) {
-        double *out, *w;
-        if (trusted(k, NULL, scales[s], &out, &w, e) < 0)
-            return -1;
-        mm[s] = mean_max_d(w, k->n_q, k->n_k);
-        free(out);
-        free(w);
-    }
-    return 0;
-}
-
-static int judge_scale(const struct pc_call *k, double got, const double mm[3],
-                       double tol, struct prop_verdict *v, const char *label)
-{
-    static const char *const names[3] = {"1 (no division)", "1/sqrt(d_k)", "1/d_k"};
-    int near = 0;
-
-    if (fabs(got - mm[1]) <= tol)
-        return 1;
-    for (int s = 1; s < 3; s++)
-        if (fabs(got - mm[s]) < fabs(got - mm[near]))
-            near = s;
-    pu_fail(v, "at d_k=%zu the mean max weight over %zu queries is %.4f, expected %.4f +- "
-            "%g (scale 1/sqrt(d_k)); scale 1 gives %.4f and 1/d_k gives %.4f: closest to "
-            "%s, in %s", k->d_k, k->n_q, got, mm[1], tol, mm[0], mm[2], names[near], label);
-    if (near == 0)
-        pu_hint(v, "the mean max weight creeps towards 1 as d_k grows: the division by "
-                "sqrt(d_k) looks missing. Without it the softmax saturates");
-    else if (near == 2)
-        pu_hint(v, "too flat as d_k grows (close to 1/n_k = %.3f): divided by d_k instead "
-                "of sqrt(d_k)?", 1.0 / (double)k->n_k);
-    else
-        pu_hint(v, "the weights are near the right sharpness but not equal: check the "
-                "scale 1/sqrt(d_k) and the softmax");
-    return 0;
-}
-
-/* One d_k of the sweep: unit Gaussian Q, K; d_v = 1. */
-static int scale_at(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, size_t d, struct prop_verdict *v,
-                    struct grd_err *e)
-{
-    struct pc_call k;
-    struct pu_rng rng;
-    double mm[3];
-    char label[160];
-    int ok;
-
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    k.d_k = d;
-    k.d_v = 1;
-    free(k.in[0]);
-    free(k.in[1]);
-    k.in[0] = pu_floats(k.n_q * d);
-    k.in[1] = pu_floats(k.n_k * d);
-    k.in_len[0] = k.n_q * d;
-    k.in_len[1] = k.n_k * d;
-    if (!k.in[0] || !k.in[1])
-        return pc_finish(&k, err_set(e, NULL, 0, 0, "out of memory"), v);
-    pu_rng_seed(&rng, pu_case_seed(env, t, c) + d);
-    pu_fill_gauss(k.in[0], k.in_len[0], &rng, 1.0);
-    pu_fill_gauss(k.in[1], k.in_len[1], &rng, 1.0);
-    if (trusted_mean_max(&k, mm, e) < 0)
-        return pc_finish(&k, -1, v);
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1)
-        ok = judge_scale(&k, mean_max_f(k.out[1], k.n_q, k.n_k), mm, pc_tol(t), v, label);
-    pc_release(&k);
-    return ok;
-}
-
-static int run_scale_d(const struct prop_env *env, const struct spec_test *t,
-                       const struct spec_case *c, struct prop_verdict *v,
-                       struct grd_err *e)
-{
-    static const double def[] = {4, 16, 64, 256, 512};
-    const struct spec_param *p = spec_param(c, "d_list");
-    const double *ds = p && p->kind == SPEC_LIST ? p->list : def;
-    size_t n = p && p->kind == SPEC_LIST ? p->list_len : 5;
-
-    for (size_t i = 0; i < n; i++) {
-        int ok;
-        if (!(ds[i] >= 1 && ds[i] <= 4096))
-            return err_set(e, NULL, c->line, c->col, "d_list values must be in 1..4096");
-        ok = scale_at(env, t, c, (size_t)ds[i], v, e);
-        if (ok != 1)
-            return ok;
-    }
-    return pu_pass(v);
-}
-
-/* ---- non_square, null_weights_and_mask ---------------------------------- */
-
-static int check_trusted(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct pc_call *k,
-                         struct prop_verdict *v, const char *label, struct grd_err *e)
-{
-    int ok;
-
-    (void)env, (void)c;
-    ok = matches_trusted(k, pc_tol(t), v, label, e);
-    if (ok == 0)
-        pu_hint(v, "with n_q != n_k and d_k != d_v every index must use the right size: "
-                "Q_i is Q[i*d_k + t], K_j is K[j*d_k + t], V_j is V[j*d_v + c], the "
-                "weights are n_q x n_k");
-    return ok;
-}
-
-static int run_non_square(const struct prop_env *env, const struct spec_test *t,
-                          const struct spec_case *c, struct prop_verdict *v,
-                          struct grd_err *e)
-{
-    return run_with(env, t, c, v, e, check_trusted);
-}
-
-static int check_null(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct pc_call *k,
-                      struct prop_verdict *v, const char *label, struct grd_err *e)
-{
-    struct call_result r;
-    double *out, *w;
-    int ok;
-
-    (void)c;
-    memset(k->out[0], 0, k->out_len[0] * sizeof(float));
-    if (env->student.ops->scaled_dot_product(env->student.self, k->in[0], k->in[1],
-                                             k->in[2], k->n_q, k->n_k, k->d_k, k->d_v,
-                                             NULL, k->out[0], NULL, &r, e) < 0)
-        return -1;
-    if (!pu_returned_ok(v, &r, FN)) {
-        pu_hint(v, "weights and mask may both be NULL: test each before using it");
-        return 0;
-    }
-    if (trusted(k, NULL, api_scale(k), &out, &w, e) < 0)
-        return -1;
-    ok = close_matrix(k->out[0], out, k->n_q, k->d_v, out_atol(k, pc_tol(t)), "out", v,
-                      label);
-    free(out);
-    free(w);
-    return ok;
-}
-
-static int run_null(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e)
-{
-    return run_with(env, t, c, v, e, check_null);
-}
-
-/* ---- values -------------------------------------------------------------- */
-
-static int list_into(const struct spec_case *c, const char *key, float *dst, size_t n,
-                     struct grd_err *e)
-{
-    const struct spec_param *p = spec_param(c, key);
-
-    if (p == NULL || p->kind != SPEC_LIST || p->list_len != n)
-        return err_set(e, NULL, c->line, c->col, "sdpa 'values' case needs a list '%s' "
-                       "of %zu numbers", key, n);
-    for (size_t i = 0; i < n; i++)
-        dst[i] = (float)p->list[i];
-    return 0;
-}
-
-static int check_values(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct pc_call *k,
-                        struct prop_verdict *v, const char *label, struct grd_err *e)
-{
-    const struct spec_param *ew = spec_param(c, "expected_weights");
-    double *want = calloc(k->out_len[0] + k->out_len[1], sizeof *want);
-    int ok;
-
-    if (want == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
-    for (size_t i = 0; i < k->out_len[0]; i++)  /* list_into checked "expected" */
-        want[i] = spec_param(c, "expected")->list[i];
-    ok = pc_call_ok(env, k, FN, v, e);
-    if (ok == 1)
-        ok = close_matrix(k->out[0], want, k->n_q, k->d_v, pc_tol(t), "out", v, label);
-    if (ok == 1 && ew != NULL && ew->kind == SPEC_LIST && ew->list_len == k->out_len[1])
-        ok = close_matrix(k->out[1], ew->list, k->n_q, k->n_k, pc_tol(t), "weight", v,
-                          label);
-    free(want);
-    return ok;
-}
-
-static int run_values(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
-{
-    struct pc_call k;
-    char label[160];
-    int ok;
-
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    if (list_into(c, "q", k.in[0], k.in_len[0], e) < 0 ||
-        list_into(c, "k", k.in[1], k.in_len[1], e) < 0 ||
-        list_into(c, "v", k.in[2], k.in_len[2], e) < 0 ||
-        list_into(c, "expected", k.out[0], k.out_len[0], e) < 0)
-        return pc_finish(&k, -1, v);
-    ok = check_values(env, t, c, &k, v, label, e);
-    return pc_finish(&k, ok, v);
+    return psd_run_with(env, t, c, v, e, check_cq);
 }
 
 /* ---- the table ----------------------------------------------------------- */
 
 /*
- * Default tolerances: see out_atol() and specs/README.md "Tolerances /
+ * Default tolerances: see psd_out_atol() and specs/README.md "Tolerances /
  * sdpa". matches_reference 1e-4 * max(1, |ref|): a float logit errs by
  * <= d_k*u*sum|q_t k_t|/sqrt(d_k) ~ 2e-5 at d_k = 64 (worst case), the
  * weighted sum by n_k*u*max|V|; 1e-4 covers d_k, n_k <= 128 at unit scale.
@@ -893,15 +601,15 @@ const struct prop_def prop_sdpa_defs[] = {
      "each output lies within its column's range of values"},
     {"sdpa", "cq_k_over_c_invariance", run_cq, keys_cq, 1e-5, 0,
      "Attn(cQ, K/c, V) = Attn(Q, K, V)"},
-    {"sdpa", "retrieval", run_retrieval, keys_retrieval, 1e-5, 0,
+    {"sdpa", "retrieval", psd_run_retrieval, keys_retrieval, 1e-5, 0,
      "a query equal to a one-hot key returns that key's value"},
-    {"sdpa", "scale_across_d", run_scale_d, keys_scale_d, 1e-3, 0,
+    {"sdpa", "scale_across_d", psd_run_scale_d, keys_scale_d, 1e-3, 0,
      "the mean max weight follows the 1/sqrt(d_k) scale as d_k grows"},
-    {"sdpa", "non_square", run_non_square, keys_shape, 1e-5, 0,
+    {"sdpa", "non_square", psd_run_non_square, keys_shape, 1e-5, 0,
      "n_q != n_k and d_k != d_v against trusted attention"},
-    {"sdpa", "null_weights_and_mask", run_null, keys_shape, 1e-5, 0,
+    {"sdpa", "null_weights_and_mask", psd_run_null, keys_shape, 1e-5, 0,
      "weights = NULL and mask = NULL are accepted"},
-    {"sdpa", "values", run_values, keys_values, 1e-5, 0,
+    {"sdpa", "values", psd_run_values, keys_values, 1e-5, 0,
      "a small hand-computed case written in the spec"},
     {"sdpa", "einval", pc_run_einval, pc_generic_keys, 0, 0,
      "NULL Q/K/V/out or a zero size returns ATTN_EINVAL and writes nothing"},

@@ -1,0 +1,516 @@
+/* prop_generic.c -- the generic properties every function has (inputs
+ * unchanged, EINVAL, deterministic, no leaks, speed, matches reference);
+ * see prop_common.h. */
+#include "props/prop_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "props/prop_util.h"
+
+/* What pure outputs hold before an EINVAL call: a write shows as a change. */
+#define PC_SENTINEL (-777.25f)
+
+/* A fresh copy of n floats, or NULL when out of memory. */
+static float *dup_floats(const float *x, size_t n)
+{
+    float *y = pu_floats(n);
+
+    if (y != NULL)
+        memcpy(y, x, n * sizeof *y);
+    return y;
+}
+
+/* ---- inputs_unchanged ---------------------------------------------------- */
+
+/* Index of the first byte-different float, or n. */
+static size_t first_diff(const float *a, const float *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0)
+            return i;
+    return n;
+}
+
+/* Fail v when an input of k differs from its copy in saved[]; 1 if equal. */
+static int inputs_equal(const struct pc_call *k, float *const *saved,
+                        const unsigned char *mask_copy, struct prop_verdict *v,
+                        const char *label)
+{
+    size_t mlen = k->fn == IMPL_BLOCK ? k->n * k->n : k->n_q * k->n_k;
+
+    for (size_t i = 0; i < k->n_in; i++) {
+        size_t at = first_diff(k->in[i], saved[i], k->in_len[i]);
+        if (at < k->in_len[i]) {
+            pu_fail(v, "%s changed its const input '%s' at index %zu (%.9g became "
+                    "%.9g) in %s", impl_fn_cname(k->fn), k->in_name[i], at,
+                    (double)saved[i][at], (double)k->in[i][at], label);
+            pu_hint(v, "inputs are const: compute into your own buffer or the output");
+            return 0;
+        }
+    }
+    if (k->mask != NULL && memcmp(k->mask, mask_copy, mlen) != 0) {
+        pu_fail(v, "%s changed its const input 'mask' in %s", impl_fn_cname(k->fn), label);
+        return 0;
+    }
+    return 1;
+}
+
+static void free_copies(float **saved, size_t n, unsigned char *mask_copy)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(saved[i]);
+        saved[i] = NULL; /* a second free_copies is harmless */
+    }
+    free(mask_copy);
+}
+
+static int copy_inputs(const struct pc_call *k, float **saved,
+                       unsigned char **mask_copy, struct grd_err *e)
+{
+    size_t mlen = k->fn == IMPL_BLOCK ? k->n * k->n : k->n_q * k->n_k;
+    int bad = 0;
+
+    for (size_t i = 0; i < k->n_in; i++)
+        bad |= (saved[i] = dup_floats(k->in[i], k->in_len[i])) == NULL;
+    *mask_copy = NULL;
+    if (k->mask != NULL && (*mask_copy = pu_bytes(mlen)) != NULL)
+        memcpy(*mask_copy, k->mask, mlen);
+    if (bad || (k->mask != NULL && *mask_copy == NULL)) {
+        free_copies(saved, k->n_in, *mask_copy);
+        *mask_copy = NULL;
+        return err_set(e, NULL, 0, 0, "out of memory copying inputs");
+    }
+    return 0;
+}
+
+static int outputs_written(const struct pc_call *k, struct prop_verdict *v);
+
+int pc_run_inputs_unchanged(const struct prop_env *env, const struct spec_test *t,
+                            const struct spec_case *c, struct prop_verdict *v,
+                            struct grd_err *e)
+{
+    struct pc_call k;
+    struct call_result r;
+    float *saved[PC_MAX_IN] = {0};
+    unsigned char *mask_copy;
+    char label[160];
+    int ok;
+
+    if (pc_setup(env, t, c, &k, e) < 0)
+        return -1;
+    if (copy_inputs(&k, saved, &mask_copy, e) < 0 || pc_invoke(&env->student, &k, &r, e) < 0) {
+        free_copies(saved, k.n_in, NULL);
+        pc_release(&k);
+        return -1;
+    }
+    pc_label(t, c, &k, label, sizeof label);
+    ok = pu_returned_ok(v, &r, impl_fn_cname(k.fn)) && outputs_written(&k, v) &&
+         inputs_equal(&k, saved, mask_copy, v, label);
+    free_copies(saved, k.n_in, mask_copy);
+    pc_release(&k);
+    return ok ? pu_pass(v) : 0;
+}
+
+/* ---- einval -------------------------------------------------------------- */
+
+enum bad_kind { BAD_NULL_IN, BAD_NULL_OUT, BAD_ZERO, BAD_HEADS, BAD_EPS_NEG, BAD_EPS_NAN };
+
+/* One bad-argument variant of a standard call, from attention.h's contract. */
+struct bad_arg {
+    enum impl_fn fn;
+    enum bad_kind kind;
+    size_t idx;          /* in[] / out[] index, or offsetof a size_t field */
+    const char *what;    /* "'K' is NULL", "n_q is 0" */
+};
+
+#define ZERO(fn, field, what) {fn, BAD_ZERO, offsetof(struct pc_call, field), what}
+
+static const struct bad_arg bad_args[] = {
+    {IMPL_SOFTMAX, BAD_NULL_OUT, 0, "'x' is NULL"},
+    ZERO(IMPL_SOFTMAX, rows, "rows is 0"), ZERO(IMPL_SOFTMAX, cols, "cols is 0"),
+    {IMPL_SDPA, BAD_NULL_IN, 0, "'Q' is NULL"}, {IMPL_SDPA, BAD_NULL_IN, 1, "'K' is NULL"},
+    {IMPL_SDPA, BAD_NULL_IN, 2, "'V' is NULL"}, {IMPL_SDPA, BAD_NULL_OUT, 0, "'out' is NULL"},
+    ZERO(IMPL_SDPA, n_q, "n_q is 0"), ZERO(IMPL_SDPA, n_k, "n_k is 0"),
+    ZERO(IMPL_SDPA, d_k, "d_k is 0"), ZERO(IMPL_SDPA, d_v, "d_v is 0"),
+    {IMPL_PE, BAD_NULL_OUT, 0, "'pe' is NULL"},
+    ZERO(IMPL_PE, n, "n is 0"), ZERO(IMPL_PE, d, "d is 0"),
+    {IMPL_MHA, BAD_NULL_IN, 0, "'Xq' is NULL"}, {IMPL_MHA, BAD_NULL_IN, 1, "'Xkv' is NULL"},
+    {IMPL_MHA, BAD_NULL_IN, 2, "'Wq' is NULL"}, {IMPL_MHA, BAD_NULL_IN, 3, "'Wk' is NULL"},
+    {IMPL_MHA, BAD_NULL_IN, 4, "'Wv' is NULL"}, {IMPL_MHA, BAD_NULL_IN, 5, "'Wo' is NULL"},
+    {IMPL_MHA, BAD_NULL_OUT, 0, "'out' is NULL"},
+    ZERO(IMPL_MHA, n_q, "n_q is 0"), ZERO(IMPL_MHA, n_k, "n_kv is 0"),
+    ZERO(IMPL_MHA, d_model, "d_model is 0"), ZERO(IMPL_MHA, heads, "heads is 0"),
+    {IMPL_MHA, BAD_HEADS, 0, "heads does not divide d_model"},
+    {IMPL_LAYERNORM, BAD_NULL_OUT, 0, "'x' is NULL"},
+    ZERO(IMPL_LAYERNORM, rows, "rows is 0"), ZERO(IMPL_LAYERNORM, cols, "cols is 0"),
+    {IMPL_LAYERNORM, BAD_EPS_NEG, 0, "eps is negative"},
+    {IMPL_LAYERNORM, BAD_EPS_NAN, 0, "eps is NaN"},
+    {IMPL_BLOCK, BAD_NULL_OUT, 0, "'X' is NULL"},
+    {IMPL_BLOCK, BAD_NULL_IN, 0, "'Wq' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 1, "'Wk' is NULL"},
+    {IMPL_BLOCK, BAD_NULL_IN, 2, "'Wv' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 3, "'Wo' is NULL"},
+    {IMPL_BLOCK, BAD_NULL_IN, 4, "'W1' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 5, "'b1' is NULL"},
+    {IMPL_BLOCK, BAD_NULL_IN, 6, "'W2' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 7, "'b2' is NULL"},
+    ZERO(IMPL_BLOCK, n, "n is 0"), ZERO(IMPL_BLOCK, d_model, "d_model is 0"),
+    ZERO(IMPL_BLOCK, heads, "heads is 0"), ZERO(IMPL_BLOCK, d_ff, "d_ff is 0"),
+    {IMPL_BLOCK, BAD_HEADS, 0, "heads does not divide d_model"},
+    {IMPL_BLOCK, BAD_EPS_NEG, 0, "eps is negative"},
+    {IMPL_BLOCK, BAD_EPS_NAN, 0, "eps is NaN"},
+};
+
+#define N_BAD_ARGS (sizeof bad_args / sizeof bad_args[0])
+
+/* The smallest heads > k->heads that does not divide d_model. */
+static size_t non_divisor(size_t d_model, size_t heads)
+{
+    size_t h = heads + 1;
+
+    while (d_model % h == 0)
+        h++;
+    return h;
+}
+
+/* b = k with the bad argument `a` applied. */
+static void apply_bad(const struct bad_arg *a, const struct pc_call *k,
+                      struct pc_call *b)
+{
+    *b = *k;
+    switch (a->kind) {
+    case BAD_NULL_IN: b->in[a->idx] = NULL; break;
+    case BAD_NULL_OUT: b->out[a->idx] = NULL; break;
+    case BAD_ZERO: *(size_t *)((char *)b + a->idx) = 0; break;
+    case BAD_HEADS:
+        b->heads = non_divisor(k->d_model, k->heads);
+        /* weights is heads x n_q x n_kv: no buffer of ours fits the bad
+         * heads, and NULL weights are valid, so heads stays the only
+         * invalid argument. */
+        if (k->fn == IMPL_MHA)
+            b->out[1] = NULL;
+        break;
+    case BAD_EPS_NEG: b->eps = -1e-3f; break;
+    case BAD_EPS_NAN: b->eps = NAN; break;
+    }
+}
+
+static int fn_in_place(enum impl_fn fn)
+{
+    return fn == IMPL_SOFTMAX || fn == IMPL_LAYERNORM || fn == IMPL_BLOCK;
+}
+
+/* Before a bad call: in-place buffers hold the valid input, pure outputs
+ * the sentinel; the same fill is the expected content afterwards. */
+static void prefill(struct pc_call *k)
+{
+    for (size_t i = 0; i < k->n_out; i++) {
+        if (fn_in_place(k->fn))
+            memcpy(k->out[i], k->init[i], k->out_len[i] * sizeof(float));
+        else
+            for (size_t j = 0; j < k->out_len[i]; j++)
+                k->out[i][j] = PC_SENTINEL;
+    }
+}
+
+/* 1 when no output of k (other than the one `a` set to NULL) was written. */
+static int nothing_written(const struct pc_call *k, const struct bad_arg *a,
+                           struct prop_verdict *v)
+{
+    for (size_t i = 0; i < k->n_out; i++) {
+        if (a->kind == BAD_NULL_OUT && a->idx == i)
+            continue;
+        for (size_t j = 0; j < k->out_len[i]; j++) {
+            float want = fn_in_place(k->fn) ? k->init[i][j] : PC_SENTINEL;
+            if (memcmp(&k->out[i][j], &want, sizeof want) != 0) {
+                pu_fail(v, "%s returned ATTN_EINVAL when %s but wrote '%s' at index "
+                        "%zu first", impl_fn_cname(k->fn), a->what, k->out_name[i], j);
+                pu_hint(v, "check every argument before writing anything: a failing "
+                        "call must leave its outputs untouched");
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Run one bad variant; 1 when it behaved, 0 with v failed, -1 on error. */
+static int try_bad(const struct impl *im, struct pc_call *k,
+                   const struct bad_arg *a, struct prop_verdict *v,
+                   struct grd_err *e)
+{
+    struct pc_call b;
+    struct call_result r;
+
+    prefill(k);
+    apply_bad(a, k, &b);
+    if (pc_call_raw(im, &b, &r, e) < 0)
+        return -1;
+    v->call = r;
+    if (r.status != CALL_RETURNED) {
+        pu_fail(v, "%s %s when %s%s%s", impl_fn_cname(k->fn), impl_status_name(r.status),
+                a->what, r.detail[0] ? ": " : "", r.detail);
+        pu_hint(v, "return ATTN_EINVAL before touching a NULL pointer or a zero size");
+        return 0;
+    }
+    if (r.rc == ATTN_ENOTIMPL) {
+        v->not_implemented = 1;
+        pu_fail(v, "%s is not implemented yet (returned ATTN_ENOTIMPL)",
+                impl_fn_cname(k->fn));
+        return 0;
+    }
+    if (r.rc != ATTN_EINVAL) {
+        pu_fail(v, "%s returned %d when %s; expected ATTN_EINVAL (%d)",
+                impl_fn_cname(k->fn), r.rc, a->what, ATTN_EINVAL);
+        pu_hint(v, "attention.h lists what is invalid: NULL required pointers, zero "
+                "dimensions%s", k->fn == IMPL_LAYERNORM || k->fn == IMPL_BLOCK ?
+                ", eps negative or NaN" : "");
+        return 0;
+    }
+    return nothing_written(k, a, v);
+}
+
+int pc_run_einval(const struct prop_env *env, const struct spec_test *t,
+                  const struct spec_case *c, struct prop_verdict *v,
+                  struct grd_err *e)
+{
+    struct pc_call k;
+    int ok = 1;
+
+    if (pc_setup(env, t, c, &k, e) < 0)
+        return -1;
+    for (size_t i = 0; i < N_BAD_ARGS && ok == 1; i++)
+        if (bad_args[i].fn == k.fn)
+            ok = try_bad(&env->student, &k, &bad_args[i], v, e);
+    pc_release(&k);
+    if (ok < 0)
+        return -1;
+    return ok ? pu_pass(v) : 0;
+}
+
+/* ---- deterministic, no_leaks ------------------------------------------- */
+
+/*
+ * 1 when the function's result (out[0]: `out`, `pe`, or the in-place `x`
+ * or `X`) is all finite. The generic properties judge how a function
+ * computes (determinism, leaks, speed, its inputs), so they count only
+ * for a call that computed its result: a function that returns ATTN_OK
+ * and writes nothing must not earn them. The weights are judged by their
+ * own properties, so a weights bug is not charged here a second time.
+ */
+static int outputs_written(const struct pc_call *k, struct prop_verdict *v)
+{
+    size_t at = k->n_out ? pu_first_nonfinite(k->out[0], k->out_len[0]) : 0;
+
+    if (k->n_out && at < k->out_len[0]) {
+        pu_fail(v, "%s returned ATTN_OK but '%s'[%zu] is %g: a result left "
+                "unwritten or not finite", impl_fn_cname(k->fn), k->out_name[0],
+                at, (double)k->out[0][at]);
+        pu_hint(v, "every element of the result must be computed (a fully masked "
+                "row is 0, never NaN)");
+        return 0;
+    }
+    return 1;
+}
+
+/* Invoke and check the call returned ATTN_OK with its result written;
+ * 1 ok, 0 v failed, -1 error. */
+static int invoke_ok(const struct impl *im, struct pc_call *k,
+                     struct call_result *r, struct prop_verdict *v,
+                     struct grd_err *e)
+{
+    if (pc_invoke(im, k, r, e) < 0)
+        return -1;
+    return pu_returned_ok(v, r, impl_fn_cname(k->fn)) && outputs_written(k, v);
+}
+
+/* Copies of k's outputs into snap[]; 0 or -1 (e set, nothing kept). */
+static int snapshot(const struct pc_call *k, float **snap, struct grd_err *e)
+{
+    for (size_t i = 0; i < k->n_out; i++) {
+        snap[i] = dup_floats(k->out[i], k->out_len[i]);
+        if (snap[i] == NULL) {
+            free_copies(snap, i, NULL);
+            return err_set(e, NULL, 0, 0, "out of memory copying outputs");
+        }
+    }
+    return 0;
+}
+
+static int same_outputs(const struct pc_call *k, float *const *snap,
+                        struct prop_verdict *v, const char *label)
+{
+    for (size_t i = 0; i < k->n_out; i++) {
+        size_t at = first_diff(k->out[i], snap[i], k->out_len[i]);
+        if (at < k->out_len[i]) {
+            pu_fail(v, "two identical calls of %s gave different '%s' at index %zu "
+                    "(%.9g then %.9g) in %s", impl_fn_cname(k->fn), k->out_name[i],
+                    at, (double)snap[i][at], (double)k->out[i][at], label);
+            pu_hint(v, "an uninitialised variable or buffer (malloc'ed, never set) or "
+                    "state kept in a static between calls");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int pc_run_deterministic(const struct prop_env *env, const struct spec_test *t,
+                         const struct spec_case *c, struct prop_verdict *v,
+                         struct grd_err *e)
+{
+    struct pc_call k;
+    struct call_result r;
+    float *snap[PC_MAX_OUT] = {0};
+    char label[160];
+    int ok;
+
+    if (pc_setup(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = invoke_ok(&env->student, &k, &r, v, e);
+    if (ok == 1 && (ok = snapshot(&k, snap, e)) == 0) {
+        ok = invoke_ok(&env->student, &k, &r, v, e);
+        if (ok == 1)
+            ok = same_outputs(&k, snap, v, label);
+    }
+    free_copies(snap, k.n_out, NULL);
+    pc_release(&k);
+    if (ok < 0)
+        return -1;
+    return ok ? pu_pass(v) : 0;
+}
+
+int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
+                    const struct spec_case *c, struct prop_verdict *v,
+                    struct grd_err *e)
+{
+    struct pc_call k;
+    struct call_result r;
+    char label[160];
+    int ok;
+
+    if (pc_setup(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = invoke_ok(&env->student, &k, &r, v, e);
+    pc_release(&k);
+    if (ok <= 0)
+        return ok;
+    if (r.live_allocs != 0) {
+        pu_fail(v, "%s left %ld allocation%s live after returning in %s",
+                impl_fn_cname(k.fn), r.live_allocs, r.live_allocs == 1 ? "" : "s", label);
+        pu_hint(v, "free every malloc before returning, on every path (early returns too)");
+        return 0;
+    }
+    return pu_pass(v);
+}
+
+/* ---- speed --------------------------------------------------------------- */
+
+/* The fastest of 3 calls on im in *ms; 1 ok, 0 v failed, -1 error. */
+static int fastest(const struct impl *im, struct pc_call *k, double *ms,
+                   struct prop_verdict *v, struct grd_err *e)
+{
+    struct call_result r;
+
+    *ms = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        int ok = invoke_ok(im, k, &r, v, e);
+        if (ok <= 0)
+            return ok;
+        if (r.elapsed_ms < *ms)
+            *ms = r.elapsed_ms;
+    }
+    return 1;
+}
+
+int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
+                 const struct spec_case *c, struct prop_verdict *v,
+                 struct grd_err *e)
+{
+    double factor = spec_num(c, "factor", 50), floor_ms = spec_num(c, "floor_ms", 20);
+    double s_ms, r_ms;
+    struct pc_call k;
+    char label[160];
+    int ok;
+
+    if (env->reference == NULL)
+        return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
+    if (pc_setup(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = fastest(&env->student, &k, &s_ms, v, e);
+    if (ok == 1 && fastest(env->reference, &k, &r_ms, v, e) != 1)
+        ok = err_set(e, NULL, 0, 0, "the reference failed on '%s' %s", t->id, label);
+    pc_release(&k);
+    if (ok <= 0)
+        return ok;
+    if (s_ms > factor * r_ms + floor_ms) {
+        pu_fail(v, "%.0fx slower than the reference on %s (%.1f ms vs %.2f ms; allowed "
+                "%gx + %g ms)", s_ms / (r_ms > 1e-3 ? r_ms : 1e-3), label, s_ms, r_ms,
+                factor, floor_ms);
+        pu_hint(v, "is it O(n^3)? Recomputing a whole row or matrix inside the "
+                "innermost loop multiplies the work");
+        return 0;
+    }
+    return pu_pass(v);
+}
+
+/* ---- matches_reference -------------------------------------------------- */
+
+static int outputs_close(const struct pc_call *k, float *const *ref, double tol,
+                         struct prop_verdict *v, const char *label)
+{
+    for (size_t i = 0; i < k->n_out; i++) {
+        for (size_t j = 0; j < k->out_len[i]; j++) {
+            double r = ref[i][j], s = k->out[i][j];
+            if (!pu_close(r, s, tol * (fabs(r) > 1 ? fabs(r) : 1), 0)) {
+                pu_fail(v, "'%s'[%zu] is %.9g, the reference gives %.9g (tolerance "
+                        "%g x max(1, |ref|)) in %s", k->out_name[i], j, s, r, tol, label);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Run the reference on k and keep its outputs in ref[]; 0 or -1 (e set). */
+static int run_reference(const struct impl *ref_im, struct pc_call *k, float **ref,
+                         const char *label, struct grd_err *e)
+{
+    struct call_result r;
+
+    if (pc_invoke(ref_im, k, &r, e) < 0)
+        return -1;
+    if (r.status != CALL_RETURNED || r.rc != ATTN_OK)
+        return err_set(e, NULL, 0, 0, "the reference %s (rc %d) on %s",
+                       impl_status_name(r.status), r.rc, label);
+    return snapshot(k, ref, e);
+}
+
+int pc_run_matches_reference(const struct prop_env *env, const struct spec_test *t,
+                             const struct spec_case *c, struct prop_verdict *v,
+                             struct grd_err *e)
+{
+    struct pc_call k;
+    struct call_result r;
+    float *ref[PC_MAX_OUT] = {0};
+    char label[160];
+    int ok;
+
+    if (env->reference == NULL)
+        return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
+    if (pc_setup(env, t, c, &k, e) < 0)
+        return -1;
+    pc_label(t, c, &k, label, sizeof label);
+    ok = run_reference(env->reference, &k, ref, label, e);
+    if (ok == 0)
+        ok = invoke_ok(&env->student, &k, &r, v, e);
+    if (ok == 1)
+        ok = outputs_close(&k, ref, pc_tol(t), v, label);
+    free_copies(ref, k.n_out, NULL);
+    pc_release(&k);
+    if (ok < 0)
+        return -1;
+    return ok ? pu_pass(v) : 0;
+}

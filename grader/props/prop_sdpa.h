@@ -1,0 +1,69 @@
+/*
+ * prop_sdpa.h -- what the two files of attn_scaled_dot_product's
+ * properties share: prop_sdpa.c (helpers, masks, permutations, the table)
+ * and prop_sdpa_values.c (checks against trusted attention and the
+ * spec's values). Internal to the property layer; prefix psd_.
+ */
+#ifndef GRD_PROP_SDPA_H
+#define GRD_PROP_SDPA_H
+
+#include <stddef.h>
+
+#include "props/prop_common.h"
+
+/* k = the standard sdpa call of case c (see pc_build). */
+int psd_build(const struct prop_env *env, const struct spec_test *t,
+              const struct spec_case *c, struct pc_call *k, struct grd_err *e);
+
+/* Absolute tolerance on an output of k for a test's tolerance tol (the
+ * float error of the logits and the weighted sum; see prop_sdpa.c). */
+double psd_out_atol(const struct pc_call *k, double tol);
+
+/* Trusted double attention of k's buffers with `mask` and `scale` into
+ * fresh arrays *out (n_q x d_v) and *w (n_q x n_k). 0 or -1 (e set). */
+int psd_trusted(const struct pc_call *k, const unsigned char *mask, double scale,
+                double **out, double **w, struct grd_err *e);
+
+/* The scale attention.h asks for: 1/sqrt(d_k). */
+double psd_api_scale(const struct pc_call *k);
+
+/* 1 when the float matrix got (rows x cols) is within atol of want; else 0
+ * with v failed, naming `name`'s first bad element and `label`. */
+int psd_close_matrix(const float *got, const double *want, size_t rows, size_t cols,
+                     double atol, const char *name, struct prop_verdict *v,
+                     const char *label);
+
+/* k's out and weights against trusted attention with k's mask: 1, 0 (v
+ * failed) or -1 (e set). */
+int psd_matches_trusted(const struct pc_call *k, double tol, struct prop_verdict *v,
+                        const char *label, struct grd_err *e);
+
+/* Build, call, then check(k) -- the shape of most properties here. */
+typedef int (*psd_check_fn)(const struct prop_env *env, const struct spec_test *t,
+                            const struct spec_case *c, struct pc_call *k,
+                            struct prop_verdict *v, const char *label, struct grd_err *e);
+
+/* Build c's call, call the student (ATTN_OK required), then check; returns
+ * like a prop_run_fn. */
+int psd_run_with(const struct prop_env *env, const struct spec_test *t,
+                 const struct spec_case *c, struct prop_verdict *v,
+                 struct grd_err *e, psd_check_fn check);
+
+/* The runners of prop_sdpa_values.c (prop_run_fn). */
+int psd_run_retrieval(const struct prop_env *env, const struct spec_test *t,
+                      const struct spec_case *c, struct prop_verdict *v,
+                      struct grd_err *e);
+int psd_run_scale_d(const struct prop_env *env, const struct spec_test *t,
+                    const struct spec_case *c, struct prop_verdict *v,
+                    struct grd_err *e);
+int psd_run_non_square(const struct prop_env *env, const struct spec_test *t,
+                       const struct spec_case *c, struct prop_verdict *v,
+                       struct grd_err *e);
+int psd_run_null(const struct prop_env *env, const struct spec_test *t,
+                 const struct spec_case *c, struct prop_verdict *v,
+                 struct grd_err *e);
+int psd_run_values(const struct prop_env *env, const struct spec_test *t,
+                   const struct spec_case *c, struct prop_verdict *v,
+                   struct grd_err *e);
+
+#endif
