@@ -41,16 +41,19 @@ static const struct entry_src class_full[] = {
     {"attention-" COMMA_ID ".c", FIX "broken.c"},
     {"attn_frank.c", TEST_SRCDIR "/reference/attention.c"},  /* misnamed */
     {"notes.txt", FIX "broken.c"},                           /* not a submission */
+    {"attention-gil/", NULL},                                /* no attention.c */
 };
 
 /* The expected rows of class_full, in id order. */
 static const struct {
     const char *id, *status;
 } expected_rows[] = {
-    {"alice", "ok"}, {"bob", "ok"}, {"dave", "compile_error"},
-    {"eve-exit", "rejected"}, {"eve-loop", "ok"}, {COMMA_ID, "compile_error"},
+    {"alice", "ok"}, {"attn_frank", "skipped"}, {"bob", "ok"}, {"dave", "compile_error"},
+    {"eve-exit", "rejected"}, {"eve-loop", "ok"}, {"gil", "missing"},
+    {COMMA_ID, "compile_error"},
 };
 #define N_EXPECTED (sizeof expected_rows / sizeof expected_rows[0])
+#define N_ABSENT 2   /* frank and gil get a row but are not graded */
 
 /* ---- helpers ---- */
 
@@ -84,7 +87,8 @@ static char *make_class(const struct entry_src *v, size_t n)
         } else {
             snprintf(path, sizeof path, "%s/class/%s", root, v[i].name);
         }
-        copy(v[i].src, path);
+        if (v[i].src != NULL)   /* NULL: an empty folder */
+            copy(v[i].src, path);
     }
     return root;
 }
@@ -374,8 +378,16 @@ static void expect_csv(const char *out)
     csv = slurp(path, &n);
     cr_expect(strncmp(csv, "id,score,max_score,status,softmax.", 34) == 0, "header: %.60s", csv);
     cr_expect(strstr(csv, "\r\n\"smith, \"\"jo\"\"\",0,") != NULL, "comma id not escaped");
-    cr_expect(strstr(csv, "frank") == NULL, "a misnamed entry was graded");
-    cr_expect(strstr(csv, "notes") == NULL, "a non-submission was graded");
+    /* Every folder of the class has a row that says why it has no grade. */
+    cr_expect(strstr(csv, "\r\nattn_frank,0,") != NULL &&
+              strstr(csv, ",skipped,") != NULL &&
+              strstr(csv, ",the name does not match --id-regex\r\n") != NULL,
+              "a misnamed entry has no 'skipped' row: %s", csv);
+    cr_expect(strstr(csv, "\r\ngil,0,") != NULL && strstr(csv, ",missing,") != NULL &&
+              strstr(csv, ",no attention.c in the folder\r\n") != NULL,
+              "a folder without attention.c has no 'missing' row: %s", csv);
+    cr_expect(strstr(csv, ",submission_sha256,note\r\n") != NULL, "header: %s", csv);
+    cr_expect(strstr(csv, "notes") == NULL, "a stray file got a row");
     cr_expect(strstr(csv, "\r\nalice,") != NULL && strstr(csv, "\r\nbob,") != NULL);
     cr_expect(strstr(csv, "\r\nalice,") < strstr(csv, "\r\nbob,"), "rows not sorted");
     for (size_t i = 0; i < n; i++)
@@ -398,7 +410,8 @@ Test(batch, class_gives_expected_rows_and_resumes, .timeout = 120)
     discover(root, IDRE, &l);
     cr_assert(l.n == N_EXPECTED, "%zu entries", l.n);
     cr_assert(run(&l, s, out, &c, NULL) == 0);
-    cr_expect(c.graded == N_EXPECTED && c.skipped == 0);
+    cr_expect(c.graded == N_EXPECTED - N_ABSENT && c.skipped == N_ABSENT,
+              "graded %zu, skipped %zu", c.graded, c.skipped);
     expect_rows(out);
     expect_csv(out);
     out_path(out, "grades.csv", "", path, sizeof path);
@@ -627,6 +640,78 @@ Test(batch, cli_reports_misnamed_and_escapes_ids, .timeout = 60)
         free(csv);
     }
     free(text);
+    remove_tree(root);
+}
+
+/* The cell of row `id`, column `name` of a gradebook without quoted
+ * fields (a static copy, "?" when there is none). */
+static const char *csv_cell(const char *csv, const char *id, const char *name)
+{
+    static char cell[256];
+    const char *hdr = csv, *row = NULL, *p;
+    size_t col = 0, k, idn = strlen(id);
+
+    for (p = csv; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, id, idn) == 0 && p[idn] == ',')
+            row = p;
+    for (p = hdr, k = 0; *p && *p != '\r'; k++, p += strcspn(p, ",\r") + (p[strcspn(p, ",\r")] == ','))
+        if (strncmp(p, name, strlen(name)) == 0 && strchr(",\r", p[strlen(name)]))
+            col = k + 1;
+    snprintf(cell, sizeof cell, "?");
+    if (row == NULL || col == 0)
+        return cell;
+    for (p = row, k = 1; k < col && *p; k++)
+        p += strcspn(p, ",") + 1;
+    snprintf(cell, sizeof cell, "%.*s", (int)strcspn(p, ",\r"), p);
+    return cell;
+}
+
+/* What a student receives names no TA path; with no answers.yaml the
+ * manual items stay pending (blank cells), never a 0 or a FAIL; the
+ * closing line counts right ("1 submission"). */
+Test(batch, cli_feedback_is_path_free_and_manual_cells_blank, .timeout = 120)
+{
+    static const struct entry_src cls[] = {
+        {"ada/", TEST_SRCDIR "/reference/attention.c"},   /* no answers.yaml */
+    };
+    char *root = make_class(cls, 1);
+    char dir[4096], out[4096], err[4096], path[4096], *text, *csv, *fb, *json;
+    const char *argv[] = {TEST_BUILDDIR "/grader", "batch", "--spec",
+                    TEST_SRCDIR "/specs/public.yaml", "--spec",
+                    TEST_SRCDIR "/specs/written.yaml", "--jobs", "1", "--out", out,
+                    dir, NULL};
+    const char *col;
+    size_t n;
+    int rc;
+
+    snprintf(dir, sizeof dir, "%s/class", root);
+    snprintf(out, sizeof out, "%s/out", root);
+    snprintf(err, sizeof err, "%s/stderr.txt", root);
+    rc = run_cli(argv, err);
+    text = slurp(err, &n);
+    cr_assert(rc == 0, "exit %d: %s", rc, text);
+    cr_expect(strstr(text, "1 submission graded") != NULL, "%s", text);
+    out_path(out, "ada", "feedback.md", path, sizeof path);
+    fb = slurp(path, &n);
+    out_path(out, "ada", "results.json", path, sizeof path);
+    json = slurp(path, &n);
+    cr_expect(strstr(fb, root) == NULL && strstr(fb, "class/") == NULL,
+              "feedback.md shows the TA's path:\n%s", fb);
+    cr_expect(strstr(json, root) == NULL, "results.json shows the TA's path");
+    cr_expect(strstr(fb, "| MANUAL |") != NULL && strstr(fb, "FAIL: written.manual") == NULL,
+              "a manual item failed without answers.yaml:\n%s", fb);
+    out_path(out, "grades.csv", "", path, sizeof path);
+    csv = slurp(path, &n);
+    col = csv_cell(csv, "ada", "written.manual.part2");
+    cr_expect_str_eq(col, "", "manual cell: '%s'", col);
+    col = csv_cell(csv, "ada", "written.manual.part3");
+    cr_expect_str_eq(col, "", "manual cell: '%s'", col);
+    col = csv_cell(csv, "ada", "softmax.values");
+    cr_expect_str_eq(col, "2", "a scored cell: '%s'", col);
+    free(text);
+    free(fb);
+    free(json);
+    free(csv);
     remove_tree(root);
 }
 

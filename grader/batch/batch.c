@@ -118,7 +118,8 @@ static int list_has(const struct bat_list *l, const char *id)
 }
 
 static int list_push(struct bat_list *l, const char *id, const char *path,
-                     const char *source, struct grd_err *e)
+                     const char *source, const char *absent, const char *why,
+                     struct grd_err *e)
 {
     struct bat_entry *v;
     size_t cap = l->cap ? l->cap * 2 : 32;
@@ -135,8 +136,10 @@ static int list_push(struct bat_list *l, const char *id, const char *path,
     v->id = strdup(id);
     v->path = strdup(path);
     v->source = strdup(source);
-    if (v->id == NULL || v->path == NULL || v->source == NULL) {
-        free(v->id), free(v->path), free(v->source);
+    v->absent = absent;
+    v->why = why ? strdup(why) : NULL;
+    if (v->id == NULL || v->path == NULL || v->source == NULL || (why && v->why == NULL)) {
+        free(v->id), free(v->path), free(v->source), free(v->why);
         return err_set(e, NULL, 0, 0, "out of memory");
     }
     l->n++;
@@ -159,21 +162,24 @@ static int entry_source(const char *path, const char *name, char *src, size_t n)
     return S_ISREG(st.st_mode) && ut_has_suffix(name, ".c");
 }
 
-/* The id of entry `name`: from the regex, or the name minus ".c".
+/* The id of entry `name`: from the regex, or the name minus ".c" (also
+ * when the regex does not match: *mismatch is then set and noted).
  * Returns 1 with an id, 0 when the entry is skipped (noted), -1 on error. */
 static int entry_id(const char *path, const char *name, const struct bat_idre *re, char *id,
-                    bat_note_fn fn, void *ctx, struct grd_err *e)
+                    int *mismatch, bat_note_fn fn, void *ctx, struct grd_err *e)
 {
     struct grd_err why;
-    int rc;
+    int rc = 0;
 
-    if (re != NULL) {
-        if ((rc = bat_idre_match(re, name, id, BAT_ID_MAX + 1, e)) <= 0) {
-            if (rc == 0)
-                note(fn, ctx, NULL, "entry '%s' does not match --id-regex: skipped", path);
-            return rc;
+    *mismatch = 0;
+    if (re != NULL && (rc = bat_idre_match(re, name, id, BAT_ID_MAX + 1, e)) < 0)
+        return -1;
+    if (rc == 0) {
+        if (re != NULL) {
+            *mismatch = 1;
+            note(fn, ctx, NULL, "entry '%s' does not match --id-regex: skipped "
+                 "(its row says so)", path);
         }
-    } else {
         snprintf(id, BAT_ID_MAX + 1, "%s", name);
         if (ut_has_suffix(id, ".c") && strlen(id) > 2)
             id[strlen(id) - 2] = '\0';
@@ -186,25 +192,41 @@ static int entry_id(const char *path, const char *name, const struct bat_idre *r
     return 1;
 }
 
+/* Whether `path` is a directory (a student's folder, maybe empty). */
+static int is_dir(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int add_entry(const char *dir, const char *name, const struct bat_idre *re,
                      struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
 {
     char path[BAT_PATH_MAX], src[BAT_PATH_MAX + 16], id[BAT_ID_MAX + 1];
-    int rc;
+    int rc, mismatch, sub;
 
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (!entry_source(path, name, src, sizeof src)) {
-        note(fn, ctx, NULL, "entry '%s' is neither a .c file nor a directory "
-             "holding attention.c: skipped", path);
+    sub = entry_source(path, name, src, sizeof src);
+    if (!sub && !is_dir(path)) {
+        note(fn, ctx, NULL, "entry '%s' is neither a .c file nor a folder: skipped", path);
         return 0;
     }
-    if ((rc = entry_id(path, name, re, id, fn, ctx, e)) <= 0)
+    if ((rc = entry_id(path, name, re, id, &mismatch, fn, ctx, e)) <= 0)
         return rc;
     if (list_has(out, id)) {
         note(fn, ctx, NULL, "duplicate id from entry '%s': skipped", path);
         return 0;
     }
-    return list_push(out, id, path, src, e);
+    if (mismatch)
+        return list_push(out, id, path, "", "skipped",
+                         "the name does not match --id-regex", e);
+    if (!sub) {
+        note(fn, ctx, NULL, "folder '%s' holds no attention.c: missing (its row says so)",
+             path);
+        return list_push(out, id, path, "", "missing", "no attention.c in the folder", e);
+    }
+    return list_push(out, id, path, src, NULL, NULL, e);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -269,6 +291,7 @@ void bat_list_release(struct bat_list *l)
         free(l->v[i].id);
         free(l->v[i].path);
         free(l->v[i].source);
+        free(l->v[i].why);
     }
     free(l->v);
     memset(l, 0, sizeof *l);
@@ -324,6 +347,7 @@ void bat_list_shard(struct bat_list *l, unsigned k, unsigned n)
         free(l->v[i].id);
         free(l->v[i].path);
         free(l->v[i].source);
+        free(l->v[i].why);
     }
     l->n = j;
 }
@@ -451,6 +475,21 @@ static int csv_points(struct strbuf *sb, const struct bat_row *r, const char *te
     return csv_num(sb, 0);
 }
 
+/* The note cell: why a row has no grade of its own (status missing,
+ * skipped or error), the first line of its detail; else empty. A compile
+ * error's log stays in feedback.md, not in a spreadsheet cell. */
+static int csv_note(struct strbuf *sb, const struct bat_row *r)
+{
+    char line[BAT_MSG_MAX + 1];
+    const char *d = r->detail ? r->detail : "";
+
+    if (strcmp(r->status, "missing") != 0 && strcmp(r->status, "skipped") != 0 &&
+        strcmp(r->status, "error") != 0)
+        return 0;
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(d, "\r\n"), d);
+    return bat_csv_field(sb, line);
+}
+
 static int csv_row(const char *const *test_ids, size_t n_tests,
                    const struct bat_row *r, struct strbuf *out)
 {
@@ -461,7 +500,8 @@ static int csv_row(const char *const *test_ids, size_t n_tests,
     for (size_t i = 0; i < n_tests; i++)
         rc |= sb_addch(out, ',') | csv_points(out, r, test_ids[i]);
     rc |= sb_addch(out, ',') | bat_csv_field(out, r->grader_version);
-    rc |= sb_addf(out, ",%s,%s\r\n", r->spec_sha256, r->submission_sha256);
+    rc |= sb_addf(out, ",%s,%s,", r->spec_sha256, r->submission_sha256);
+    rc |= csv_note(out, r) | sb_adds(out, "\r\n");
     return rc ? -1 : 0;
 }
 
@@ -480,7 +520,7 @@ int bat_csv_write(const char *const *test_ids, size_t n_tests,
     for (size_t i = 0; rc == 0 && i < n_tests; i++)
         rc = sb_addch(out, ',') | bat_csv_field(out, test_ids[i]);
     if (rc == 0)
-        rc = sb_adds(out, ",grader_version,spec_sha256,submission_sha256\r\n");
+        rc = sb_adds(out, ",grader_version,spec_sha256,submission_sha256,note\r\n");
     for (size_t i = 0; order != NULL && i < n; i++)
         order[i] = &rows[i];
     if (order != NULL && n > 1)

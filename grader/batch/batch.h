@@ -67,6 +67,11 @@ struct bat_entry {
     char *id;             /* owned */
     char *path;           /* what grade_submission() is given (owned) */
     char *source;         /* the attention.c hashed for resumption (owned) */
+    /* NULL for a submission; else the row status of an entry that is not
+     * graded but still gets a row: "missing" (a folder without
+     * attention.c) or "skipped" (its name does not match --id-regex). */
+    const char *absent;
+    char *why;            /* absent's reason, for the row (owned; or NULL) */
 };
 
 struct bat_list {
@@ -78,14 +83,18 @@ struct bat_list {
 typedef void (*bat_note_fn)(void *ctx, const char *msg);
 
 /*
- * Add the submissions found in each directory of dirs[0..n): an entry is a
+ * Add the entries found in each directory of dirs[0..n): a submission is a
  * directory holding attention.c or a regular file ending in ".c"; entries
  * whose name starts with '.' are ignored silently. Entries are visited in
  * bytewise name order, directories in the order given. The id is the
  * entry's name (minus ".c"), or group `id` of `re` when re is not NULL.
- * An entry that is not a submission, does not match `re`, has an unusable
- * id, or repeats an id already taken is passed to `note` (may be NULL)
- * and skipped. On return the list is sorted by id. Returns 0, or -1 with
+ * Every folder (and .c file) of the class gets an entry, so that it gets
+ * a row: one whose name does not match `re` is "skipped" (its id is its
+ * name), a folder without attention.c is "missing" (see bat_entry.absent).
+ * Each of those is also passed to `note` (may be NULL); so is an entry
+ * that is neither (a stray file), has an unusable id, or repeats an id
+ * already taken, and that one is left out. On return the list is sorted
+ * by id. Returns 0, or -1 with
  * `e` set (unreadable directory, too many entries, out of memory); the
  * list then holds what was found before the failure.
  */
@@ -182,10 +191,12 @@ int bat_csv_field(struct strbuf *sb, const char *s)
 
 /*
  * Append grades.csv: the header `id,score,max_score,status,<test ids>,
- * grader_version,spec_sha256,submission_sha256`, then one row per entry
+ * grader_version,spec_sha256,submission_sha256,note`, then one row per entry
  * of rows[0..n) in bytewise id order (rows itself is not reordered).
  * Points are formatted with at most four decimals; a test a row lacks is
- * 0. Lines end in CRLF. Returns 0 or -1 (cap or out of memory).
+ * 0; a manual item not yet scored is blank. `note` says why a row has no
+ * grade of its own (status missing, skipped or error), else is empty.
+ * Lines end in CRLF. Returns 0 or -1 (cap or out of memory).
  */
 int bat_csv_write(const char *const *test_ids, size_t n_tests,
                   const struct bat_row *rows, size_t n, struct strbuf *out)

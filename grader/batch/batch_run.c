@@ -168,6 +168,19 @@ static int write_error_row(const struct run *r, size_t i, const char *why,
     return rc;
 }
 
+/* What the student receives names their submission by its id, never by
+ * the TA's path to the class. Returns 0, or -1 when out of memory. */
+static int student_view(struct grade_result *g, const char *id, struct grd_err *e)
+{
+    char *name = strdup(id);
+
+    if (name == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    free(g->submission);
+    g->submission = name;
+    return 0;
+}
+
 static int grade_into(const struct run *r, size_t i, const char *dir, struct grd_err *e)
 {
     /* The repro lines go to the student (feedback.md): the default
@@ -182,7 +195,9 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
     err_clear(&ge);
     if (grade_submission(r->l->v[i].path, &go, &g, &ge) < 0)
         return write_error_row(r, i, ge.msg, e);
-    rc = write_report(dir, "results.json", g, RPT_GRADESCOPE, e);
+    rc = student_view(g, r->l->v[i].id, e);
+    if (rc == 0)
+        rc = write_report(dir, "results.json", g, RPT_GRADESCOPE, e);
     if (rc == 0)
         rc = write_report(dir, "feedback.md", g, RPT_MARKDOWN, e);
     if (rc == 0 && (rc = bat_row_from_result(g, r->l->v[i].id, r->o->version, &row, e)) == 0) {
@@ -360,12 +375,44 @@ static int up_to_date(const struct run *r, size_t i, struct bat_row *row)
     return 0;
 }
 
-/* Hash every entry and mark the ones to grade; report the skipped. */
-static int plan(struct run *r, unsigned char *todo)
+/* The row of an entry that is not graded (bat_entry.absent): its status,
+ * its reason, zero points, and no student files (any earlier ones go). */
+static int write_absent_row(const struct run *r, size_t i, struct grd_err *e)
+{
+    const struct bat_entry *v = &r->l->v[i];
+    const struct bat_opts *o = r->o;
+    char dir[BAT_PATH_MAX];
+    struct bat_row row;
+    int rc;
+
+    id_dir(r, i, dir, sizeof dir);
+    if (make_dir(dir, e) < 0)
+        return -1;
+    clear_outputs(dir);
+    if (bat_row_error(v->id, "", spec_sha256(o->specs), o->specs, o->version, o->seed,
+                      v->why ? v->why : v->absent, &row, e) < 0)
+        return -1;
+    snprintf(row.status, sizeof row.status, "%s", v->absent);
+    rc = write_row(dir, &row, e);
+    bat_row_release(&row);
+    return rc;
+}
+
+/* Hash every entry and mark the ones to grade; report the skipped, and
+ * write the rows of the entries that are not graded at all. */
+static int plan(struct run *r, unsigned char *todo, struct grd_err *e)
 {
     struct bat_row row;
 
     for (size_t i = 0; i < r->l->n; i++) {
+        if (r->l->v[i].absent != NULL) {
+            if (write_absent_row(r, i, e) < 0)
+                return -1;
+            todo[i] = 0;
+            r->failures++;
+            emit(r, r->l->v[i].id, r->l->v[i].absent, 0, 0, 0, 1, r->l->v[i].why);
+            continue;
+        }
         if (sha256_file(r->l->v[i].source, r->sha[i], NULL) < 0)
             r->sha[i][0] = '\0';
         todo[i] = !up_to_date(r, i, &row);
@@ -429,7 +476,7 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
     r->o = o;
     rc = setup(r, e);
     if (rc == 0)
-        rc = plan(r, todo);
+        rc = plan(r, todo, e);
     if (rc == 0)
         rc = pump(r, todo, e);
     kill_all(r);

@@ -23,14 +23,23 @@ static const char batch_usage[] =
     "                    [--shard K/N] [--force] [--seed N] SUBMISSIONS...\n"
     "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
     "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
-    "DIR/summary.svg and DIR/<id>/{results.json,feedback.md} (DIR: " DEFAULT_OUT ").\n"
+    "DIR/summary.svg and DIR/<id>/{results.json,feedback.md}. Every folder gets a\n"
+    "row: status 'missing' (no attention.c) or 'skipped' (its name does not match\n"
+    "--id-regex) when it is not graded, with the reason in the 'note' column.\n"
+    "  --spec FILE   a spec to grade with (repeatable; default " CLI_DEFAULT_SPEC ")\n"
+    "  --jobs N      submissions graded at once, 1 to 256 (default: the CPUs online)\n"
+    "  --out DIR     where the gradebook goes (default: " DEFAULT_OUT ")\n"
     "  --id-regex P  the id is the named group 'id' of P matched on the entry's name\n"
     "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"
-    "  --force       regrade submissions that are already up to date\n";
+    "  --force       regrade submissions that are already up to date\n"
+    "  --seed N      the seed of the generated cases (default 1; recorded per row)\n"
+    "  --help        this text\n";
 
 static const char merge_usage[] =
     "usage: grader merge --out DIR DIR...\n"
-    "Combine the output directories of sharded batches into one gradebook.\n";
+    "Combine the output directories of sharded batches into one gradebook.\n"
+    "  --out DIR     the combined gradebook (may be one of the inputs)\n"
+    "  --help        this text\n";
 
 /* The one piece of state a signal handler may touch: the signal seen. */
 static volatile sig_atomic_t stop_signal;
@@ -171,6 +180,9 @@ static void on_event(void *ctx, const struct bat_event *ev)
             fprintf(stderr, "grader: '%s': error: %s\n", ev->id, ev->why);
         }
         tty_line(p, ev);
+    } else if (ev->skipped && ev->why != NULL) {
+        fprintf(stderr, "[%zu/%zu] %s: %s: %s\n", ev->done, ev->total, ev->id, ev->status,
+                ev->why);
     } else if (ev->skipped) {
         fprintf(stderr, "[%zu/%zu] %s: up to date (%g/%g)\n", ev->done, ev->total, ev->id,
                 ev->score, ev->max_score);
@@ -209,6 +221,29 @@ static int discover(struct batch_args *a, struct bat_list *l, struct progress *p
     return rc;
 }
 
+static const char *plural(size_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* "grader: 5 folders: 3 graded, 1 missing, 1 skipped: out/grades.csv, ..." */
+static void done_line(const struct bat_list *l, const char *out)
+{
+    size_t missing = 0, skipped = 0, graded;
+
+    for (size_t i = 0; i < l->n; i++) {
+        missing += l->v[i].absent && strcmp(l->v[i].absent, "missing") == 0;
+        skipped += l->v[i].absent && strcmp(l->v[i].absent, "skipped") == 0;
+    }
+    graded = l->n - missing - skipped;
+    fprintf(stderr, "grader: %zu %s graded", graded, plural(graded, "submission", "submissions"));
+    if (missing)
+        fprintf(stderr, ", %zu missing (no attention.c)", missing);
+    if (skipped)
+        fprintf(stderr, ", %zu skipped (not matching --id-regex)", skipped);
+    fprintf(stderr, ": %s/grades.csv, %s/summary.md\n", out, out);
+}
+
 static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e)
 {
     struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0};
@@ -228,8 +263,7 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e
     }
     end_line(&p);
     if (rc == 0)
-        fprintf(stderr, "grader: %zu submissions: %s/grades.csv, %s/summary.md\n", l.n,
-                a->o.out_dir, a->o.out_dir);
+        done_line(&l, a->o.out_dir);
     bat_list_release(&l);
     return rc;
 }
@@ -284,6 +318,7 @@ int cmd_merge(int argc, char **argv)
     err_clear(&e);
     if (bat_merge(out, (const char *const *)(argv + optind), (size_t)(argc - optind), &e) < 0)
         return cli_fail(&e);
-    fprintf(stderr, "grader: merged %d directories into %s/grades.csv\n", argc - optind, out);
+    fprintf(stderr, "grader: merged %d %s into %s/grades.csv\n", argc - optind,
+            argc - optind == 1 ? "directory" : "directories", out);
     return CLI_EXIT_OK;
 }

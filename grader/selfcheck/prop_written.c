@@ -4,8 +4,12 @@
  * with the student's own functions (env->student: the sandbox) and
  * compared; the judgement items are left to a TA ("manual: pending").
  *
- * A missing or malformed answers.yaml fails every check with the parse
- * error (file:line:col) as the message.
+ * A missing or malformed answers.yaml fails every numeric check with the
+ * parse error (file:line:col) as the message; the manual items stay
+ * pending whatever the file holds (a TA scores them, and a grade book
+ * leaves their cells blank until then), the problem noted in the message.
+ * Paths in messages are relative to the submission's directory: the
+ * rubric goes to the student, who must not see where a TA keeps the class.
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,10 +29,21 @@ struct written {
     struct sc_vectors *vs;   /* NULL: the hash-seeded vectors */
 };
 
-static int fail_err(struct prop_verdict *v, const struct grd_err *e)
+/* `e` with its file made relative to `dir` when it lies inside it. */
+static void relative_err(const char *dir, struct grd_err *e)
+{
+    size_t n = dir ? strlen(dir) : 0;
+
+    if (n > 0 && strncmp(e->file, dir, n) == 0 && e->file[n] == '/')
+        memmove(e->file, e->file + n + 1, strlen(e->file + n + 1) + 1);
+}
+
+/* Fail v with e, its file made relative to `dir` (the submission's). */
+static int fail_err(const char *dir, struct prop_verdict *v, struct grd_err *e)
 {
     char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
 
+    relative_err(dir, e);
     return pu_fail(v, "%s", err_format(e, buf, sizeof buf));
 }
 
@@ -60,15 +75,18 @@ static int written_load(const struct prop_env *env, struct written *w,
         return pu_fail(v, "no submission directory: cannot find answers.yaml"), 0;
     snprintf(path, sizeof path, "%s/answers.yaml", env->submission_dir);
     if (ans_load(path, &w->a, &e) < 0)
-        return fail_err(v, &e), 0;
+        return fail_err(env->submission_dir, v, &e), 0;
+    /* a->dir keeps the real directory (relative VECTORS paths); only the
+     * name in messages changes. */
+    snprintf(w->a.file, sizeof w->a.file, "answers.yaml");
     if (w->a.text == NULL) {
         ans_release(&w->a);
-        return pu_fail(v, "%s: 'text' is missing: give the text of your map", path), 0;
+        return pu_fail(v, "answers.yaml: 'text' is missing: give the text of your map"), 0;
     }
     if (sc_tokenize(w->a.text, w->a.file, &w->words, &e) < 0 ||
         load_vectors(&w->a, w->a.vectors, &w->vs, &e) < 0) {
         ans_release(&w->a);
-        return fail_err(v, &e), 0;
+        return fail_err(env->submission_dir, v, &e), 0;
     }
     return 1;
 }
@@ -89,7 +107,7 @@ static int student_map(const struct prop_env *env, const struct sc_words *words,
     err_clear(&e);
     if (sc_map_build(&env->student, words, vs, pe, m, &e) == SC_OK)
         return 1;
-    fail_err(v, &e);
+    fail_err(env->submission_dir, v, &e);
     return 0;
 }
 
@@ -230,7 +248,7 @@ static int part3_input(const struct written *w, struct sc_words *words,
     if (a->part3_text == NULL)
         return pu_fail(v, "%s: 'part3.text' is missing: give the modified input", a->file), 0;
     if (sc_tokenize(a->part3_text, a->file, words, &e) < 0)
-        return fail_err(v, &e), 0;
+        return fail_err(a->dir, v, &e), 0;
     if (words->n != w->words.n)
         return pu_fail(v, "%s:%d:%d: part 3's input has %zu words but the original has %zu: "
                        "weights can only stay the same on an input of the same length",
@@ -241,7 +259,7 @@ static int part3_input(const struct written *w, struct sc_words *words,
                        "change the words, keep the weights", a->file,
                        a->part3_text_at.line, a->part3_text_at.col), 0;
     if (load_vectors(a, a->part3_vectors ? a->part3_vectors : a->vectors, vs, &e) < 0)
-        return fail_err(v, &e), 0;
+        return fail_err(a->dir, v, &e), 0;
     return 1;
 }
 
@@ -331,7 +349,7 @@ static int run_part4(const struct prop_env *env, const struct spec_test *t,
             check_perm(&w, &p, pc_tol(t), v);
             sc_perm_release(&p);
         } else {
-            fail_err(v, &ce);
+            fail_err(env->submission_dir, v, &ce);
         }
     }
     written_release(&w);
@@ -366,6 +384,22 @@ static int manual_present(const struct ans_answers *a, const char *field,
     return 1;
 }
 
+/* Make v a pending manual item, keeping the problem in its message. */
+static void pending(struct prop_verdict *v, const char *field)
+{
+    char why[PROP_MSG_MAX];
+
+    snprintf(why, sizeof why, "%s", v->msg);
+    v->passed = 0;
+    v->manual_pending = 1;
+    v->hint[0] = '\0';
+    if (why[0])
+        snprintf(v->msg, sizeof v->msg, "manual: pending (a TA reads '%s'); note: %.400s",
+                 field, why);
+    else
+        snprintf(v->msg, sizeof v->msg, "manual: pending (a TA reads '%s')", field);
+}
+
 static int run_manual(const struct prop_env *env, const struct spec_test *t,
                       const struct spec_case *c, struct prop_verdict *v,
                       struct grd_err *e)
@@ -377,14 +411,14 @@ static int run_manual(const struct prop_env *env, const struct spec_test *t,
     if (strcmp(field, "part2") != 0 && strcmp(field, "part3.note") != 0)
         return err_set(e, NULL, c->line, c->col, "unknown manual field '%s' "
                        "(expected 'part2' or 'part3.note')", field);
-    if (!written_load(env, &w, v))
-        return 0;
-    if (manual_present(&w.a, field, v)) {
-        v->passed = 0;
-        v->manual_pending = 1;
-        snprintf(v->msg, sizeof v->msg, "manual: pending (a TA reads '%s')", field);
+    /* Pending whatever the file holds: a TA scores the item, and a problem
+     * with the file (missing, malformed, the field empty) is what the TA
+     * reads first, not a failure that would score 0 before they do. */
+    if (written_load(env, &w, v)) {
+        manual_present(&w.a, field, v);
+        written_release(&w);
     }
-    written_release(&w);
+    pending(v, field);
     return 0;
 }
 
