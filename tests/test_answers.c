@@ -105,9 +105,17 @@ Test(answers, manual_items_are_pending_not_passed)
     cr_expect(strstr(v.msg, "manual: pending") != NULL, "%s", v.msg);
     v = run(FIX "/good", "manual", &manual_note);
     cr_expect(v.manual_pending && !v.passed);
+    /* An empty, missing or malformed answer is still for a TA to score
+     * (pending, a blank cell), with the problem named for them. */
     v = run(FIX "/empty_part2", "manual", &manual_part2);
-    cr_expect(!v.passed && !v.manual_pending);
+    cr_expect(!v.passed && v.manual_pending);
     cr_expect(strstr(v.msg, "'part2' has 0 answers") != NULL, "%s", v.msg);
+    v = run(FIX "/missing", "manual", &manual_note);
+    cr_expect(!v.passed && v.manual_pending);
+    cr_expect(strstr(v.msg, "answers.yaml: cannot open") != NULL, "%s", v.msg);
+    v = run(FIX "/malformed", "manual", &manual_part2);
+    cr_expect(!v.passed && v.manual_pending);
+    cr_expect(strstr(v.msg, "answers.yaml:5:5:") != NULL, "%s", v.msg);
 }
 
 /* Malformed buffers are refused with the line:col of the node. */
