@@ -5,25 +5,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch/summary_internal.h"
 #include "grade/grade.h"
-#include "core/svg.h"
 
 #define MSG_SHOWN 240   /* bytes of a failure message shown in the table */
+#define MSG_KEY_MAX 256 /* bytes of a message that group it with others */
 
 
-/* A test's pass count; idx keeps ties in column order. */
-struct rate {
-    const char *id;
-    size_t passed, idx;
-};
-
-/* One failure: test id and the first line of its message. */
+/* One failure: test id, the first line of its message, and that line
+ * with its numbers blanked (the key that groups "weight (1, 0) is 0.81"
+ * with "weight (2, 0) is 0.64"). */
 struct failure {
     const char *test, *msg;
     size_t msg_len, count;
+    char key[MSG_KEY_MAX];
 };
 
-static const struct bat_test_row *find_test(const struct bat_row *r, const char *id)
+int sumi_absent(const struct bat_row *r)
+{
+    return strcmp(r->status, "missing") == 0 || strcmp(r->status, "skipped") == 0;
+}
+
+struct bat_row *sumi_graded(const struct bat_row *rows, size_t n, size_t *m)
+{
+    struct bat_row *v = calloc(n ? n : 1, sizeof *v);
+
+    *m = 0;
+    for (size_t i = 0; v != NULL && i < n; i++)
+        if (!sumi_absent(&rows[i]))
+            v[(*m)++] = rows[i];
+    return v;
+}
+
+const struct bat_test_row *sumi_find(const struct bat_row *r, const char *id)
 {
     for (size_t i = 0; i < r->n_tests; i++)
         if (strcmp(r->tests[i].id, id) == 0)
@@ -31,36 +45,46 @@ static const struct bat_test_row *find_test(const struct bat_row *r, const char 
     return NULL;
 }
 
+int sumi_manual(const struct bat_row *rows, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct bat_test_row *t = sumi_find(&rows[i], id);
+
+        if (t != NULL && strcmp(t->status, "manual_pending") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int cmp_rate(const void *a, const void *b)
 {
-    const struct rate *x = a, *y = b;
+    const struct sumi_rate *x = a, *y = b;
 
     if (x->passed != y->passed)
         return x->passed < y->passed ? -1 : 1;
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Pass counts per column, worst first; NULL when out of memory. */
-static struct rate *rates(const struct bat_row *rows, size_t n,
-                          const char *const *ids, size_t n_tests)
+struct sumi_rate *sumi_rates(const struct bat_row *rows, size_t n, const char *const *ids,
+                             size_t n_tests, int worst_first)
 {
-    struct rate *v = calloc(n_tests ? n_tests : 1, sizeof *v);
+    struct sumi_rate *v = calloc(n_tests ? n_tests : 1, sizeof *v);
 
     for (size_t j = 0; v != NULL && j < n_tests; j++) {
         v[j].id = ids[j];
         v[j].idx = j;
         for (size_t i = 0; i < n; i++) {
-            const struct bat_test_row *t = find_test(&rows[i], ids[j]);
+            const struct bat_test_row *t = sumi_find(&rows[i], ids[j]);
 
             v[j].passed += t != NULL && strcmp(t->status, "passed") == 0;
         }
     }
-    if (v != NULL && n_tests > 1)
+    if (v != NULL && worst_first && n_tests > 1)
         qsort(v, n_tests, sizeof *v, cmp_rate);
     return v;
 }
 
-static double pct(double part, double whole)
+double sumi_pct(double part, double whole)
 {
     return whole > 0 ? 100.0 * part / whole : 0;
 }
@@ -95,14 +119,30 @@ static size_t count_status(const struct bat_row *rows, size_t n, const char *st)
     return k;
 }
 
-static int md_counts(const struct bat_row *rows, size_t n, struct strbuf *out)
+static const char *plural(size_t n, const char *one, const char *many)
 {
-    int rc = sb_addf(out, "# Class summary\n\n%zu submissions graded.\n\n"
-                          "| status | submissions |\n|---|---:|\n", n);
+    return n == 1 ? one : many;
+}
 
+/* The headline and the rows per status; `all` counts every row, the
+ * missing and skipped folders included. */
+static int md_counts(const struct bat_row *all, size_t n_all, size_t graded,
+                     struct strbuf *out)
+{
+    static const char *const absent[] = {"missing", "skipped"};
+    int rc = sb_addf(out, "# Class summary\n\n%zu %s graded", graded,
+                     plural(graded, "submission", "submissions"));
+
+    if (n_all > graded)
+        rc |= sb_addf(out, " of %zu %s in the class (the others are missing or skipped: "
+                      "their rows in grades.csv say why; they are left out below)", n_all,
+                      plural(n_all, "folder", "folders"));
+    rc |= sb_adds(out, ".\n\n| status | submissions |\n|---|---:|\n");
     for (int st = GRADE_OK; st <= GRADE_ERROR; st++)
         rc |= sb_addf(out, "| %s | %zu |\n", grade_status_name((enum grade_status)st),
-                      count_status(rows, n, grade_status_name((enum grade_status)st)));
+                      count_status(all, n_all, grade_status_name((enum grade_status)st)));
+    for (size_t k = 0; k < 2; k++)
+        rc |= sb_addf(out, "| %s | %zu |\n", absent[k], count_status(all, n_all, absent[k]));
     return rc ? -1 : 0;
 }
 
@@ -113,14 +153,12 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Scores as percentages of their maximum, sorted; NULL when n is 0 or
- * out of memory. */
-static double *score_pcts(const struct bat_row *rows, size_t n)
+double *sumi_score_pcts(const struct bat_row *rows, size_t n)
 {
     double *v = n ? malloc(n * sizeof *v) : NULL;
 
     for (size_t i = 0; v != NULL && i < n; i++)
-        v[i] = pct(rows[i].score, rows[i].max_score);
+        v[i] = sumi_pct(rows[i].score, rows[i].max_score);
     if (v != NULL)
         qsort(v, n, sizeof *v, cmp_double);
     return v;
@@ -135,7 +173,7 @@ static size_t bin_of(double p)
 
 static int md_distribution(const struct bat_row *rows, size_t n, struct strbuf *out)
 {
-    double *p = score_pcts(rows, n), sum = 0, med;
+    double *p = sumi_score_pcts(rows, n), sum = 0, med;
     size_t bins[SUM_BINS] = {0};
     int rc = sb_adds(out, "\n## Score distribution\n\n");
 
@@ -160,22 +198,41 @@ static int md_distribution(const struct bat_row *rows, size_t n, struct strbuf *
     return rc ? -1 : 0;
 }
 
+/* The manual items, named apart: pending until a TA scores them, they
+ * would otherwise top the "worst" ranking with a 0 % pass rate. */
+static int md_manual(const struct bat_row *rows, size_t n, const char *const *ids,
+                     size_t n_tests, struct strbuf *out)
+{
+    size_t k = 0;
+    int rc = 0;
+
+    for (size_t j = 0; j < n_tests; j++) {
+        if (!sumi_manual(rows, n, ids[j]))
+            continue;
+        rc |= sb_adds(out, k++ ? ", " : "\nManual items (a TA scores them; left out of the "
+                      "ranking): ") | md_cell(out, ids[j], strlen(ids[j]));
+    }
+    return rc | (k ? sb_adds(out, ".\n") : 0) ? -1 : 0;
+}
+
 static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids,
                     size_t n_tests, struct strbuf *out)
 {
-    struct rate *v = rates(rows, n, ids, n_tests);
+    struct sumi_rate *v = sumi_rates(rows, n, ids, n_tests, 1);
     int rc = sb_adds(out, "\n## Pass rate per test, worst first\n\n"
                           "| test | passed | pass rate |\n|---|---:|---:|\n");
 
     if (v == NULL)
         return -1;
     for (size_t j = 0; j < n_tests; j++) {
+        if (sumi_manual(rows, n, v[j].id))
+            continue;
         rc |= sb_adds(out, "| ") | md_cell(out, v[j].id, strlen(v[j].id));
         rc |= sb_addf(out, " | %zu/%zu | %.1f %% |\n", v[j].passed, n,
-                      pct((double)v[j].passed, (double)n));
+                      sumi_pct((double)v[j].passed, (double)n));
     }
     free(v);
-    return rc ? -1 : 0;
+    return rc | md_manual(rows, n, ids, n_tests, out) ? -1 : 0;
 }
 
 static int ran_and_failed(const char *status)
@@ -184,11 +241,45 @@ static int ran_and_failed(const char *status)
            strcmp(status, "manual_pending") != 0;
 }
 
+/* The message's first line with every number ("0.81", "-1e-05", "12")
+ * as '#', so that one mistake's messages, which differ only in their
+ * values, fold into one line of the table. */
+static void message_key(const char *s, size_t n, char *key, size_t cap)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < n && j + 1 < cap;) {
+        if ((s[i] >= '0' && s[i] <= '9') ||
+            (s[i] == '-' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+            i++;
+            while (i < n && (strchr("0123456789.", s[i]) ||
+                             ((s[i] == 'e' || s[i] == 'E') && i + 1 < n &&
+                              strchr("+-0123456789", s[i + 1])) ||
+                             ((s[i] == '+' || s[i] == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E'))))
+                i++;
+            key[j++] = '#';
+        } else {
+            key[j++] = s[i++];
+        }
+    }
+    key[j] = '\0';
+}
+
+/* Same test and key; then the message itself, so that the example shown
+ * for a group is always the same one. */
 static int cmp_failure_key(const void *a, const void *b)
 {
     const struct failure *x = a, *y = b;
-    size_t m = x->msg_len < y->msg_len ? x->msg_len : y->msg_len;
     int c = strcmp(x->test, y->test);
+
+    return c != 0 ? c : strcmp(x->key, y->key);
+}
+
+static int cmp_failure_full(const void *a, const void *b)
+{
+    const struct failure *x = a, *y = b;
+    size_t m = x->msg_len < y->msg_len ? x->msg_len : y->msg_len;
+    int c = cmp_failure_key(a, b);
 
     if (c == 0 && (c = memcmp(x->msg, y->msg, m)) == 0)
         c = x->msg_len < y->msg_len ? -1 : x->msg_len > y->msg_len;
@@ -201,7 +292,7 @@ static int cmp_failure_count(const void *a, const void *b)
 
     if (x->count != y->count)
         return x->count > y->count ? -1 : 1;
-    return cmp_failure_key(a, b);
+    return cmp_failure_full(a, b);
 }
 
 /* Every failure of every row; *k gets the count. NULL: out of memory. */
@@ -221,19 +312,21 @@ static struct failure *collect_failures(const struct bat_row *rows, size_t n, si
 
             if (!ran_and_failed(t->status))
                 continue;
-            v[*k] = (struct failure){t->id, t->message, strcspn(t->message, "\n"), 1};
+            v[*k] = (struct failure){t->id, t->message, strcspn(t->message, "\n"), 1, ""};
+            message_key(v[*k].msg, v[*k].msg_len, v[*k].key, sizeof v[*k].key);
             (*k)++;
         }
     return v;
 }
 
-/* Fold equal (test, message) pairs into counts, most common first. */
+/* Fold the failures of one test whose messages differ only in their
+ * numbers into counts, most common first. */
 static size_t fold_failures(struct failure *v, size_t k)
 {
     size_t m = 0;
 
     if (k > 1)
-        qsort(v, k, sizeof *v, cmp_failure_key);
+        qsort(v, k, sizeof *v, cmp_failure_full);
     for (size_t i = 0; i < k; i++) {
         if (m > 0 && cmp_failure_key(&v[m - 1], &v[i]) == 0)
             v[m - 1].count++;
@@ -257,7 +350,9 @@ static int md_failures(const struct bat_row *rows, size_t n, struct strbuf *out)
     if (m == 0)
         rc |= sb_adds(out, "No test failed.\n");
     else
-        rc |= sb_adds(out, "| submissions | test | message |\n|---:|---|---|\n");
+        rc |= sb_adds(out, "Messages that differ only in their numbers count as one; "
+                      "the first of them is shown.\n\n"
+                      "| submissions | test | message |\n|---:|---|---|\n");
     for (size_t i = 0; i < m && i < SUM_TOP_MESSAGES; i++) {
         rc |= sb_addf(out, "| %zu | ", v[i].count) | md_cell(out, v[i].test, strlen(v[i].test));
         rc |= sb_adds(out, " | ");
@@ -271,103 +366,15 @@ static int md_failures(const struct bat_row *rows, size_t n, struct strbuf *out)
 int sum_write_md(const struct bat_row *rows, size_t n, const char *const *test_ids,
                  size_t n_tests, struct strbuf *out)
 {
-    int rc = md_counts(rows, n, out);
+    size_t m = 0;
+    struct bat_row *g = sumi_graded(rows, n, &m);
+    int rc = g == NULL ? -1 : md_counts(rows, n, m, out);
 
-    rc |= md_distribution(rows, n, out);
-    rc |= md_rates(rows, n, test_ids, n_tests, out);
-    rc |= md_failures(rows, n, out);
-    return rc ? -1 : 0;
-}
-
-/* ---- SVG ---- */
-
-/* Append figure `doc` (one whole SVG document from svg.h) shifted down by
- * y, without its XML declaration; *w and *h get its size. */
-static int embed(struct strbuf *out, const char *doc, double y, double *w, double *h)
-{
-    const char *svg = strstr(doc, "<svg");
-    const char *wp = svg ? strstr(svg, "width=\"") : NULL;
-    const char *hp = svg ? strstr(svg, "height=\"") : NULL;
-
-    if (svg == NULL || wp == NULL || hp == NULL)
-        return -1;
-    *w = strtod(wp + 7, NULL);
-    *h = strtod(hp + 8, NULL);
-    if (sb_addf(out, "<g transform=\"translate(0,%.0f)\">\n", y) < 0 ||
-        sb_adds(out, svg) < 0)
-        return -1;
-    return sb_adds(out, "</g>\n");
-}
-
-static int bars_figure(struct svg_buf *b, const struct bat_row *rows, size_t n,
-                       const char *const *ids, size_t n_tests)
-{
-    struct rate *v = rates(rows, n, ids, n_tests);
-    const char **labels = calloc(n_tests ? n_tests : 1, sizeof *labels);
-    double *vals = calloc(n_tests ? n_tests : 1, sizeof *vals);
-    struct svg_bars_opts o = {"Pass rate per test, worst first", NULL, "test",
-                              "% of submissions passing", labels, vals, n_tests, 100};
-    int rc = -1;
-
-    if (v != NULL && labels != NULL && vals != NULL) {
-        for (size_t j = 0; j < n_tests; j++) {
-            labels[j] = v[j].id;
-            vals[j] = pct((double)v[j].passed, (double)n);
-        }
-        rc = svg_bars(b, &o, NULL);
+    if (g != NULL) {
+        rc |= md_distribution(g, m, out);
+        rc |= md_rates(g, m, test_ids, n_tests, out);
+        rc |= md_failures(g, m, out);
     }
-    free(v);
-    free(labels);
-    free(vals);
-    return rc;
-}
-
-static int histogram_figure(struct svg_buf *b, const struct bat_row *rows, size_t n)
-{
-    double *p = score_pcts(rows, n);
-    struct svg_histogram_opts o = {"Score distribution", NULL, "score (% of the maximum)",
-                                   "submissions", p, n, SUM_BINS, 0, 100};
-    int rc = p == NULL ? -1 : svg_histogram(b, &o, NULL);
-
-    free(p);
-    return rc;
-}
-
-static int empty_svg(struct strbuf *out)
-{
-    return sb_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"320\" height=\"40\">"
-                        "<text x=\"10\" y=\"25\" font-family=\"sans-serif\">"
-                        "no submissions</text></svg>\n");
-}
-
-int sum_write_svg(const struct bat_row *rows, size_t n, const char *const *test_ids,
-                  size_t n_tests, struct strbuf *out)
-{
-    struct svg_buf *bars = svg_buf_new(SVG_DEFAULT_CAP), *hist = svg_buf_new(SVG_DEFAULT_CAP);
-    struct strbuf body;
-    double w1 = 0, h1 = 0, w2 = 0, h2 = 0;
-    int rc = bars == NULL || hist == NULL ? -1 : 0;
-
-    sb_init(&body, 0);
-    if (rc == 0 && (n == 0 || n_tests == 0))
-        rc = empty_svg(out) < 0 ? -1 : 1;
-    if (rc == 0)
-        rc = bars_figure(bars, rows, n, test_ids, n_tests) |
-             histogram_figure(hist, rows, n);
-    if (rc == 0)
-        rc = embed(&body, svg_buf_data(bars), 0, &w1, &h1);
-    if (rc == 0)
-        rc = embed(&body, svg_buf_data(hist), h1, &w2, &h2);
-    if (rc == 0)
-        rc = sb_addf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-                          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
-                          "<title>Class summary</title>\n",
-                     w1 > w2 ? w1 : w2, h1 + h2, w1 > w2 ? w1 : w2, h1 + h2) |
-             sb_add(out, sb_str(&body), body.len) | sb_adds(out, "</svg>\n");
-    sb_release(&body);
-    svg_buf_free(bars);
-    svg_buf_free(hist);
-    return rc < 0 ? -1 : 0;
+    free(g);
+    return rc ? -1 : 0;
 }

@@ -3,11 +3,14 @@
  * computed from the gradebook's rows alone (batch.h), so that a single
  * run, a resumed run and a merge of shards give the same bytes.
  *
- * Pass rates count every row: a submission that did not compile, was
- * rejected or could not be graded passes none of its tests. The failure
- * messages counted are those of tests that ran and did not pass (failed,
- * crashed, timed out, not implemented), keyed by test id and the first
- * line of the message.
+ * Pass rates count every graded row: a submission that did not compile,
+ * was rejected or could not be graded passes none of its tests; the rows
+ * of missing and skipped folders are counted by status and left out of
+ * everything else. Manual items (pending until a TA scores them) are named
+ * apart, never ranked. The failure messages counted are those of tests
+ * that ran and did not pass (failed, crashed, timed out, not implemented),
+ * keyed by test id and the first line of the message with its numbers
+ * blanked, so that one mistake's messages fold into one line.
  */
 #ifndef GRD_SUMMARY_H
 #define GRD_SUMMARY_H
@@ -23,10 +26,10 @@
 #define SUM_BINS 10
 
 /*
- * Append summary.md: the counts per status, the score distribution (mean,
- * median, min, max and a 10-bin table), each test's pass rate sorted worst
- * first (ties in column order), and the SUM_TOP_MESSAGES most common
- * failure messages. `test_ids` are the gradebook's columns. Deterministic:
+ * Append summary.md: the counts per status (missing and skipped included),
+ * the score distribution (mean, median, min, max and a 10-bin table), each
+ * test's pass rate sorted worst first (ties in column order; manual items
+ * listed apart), and the SUM_TOP_MESSAGES most common failure messages. `test_ids` are the gradebook's columns. Deterministic:
  * no timing, no dates. Returns 0, or -1 (cap hit or out of memory; out is
  * then partial).
  */
@@ -34,9 +37,13 @@ int sum_write_md(const struct bat_row *rows, size_t n, const char *const *test_i
                  size_t n_tests, struct strbuf *out) __attribute__((warn_unused_result));
 
 /*
- * Append summary.svg: one self-contained SVG document holding the
- * per-test pass-rate bar chart (worst first) above the score histogram
- * (drawn by svg.h). Returns 0 or -1 (as sum_write_md).
+ * Append summary.svg: one self-contained SVG document (820 px wide, as
+ * tall as it needs): the pass rate per function (a bold row) with its
+ * tests nested under it in spec order, one row each, bars coloured by
+ * rate (green >= 80 %, amber >= 50 %, red below); then the score histogram
+ * (SUM_BINS bins, whole-number ticks, each bar's count over it). Every
+ * text has its own row band or column, and carries its font size. Returns
+ * 0 or -1 (as sum_write_md).
  */
 int sum_write_svg(const struct bat_row *rows, size_t n, const char *const *test_ids,
                   size_t n_tests, struct strbuf *out) __attribute__((warn_unused_result));

@@ -1,0 +1,351 @@
+/*
+ * test_summary.c -- summary.h: summary.md and summary.svg from hand-built
+ * gradebook rows, and summary.svg as a person sees it: rendered to PNG by
+ * rsvg-convert (installed with apt-get when missing and we are root;
+ * skipped with a clear line otherwise), its size checked, and the boxes
+ * of its texts measured so that no two overlap, at 100 tests.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch/summary.h"
+
+#define N_FN 6
+#define MAX_TESTS 128
+#define MAX_ROWS 64
+
+static const char *const fns[N_FN] = {"softmax", "sdpa", "pe", "layernorm", "mha", "block"};
+
+/* A class: n_rows rows over n_tests tests spread over the six functions,
+ * with long test names; row i fails test j when (i * 7 + j * 3) % 10 < i % 4,
+ * the last two tests are manual items. Scores count the passes. */
+struct klass {
+    char ids[MAX_TESTS][96];
+    const char *idp[MAX_TESTS];
+    char msgs[MAX_ROWS][MAX_TESTS][64];
+    struct bat_test_row tests[MAX_ROWS][MAX_TESTS];
+    struct bat_row rows[MAX_ROWS + 2];
+    char row_ids[MAX_ROWS + 2][16];
+    size_t n_rows, n_tests;
+};
+
+static struct klass *make_class(size_t n_rows, size_t n_tests, int absent)
+{
+    struct klass *k = calloc(1, sizeof *k);
+
+    cr_assert_not_null(k);
+    k->n_rows = n_rows;
+    k->n_tests = n_tests;
+    for (size_t j = 0; j < n_tests; j++) {
+        if (j + 2 >= n_tests)
+            snprintf(k->ids[j], sizeof k->ids[j], "written.manual.part%zu", j + 4 - n_tests);
+        else
+            snprintf(k->ids[j], sizeof k->ids[j], "%s.a_rather_long_property_name_number_%zu",
+                     fns[j * N_FN / n_tests], j);
+        k->idp[j] = k->ids[j];
+    }
+    for (size_t i = 0; i < n_rows; i++) {
+        struct bat_row *r = &k->rows[i];
+        double score = 0;
+
+        for (size_t j = 0; j < n_tests; j++) {
+            struct bat_test_row *t = &k->tests[i][j];
+            int manual = j + 2 >= n_tests, fail = (i * 7 + j * 3) % 10 < i % 4;
+
+            snprintf(k->msgs[i][j], sizeof k->msgs[i][j],
+                     fail ? "weight (%zu, 0) is 0.%zu, expected 0.5 +- 1e-05" : "", i, j + 1);
+            *t = (struct bat_test_row){k->ids[j], "", fail ? 0 : 1, 1, k->msgs[i][j]};
+            snprintf(t->status, sizeof t->status, "%s",
+                     manual ? "manual_pending" : fail ? "failed" : "passed");
+            score += !manual && !fail;
+        }
+        snprintf(k->row_ids[i], sizeof k->row_ids[i], "s%02zu", i);
+        *r = (struct bat_row){.id = k->row_ids[i], .score = score,
+                              .max_score = (double)n_tests, .tests = k->tests[i],
+                              .n_tests = n_tests, .detail = (char *)""};
+        snprintf(r->status, sizeof r->status, "ok");
+    }
+    for (int a = 0; a < absent; a++) {
+        struct bat_row *r = &k->rows[k->n_rows];
+
+        snprintf(k->row_ids[k->n_rows], sizeof k->row_ids[k->n_rows], "z%d", a);
+        *r = (struct bat_row){.id = k->row_ids[k->n_rows], .max_score = (double)n_tests,
+                              .detail = (char *)"no attention.c in the folder"};
+        snprintf(r->status, sizeof r->status, a ? "skipped" : "missing");
+        k->n_rows++;
+    }
+    return k;
+}
+
+static char *md_of(const struct klass *k)
+{
+    struct strbuf sb;
+
+    sb_init(&sb, 0);
+    cr_assert(sum_write_md(k->rows, k->n_rows, k->idp, k->n_tests, &sb) == 0);
+    return sb_detach(&sb, NULL);
+}
+
+static char *svg_of(const struct klass *k)
+{
+    struct strbuf sb;
+
+    sb_init(&sb, 0);
+    cr_assert(sum_write_svg(k->rows, k->n_rows, k->idp, k->n_tests, &sb) == 0);
+    return sb_detach(&sb, NULL);
+}
+
+/* ---- summary.md ---- */
+
+Test(summary, md_counts_absent_folders_and_leaves_manual_items_unranked)
+{
+    struct klass *k = make_class(5, 20, 2);
+    char *md = md_of(k);
+    const char *rank = strstr(md, "## Pass rate per test");
+    const char *manual = strstr(md, "Manual items (a TA scores them");
+
+    cr_expect(strstr(md, "5 submissions graded of 7 folders") != NULL, "%s", md);
+    cr_expect(strstr(md, "| missing | 1 |") != NULL && strstr(md, "| skipped | 1 |") != NULL,
+              "%s", md);
+    cr_assert(rank != NULL && manual != NULL, "%s", md);
+    /* no manual item in the ranking table, which ends where they are named */
+    cr_expect(strstr(rank, "| written.manual") == NULL || strstr(rank, "| written.manual") > manual,
+              "a manual item is ranked:\n%s", rank);
+    cr_expect(strstr(manual, "written.manual.part2, written.manual.part3") != NULL, "%s", manual);
+    free(md);
+    free(k);
+}
+
+Test(summary, md_groups_messages_that_differ_only_in_numbers)
+{
+    struct klass *k = make_class(8, 12, 0);
+    char *md = md_of(k), *tab = strstr(md, "## Most common failure messages");
+    unsigned count = 0;
+
+    cr_assert_not_null(tab);
+    /* every failure of a test reads "weight (i, 0) is 0.j, expected ...":
+     * one line per test with the number of rows that failed it */
+    cr_expect(sscanf(strstr(tab, "|---:|---|---|\n") + 15, "| %u |", &count) == 1, "%s", tab);
+    cr_expect(count > 1, "messages were not grouped:\n%s", tab);
+    free(md);
+    free(k);
+}
+
+Test(summary, md_says_one_submission)
+{
+    struct klass *k = make_class(1, 6, 0);
+    char *md = md_of(k);
+
+    cr_expect(strstr(md, "1 submission graded.") != NULL, "%s", md);
+    free(md);
+    free(k);
+}
+
+/* ---- summary.svg: text boxes ---- */
+
+struct box {
+    double x0, y0, x1, y1;
+    char text[96];
+};
+
+static double attr(const char *tag, const char *name, double dflt)
+{
+    char key[32];
+    const char *p;
+
+    snprintf(key, sizeof key, " %s=\"", name);
+    p = strstr(tag, key);
+    return p && p < strchr(tag, '>') ? strtod(p + strlen(key), NULL) : dflt;
+}
+
+/* Characters (not bytes) of the text up to '<'; entities count as one. */
+static size_t text_chars(const char *s, char *copy, size_t n)
+{
+    size_t chars = 0, j = 0;
+
+    for (; *s && *s != '<'; s++) {
+        if (*s == '&')
+            s += strcspn(s, ";");
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            chars++;
+        if (j + 1 < n)
+            copy[j++] = *s;
+    }
+    copy[j] = '\0';
+    return chars;
+}
+
+/* The box of every <text>: width from its characters at 0.62 em (0.68
+ * bold), which is at or above what a sans-serif font uses for these
+ * labels; height from the ascent (0.8 em) and descent (0.25 em). */
+static size_t text_boxes(const char *svg, struct box *b, size_t max)
+{
+    size_t n = 0;
+
+    for (const char *p = strstr(svg, "<text "); p && n < max; p = strstr(p + 1, "<text ")) {
+        double x = attr(p, "x", 0), y = attr(p, "y", 0), fs = attr(p, "font-size", 16);
+        const char *anchor = strstr(p, "text-anchor=\"");
+        int bold = strstr(p, "font-weight=\"bold\"") != NULL &&
+                   strstr(p, "font-weight=\"bold\"") < strchr(p, '>');
+        double w = (double)text_chars(strchr(p, '>') + 1, b[n].text, sizeof b[n].text) * fs *
+                   (bold ? 0.68 : 0.62);
+
+        if (anchor && strncmp(anchor + 13, "middle", 6) == 0)
+            x -= w / 2;
+        else if (anchor && strncmp(anchor + 13, "end", 3) == 0)
+            x -= w;
+        b[n] = (struct box){x, y - 0.8 * fs, x + w, y + 0.25 * fs, ""};
+        text_chars(strchr(p, '>') + 1, b[n].text, sizeof b[n].text);
+        n++;
+    }
+    return n;
+}
+
+static void expect_no_overlap(const char *svg, double width, double height)
+{
+    static struct box b[2048];
+    size_t n = text_boxes(svg, b, 2048), bad = 0;
+
+    cr_assert(n > 10, "only %zu texts", n);
+    for (size_t i = 0; i < n; i++) {
+        cr_expect(b[i].x0 >= 0 && b[i].x1 <= width && b[i].y0 >= 0 && b[i].y1 <= height,
+                  "'%s' [%.0f,%.0f]-[%.0f,%.0f] leaves the %.0fx%.0f figure", b[i].text,
+                  b[i].x0, b[i].y0, b[i].x1, b[i].y1, width, height);
+        for (size_t j = i + 1; j < n && bad < 5; j++)
+            if (b[i].x0 < b[j].x1 && b[j].x0 < b[i].x1 && b[i].y0 < b[j].y1 &&
+                b[j].y0 < b[i].y1) {
+                bad++;
+                cr_expect(0, "'%s' overlaps '%s'", b[i].text, b[j].text);
+            }
+    }
+}
+
+static double svg_size(const char *svg, const char *name)
+{
+    return attr(strstr(svg, "<svg "), name, -1);
+}
+
+Test(summary, svg_at_100_tests_has_no_overlapping_text)
+{
+    struct klass *k = make_class(30, 100, 1);
+    char *svg = svg_of(k);
+
+    expect_no_overlap(svg, svg_size(svg, "width"), svg_size(svg, "height"));
+    free(svg);
+    free(k);
+}
+
+Test(summary, svg_nests_tests_under_each_function_once)
+{
+    struct klass *k = make_class(10, 40, 0);
+    char *svg = svg_of(k);
+
+    for (size_t f = 0; f < N_FN; f++) {
+        char tag[64];
+        const char *p;
+
+        snprintf(tag, sizeof tag, "font-weight=\"bold\">%s</text>", fns[f]);
+        p = strstr(svg, tag);
+        cr_expect(p != NULL, "no row for function '%s'", fns[f]);
+        cr_expect(p == NULL || strstr(p + 1, tag) == NULL, "'%s' has two rows", fns[f]);
+    }
+    cr_expect(strstr(svg, ">written.manual") == NULL && strstr(svg, ">manual.part") == NULL,
+              "a manual item is drawn");
+    free(svg);
+    free(k);
+}
+
+/* The histogram's y ticks: whole numbers of submissions, from 0. */
+Test(summary, svg_histogram_ticks_are_whole_counts)
+{
+    static const size_t sizes[] = {1, 3, 5, 7, 30, 45};
+
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        struct klass *k = make_class(sizes[s] < MAX_ROWS ? sizes[s] : MAX_ROWS, 12, 0);
+        char *svg = svg_of(k), *hist = strstr(svg, ">submissions</text>");
+        size_t ticks = 0;
+
+        cr_assert_not_null(hist);
+        for (const char *p = strstr(hist, "text-anchor=\"end\">"); p;
+             p = strstr(p + 1, "text-anchor=\"end\">")) {
+            const char *t = p + strlen("text-anchor=\"end\">");
+            char *end;
+            double v = strtod(t, &end);
+
+            cr_expect(*end == '<' && v == (double)(long)v, "tick '%.10s' is not whole", t);
+            ticks++;
+        }
+        cr_expect(ticks >= 2, "%zu ticks for %zu submissions", ticks, sizes[s]);
+        free(svg);
+        free(k);
+    }
+}
+
+/* ---- summary.svg rendered ---- */
+
+static int have_rsvg(void)
+{
+    return system("command -v rsvg-convert >/dev/null 2>&1") == 0;
+}
+
+/* rsvg-convert, installed from Debian's librsvg2-bin when missing (root
+ * with apt-get only). 1 when it can be run. */
+static int ensure_rsvg(void)
+{
+    if (have_rsvg())
+        return 1;
+    if (geteuid() != 0 || system("command -v apt-get >/dev/null 2>&1") != 0)
+        return 0;
+    if (system("DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librsvg2-bin "
+               ">/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
+               "apt-get install -y -qq librsvg2-bin; } >/dev/null 2>&1") != 0)
+        return 0;
+    return have_rsvg();
+}
+
+static unsigned be32(const unsigned char *p)
+{
+    return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | p[3];
+}
+
+Test(summary, svg_renders_to_a_png_of_its_size, .timeout = 300)
+{
+    struct klass *k = make_class(30, 100, 1);
+    char dir[] = "/tmp/test-summary-XXXXXX", svgp[64], pngp[64], cmd[256];
+    unsigned char head[24];
+    char *svg;
+    FILE *f;
+    long len;
+
+    if (!ensure_rsvg()) {
+        free(k);
+        cr_skip_test("rsvg-convert is missing and cannot be installed here "
+                     "(apt-get install librsvg2-bin): the PNG rendering is not checked");
+    }
+    svg = svg_of(k);
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(svgp, sizeof svgp, "%s/summary.svg", dir);
+    snprintf(pngp, sizeof pngp, "%s/summary.png", dir);
+    cr_assert_not_null(f = fopen(svgp, "w"));
+    fputs(svg, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "rsvg-convert '%s' -o '%s'", svgp, pngp);
+    cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+    cr_assert_not_null(f = fopen(pngp, "rb"));
+    cr_assert_eq(fread(head, 1, sizeof head, f), sizeof head);
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fclose(f);
+    cr_expect(memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(head + 12, "IHDR", 4) == 0);
+    cr_expect_eq(be32(head + 16), (unsigned)svg_size(svg, "width"));
+    cr_expect_eq(be32(head + 20), (unsigned)svg_size(svg, "height"));
+    cr_expect(len > 20000, "a %ld-byte PNG for 100 tests: nearly empty?", len);
+    unlink(svgp);
+    unlink(pngp);
+    rmdir(dir);
+    free(svg);
+    free(k);
+}
