@@ -357,7 +357,10 @@ Test(report, gradescope_is_valid_json_with_right_sums)
         cr_expect_eq(manual, sc == MANUAL);
         cr_expect_eq(json_get(v, "output")->type, JSON_STR);
         cr_expect_str_eq(json_get(json_at(json_get(v, "tests"), 2),
-                                  "visibility")->str, "hidden");
+                                  "visibility")->str, "after_published");
+        /* nothing of the tests that are not visible at the top */
+        cr_expect_null(strstr(json_get(v, "output")->str, "hidden_large"),
+                       "sc %d: %s", sc, json_get(v, "output")->str);
         json_free(v);
         free(s);
         destroy(r);

@@ -68,7 +68,8 @@ int rpt_write(const struct grade_result *r, enum rpt_format f,
  *    order with its details under failures, footer.
  *  - markdown: the same rubric as a Markdown table plus fenced details.
  *  - gradescope: Gradescope's results.json; manual items carry no score
- *    and no status; execution_time is whole seconds.
+ *    and no status; execution_time is whole seconds; hidden tests are
+ *    "after_published" and the top-level output names only visible tests.
  *  - classroom: the base64 text of the JSON that
  *    classroom-resources/autograding-grading-reporter reads from
  *    <RUNNER>_RESULTS (no trailing newline); rpt_write_classroom_json()

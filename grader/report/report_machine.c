@@ -80,9 +80,12 @@ static void summary(const struct rpti_ctx *c, struct strbuf *s)
 
 /* ---- gradescope ---- */
 
+/* Gradescope's visibility of a test. A hidden test is "after_published":
+ * Gradescope shows it (and its message) once the staff publish the grades,
+ * and never before. */
 static const char *gs_visibility(const struct test_result *t)
 {
-    static const char *const names[] = { "visible", "hidden",
+    static const char *const names[] = { "visible", "after_published",
                                          "after_due_date" };
 
     if (t->test == NULL || (unsigned)t->test->visibility > 2)
@@ -120,6 +123,46 @@ static void gs_test(const struct rpti_ctx *c, const struct test_result *t)
     rpti_putf(c->out, "\"%s\"}", gs_visibility(t));
 }
 
+/* The whole-submission text a student sees at once: the status, the visible
+ * tests' points, the compiler's or rejection's text and warnings. Nothing of
+ * the tests that are not "visible" (not even their points): the total
+ * Gradescope shows staff includes them. */
+static void gs_summary(const struct rpti_ctx *c, struct strbuf *s)
+{
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+    double score = 0, max = 0;
+    size_t i, n = 0, passed = 0, other = 0;
+
+    for (i = 0; i < c->r->n_tests; i++) {
+        const struct test_result *t = &c->r->tests[i];
+
+        if (t->test != NULL && t->test->visibility != SPEC_VISIBLE) {
+            other++;
+            continue;
+        }
+        n++;
+        passed += t->status == TEST_PASSED;
+        max += t->max_score;
+        if (t->status != TEST_MANUAL_PENDING)
+            score += t->score;
+    }
+    rpti_putf(s, "status: %s\nvisible tests: %s / %s (%zu of %zu tests "
+              "passed)\n", grade_status_name(c->r->status), rpti_pts(score, a),
+              rpti_pts(max, b), passed, n);
+    if (other)
+        rpti_put(s, "further tests count towards the score; they are shown "
+                 "when the grades are published\n");
+    if (c->r->status_detail && c->r->status_detail[0]) {
+        rpti_put(s, "\n");
+        rpti_putn(s, c->r->status_detail,
+                  rpti_trim_end(c->r->status_detail,
+                                strlen(c->r->status_detail)));
+        rpti_put(s, "\n");
+    }
+    if (c->r->warnings && c->r->warnings[0])
+        rpti_putf(s, "\nwarnings:\n%s\n", c->r->warnings);
+}
+
 int rpt_write_gradescope(const struct grade_result *r, const struct rpt_opts *o,
                          struct strbuf *out, struct grd_err *e)
 {
@@ -133,7 +176,7 @@ int rpt_write_gradescope(const struct grade_result *r, const struct rpt_opts *o,
     jkey(&c, ",", "execution_time");
     rpti_putf(out, "%lld", (ms_int(r->elapsed_ms) + 500) / 1000);
     sb_init(&s, 8 * c.max + 4096);
-    summary(&c, &s);
+    gs_summary(&c, &s);
     jkey(&c, ",", "output");
     jstr(&c, sb_str(&s), s.len);
     sb_release(&s);
