@@ -5,7 +5,9 @@
 #   make check      grade student_template/attention.c (SUB=file, ONLY=regex)
 #   make test       run the project's own test suite
 #   make bench      benchmarks (medians and ratios, never timed tests)
-#   make template   the GitHub Classroom template in dist/student_template
+#   make template   the student repository in dist/student_template
+#   make gradescope the Gradescope autograder: dist/gradescope/autograder.zip
+#   make classroom50  the Classroom 50 bundle: dist/classroom50/attention/
 #   make clean
 #
 # BUILD=dir puts the build elsewhere; STAFF=0 builds the student-side grader
@@ -111,3 +113,4 @@ clean:
 	rm -rf $(BUILD) dist
 
 include grader/template.mk
+include grader/platforms.mk

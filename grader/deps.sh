@@ -29,7 +29,7 @@ command -v pkg-config >/dev/null 2>&1 || missing="pkg-config$missing"
 # Tools: objcopy rewrites submissions; xmllint and prove check our reports
 # in the project's own test suite (absent from the student template).
 tools="${OBJCOPY:-objcopy}"
-[ "$course" = 1 ] && tools="$tools xmllint prove"
+[ "$course" = 1 ] && tools="$tools xmllint prove python3"
 for t in $tools; do
     command -v "$t" >/dev/null 2>&1 || missing="$missing $t"
 done
@@ -40,7 +40,7 @@ rpm="gcc make pkgconf libyaml-devel pcre2-devel libseccomp-devel binutils"
 brew="pkg-config libyaml pcre2 llvm"
 # >>> course only
 if [ "$course" = 1 ]; then
-    deb="$deb libcriterion-dev libxml2-utils perl"
+    deb="$deb libcriterion-dev libxml2-utils perl python3"
     rpm="$rpm criterion-devel libxml2 perl-Test-Harness"
     brew="$brew criterion"
 fi
