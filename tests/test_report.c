@@ -178,7 +178,7 @@ static int valid_utf8(const char *s, size_t n)
 Test(report, format_names_round_trip)
 {
     static const char *const names[] = {
-        "text", "gradescope", "classroom", "junit", "tap", "markdown"
+        "text", "gradescope", "classroom", "junit", "tap", "markdown", "github"
     };
     size_t i;
 
@@ -198,7 +198,7 @@ Test(report, every_format_is_deterministic_and_utf8)
     for (sc = 0; sc < N_SCENARIOS; sc++) {
         struct grade_result *r = make((enum scenario)sc);
 
-        for (f = RPT_TEXT; f <= RPT_MARKDOWN; f++) {
+        for (f = RPT_TEXT; f <= RPT_GITHUB; f++) {
             size_t n1, n2;
             char *a = render(r, (enum rpt_format)f, NULL, &n1);
             char *b = render(r, (enum rpt_format)f, NULL, &n2);
@@ -524,7 +524,7 @@ Test(report, small_cap_is_an_error_not_a_bad_report)
     struct grade_result *r = make(PARTIAL);
     int f;
 
-    for (f = RPT_TEXT; f <= RPT_MARKDOWN; f++) {
+    for (f = RPT_TEXT; f <= RPT_GITHUB; f++) {
         struct strbuf sb;
         struct grd_err e;
 
@@ -569,4 +569,64 @@ Test(report, no_colour_off_a_terminal)
     cr_assert(fd >= 0);
     cr_expect_eq(rpt_want_color(fd), 0);
     close(fd);
+}
+
+/* Lines of s before "::stop-commands::TOKEN", each checked to be one
+ * annotation; the fenced rubric ends with "::TOKEN::". */
+static size_t gh_annotations(const char *s, const char *want, size_t *with)
+{
+    const char *p = s, *stop = strstr(s, "::stop-commands::");
+    char token[80];
+    size_t n = 0, tl;
+
+    cr_assert_not_null(stop, "no ::stop-commands:: in:\n%s", s);
+    *with = 0;
+    while (p < stop) {
+        const char *eol = strchr(p, '\n');
+
+        cr_assert(eol && eol < stop);
+        cr_expect(strncmp(p, "::error file=", 13) == 0 ||
+                  strncmp(p, "::warning file=", 15) == 0, "%.*s", (int)(eol - p), p);
+        n++;
+        if (want && memmem(p, (size_t)(eol - p), want, strlen(want)))
+            (*with)++;
+        p = eol + 1;
+    }
+    tl = strcspn(stop + 17, "\n");
+    cr_assert(tl > 8 && tl < sizeof token - 4);
+    snprintf(token, sizeof token, "\n::%.*s::\n", (int)tl, stop + 17);
+    cr_expect(strlen(s) > strlen(token) &&
+              strcmp(s + strlen(s) - strlen(token), token) == 0,
+              "the rubric does not end with its token");
+    cr_expect_eq(strstr(stop + 17 + tl, token), s + strlen(s) - strlen(token),
+                 "the token occurs inside the rubric");
+    return n;
+}
+
+Test(report, github_annotates_each_failure_on_one_line_then_fences_the_rubric)
+{
+    static const struct { enum scenario sc; size_t errors; const char *with; size_t n_with; } want[] = {
+        { FULL, 0, NULL, 0 },
+        { PARTIAL, 3, "title=sdpa.mask (1.2/2.0)::", 1 },
+        { COMPILE, 30, ",col=5,title=compile error::error: expected", 0 },
+        { NASTY_MSG, 2, "%0D%0Aline2", 2 },
+        { MANUAL, 0, NULL, 0 },
+    };
+    size_t i, with;
+
+    for (i = 0; i < sizeof want / sizeof *want; i++) {
+        struct grade_result *r = make(want[i].sc);
+        char *s = render(r, RPT_GITHUB, NULL, NULL);
+        size_t n = gh_annotations(s, want[i].with, &with);
+
+        cr_expect_eq(n, want[i].errors, "scenario %d: %zu annotations:\n%s",
+                     want[i].sc, n, s);
+        if (want[i].with)
+            cr_expect_geq(with, want[i].n_with ? want[i].n_with : n,
+                          "scenario %d: '%s' in %zu:\n%s", want[i].sc,
+                          want[i].with, with, s);
+        cr_expect(strstr(s, "attention-grader report") != NULL);
+        free(s);
+        destroy(r);
+    }
 }

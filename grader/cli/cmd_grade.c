@@ -12,7 +12,7 @@
 
 static const char usage[] =
     "usage: grader grade [--spec FILE]... [--only REGEX] [--seed N]\n"
-    "                    [--format text|markdown|gradescope|classroom|junit|tap]\n"
+    "                    [--format text|markdown|gradescope|classroom|junit|tap|github]\n"
     "                    [--require-pass] [--github-output] [--repro CMD] SUBMISSION\n"
     "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
     "A failure's \"reproduce:\" line is this command with --only for that case,\n"
@@ -56,7 +56,7 @@ static int take_option(struct grade_args *a, int opt, const char *arg)
         return 0;
     case OPT_FORMAT:
         if ((a->format = rpt_format_parse(arg)) < 0)
-            return cli_usage("unknown --format (text, markdown, gradescope, classroom, junit, tap)", usage);
+            return cli_usage("unknown --format (text, markdown, gradescope, classroom, junit, tap, github)", usage);
         return 0;
     case OPT_SEED:
         return cli_parse_seed(arg, &a->c.seed) < 0

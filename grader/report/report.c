@@ -14,7 +14,7 @@
 /* ---- names ---- */
 
 static const char *const format_names[] = {
-    "text", "gradescope", "classroom", "junit", "tap", "markdown"
+    "text", "gradescope", "classroom", "junit", "tap", "markdown", "github"
 };
 
 int rpt_format_parse(const char *name)
@@ -48,6 +48,7 @@ int rpt_write(const struct grade_result *r, enum rpt_format f,
     case RPT_JUNIT: return rpt_write_junit(r, o, out, e);
     case RPT_TAP: return rpt_write_tap(r, o, out, e);
     case RPT_MARKDOWN: return rpt_write_markdown(r, o, out, e);
+    case RPT_GITHUB: return rpt_write_github(r, o, out, e);
     }
     return err_set(e, NULL, 0, 0, "unknown report format %d", (int)f);
 }

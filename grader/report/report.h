@@ -1,6 +1,7 @@
 /*
  * report.h -- format a grade_result as a rubric for people (text,
- * Markdown) or for machines (Gradescope, GitHub Classroom, JUnit XML, TAP).
+ * Markdown) or for machines (Gradescope, GitHub Classroom, JUnit XML, TAP,
+ * GitHub Actions annotations).
  *
  * Writers only format: every verdict and every number comes from the
  * grade_result, never from here. Output is deterministic (the same result
@@ -29,7 +30,8 @@ enum rpt_format {
     RPT_CLASSROOM,     /* "classroom": base64 runner result for the reporter */
     RPT_JUNIT,         /* "junit": JUnit XML */
     RPT_TAP,           /* "tap": TAP version 13 */
-    RPT_MARKDOWN       /* "markdown": feedback.md */
+    RPT_MARKDOWN,      /* "markdown": feedback.md */
+    RPT_GITHUB         /* "github": GitHub Actions annotations + text */
 };
 
 /* Default for rpt_opts.max_field: 16 KiB of one message or detail. */
@@ -46,7 +48,7 @@ struct rpt_opts {
 
 /*
  * The format named `name` ("text", "markdown" or "md", "gradescope",
- * "classroom", "junit", "tap"), or -1 when unknown.
+ * "classroom", "junit", "tap", "github"), or -1 when unknown.
  */
 int rpt_format_parse(const char *name);
 
@@ -76,6 +78,11 @@ int rpt_write(const struct grade_result *r, enum rpt_format f,
  *    gives the JSON itself.
  *  - junit: one <testsuites> with one <testsuite>, points as properties.
  *  - tap: TAP version 13 with a YAML block per test.
+ *  - github: GitHub Actions workflow commands: an ::error (::warning) with
+ *    file, line and column per compiler diagnostic of the submission; when
+ *    it was graded, an ::error per test that did not pass (title: id and
+ *    points); then the text rubric (no colour) between ::stop-commands::
+ *    and a token derived from it, so none of its lines runs as a command.
  */
 int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
                    struct strbuf *out, struct grd_err *e)
@@ -98,6 +105,9 @@ int rpt_write_junit(const struct grade_result *r, const struct rpt_opts *o,
     __attribute__((warn_unused_result));
 int rpt_write_tap(const struct grade_result *r, const struct rpt_opts *o,
                   struct strbuf *out, struct grd_err *e)
+    __attribute__((warn_unused_result));
+int rpt_write_github(const struct grade_result *r, const struct rpt_opts *o,
+                     struct strbuf *out, struct grd_err *e)
     __attribute__((warn_unused_result));
 
 /*
