@@ -45,7 +45,7 @@ template:
 	sed $(TPL_NO_CRITERION) grader/deps.sh > '$(TPL_OUT)/grader/deps.sh'
 	{ cat $(TPL_SRC)/Makefile.head && \
 	  sed $(TPL_MAKEFILE_SED) student_template/Makefile; } > '$(TPL_OUT)/Makefile'
-	cp $(TPL_SRC)/classroom.yml '$(TPL_OUT)/.github/workflows/classroom.yml'
+	cp $(TPL_SRC)/grade.yml '$(TPL_OUT)/.github/workflows/grade.yml'
 	cp $(TPL_SRC)/gitignore '$(TPL_OUT)/.gitignore'
 	@sh $(TPL_SRC)/guard.sh '$(TPL_OUT)'
 	@echo "template: wrote $(TPL_OUT) (push it as the Classroom template: docs/CLASSROOM.md)"

@@ -7,8 +7,9 @@
 #   3. a copy of it (a "fresh clone") builds its grader once (STAFF=0);
 #   4. that grader and its runner object hold nothing of them either, while
 #      the staff grader does (so the scan can see a leak at all);
-#   5. make check grades the stub (0 points, "not implemented", exit != 0)
-#      and writes the classroom result to $GITHUB_OUTPUT;
+#   5. make check grades the stub (0 points, "not implemented", exit != 0),
+#      and the workflow's grading steps (grade.yml) put the rubric in the
+#      step summary, annotate the failures and fail;
 #   6. with the reference copied in, make check gives full marks, exit 0.
 # Usage: sh tests/template.sh SRCDIR STAFF_BUILD_DIR
 # Prints what it checks; exits 0 when everything holds, 1 otherwise.
@@ -48,7 +49,7 @@ fi
 tree="$tmp/dist/student_template"
 for f in attention.h attention.c README.md answers.yaml Makefile \
          specs/public.yaml specs/written.yaml grader/deps.sh grader/attention.h \
-         grader/cli/main.c grader/sandbox/runner_main.c .github/workflows/classroom.yml; do
+         grader/cli/main.c grader/sandbox/runner_main.c .github/workflows/grade.yml; do
     [ -f "$tree/$f" ] || bad "the tree lacks '$f'"
 done
 
@@ -148,14 +149,27 @@ else
     bad "stub: rc=$rc score='${1:-} / ${2:-}'"; tail -n 20 "$tmp/stub.txt"
 fi
 max=${2:-60.0}
-GITHUB_OUTPUT="$tmp/gh_output" make -C "$clone" --no-print-directory check \
-    CHECK_FLAGS="--format classroom --github-output" >"$tmp/stub.b64" 2>&1
-b64=$(sed -n 's/^result=//p' "$tmp/gh_output" 2>/dev/null)
-if [ -n "$b64" ] && printf '%s' "$b64" | base64 -d 2>/dev/null |
-        grep -q '"status":"fail","max_score":'; then
-    ok "stub: CHECK_FLAGS reach the grader; \$GITHUB_OUTPUT holds result=<base64>, status fail"
+# The workflow's own two grading steps, as Actions runs them: each `run:`
+# line of grade.yml after the build, in the clone, with a step summary file.
+wf="$clone/.github/workflows/grade.yml"
+steps=$(sed -n 's/^        run: \(.*grader.*\|.*check.*\)$/\1/p' "$wf" | grep -v -- '--no-print-directory grader$')
+[ "$(printf '%s\n' "$steps" | wc -l)" -eq 2 ] || bad "grade.yml: expected 2 grading steps, got: $steps"
+run_steps() {   # $1: output file; exit status: the last step's
+    : >"$tmp/summary.md"
+    printf '%s\n' "$steps" | while IFS= read -r step; do
+        (cd "$clone" && GITHUB_STEP_SUMMARY="$tmp/summary.md" sh -c "$step") >>"$1" 2>&1
+        echo $? >"$tmp/step.rc"
+    done
+    return "$(cat "$tmp/step.rc")"
+}
+run_steps "$tmp/stub.gh"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q '^# Grading report' "$tmp/summary.md" &&
+   grep -q '^::error file=attention.c,title=softmax\.' "$tmp/stub.gh" &&
+   grep -q '^::stop-commands::' "$tmp/stub.gh"; then
+    ok "stub: the workflow's steps: rubric in the step summary, ::error annotations, job fails (exit $rc)"
 else
-    bad "stub: no classroom result in \$GITHUB_OUTPUT"; tail -n 5 "$tmp/stub.b64"
+    bad "stub: workflow steps rc=$rc"; tail -n 5 "$tmp/stub.gh"
 fi
 
 # ---- 6. the reference copied in: full marks, exit 0 ----
@@ -167,6 +181,14 @@ if [ "$rc" -eq 0 ] && [ "${1:-x}" = "$max" ] && [ "${2:-y}" = "$max" ]; then
     ok "reference: score $1 / $2, make check exit 0"
 else
     bad "reference: rc=$rc score='${1:-} / ${2:-}'"; tail -n 20 "$tmp/ref.txt"
+fi
+run_steps "$tmp/ref.gh"
+rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q '^::error' "$tmp/ref.gh" &&
+   grep -q "Score: $max / $max" "$tmp/summary.md"; then
+    ok "reference: the workflow's steps pass, no annotation, full marks in the summary"
+else
+    bad "reference: workflow steps rc=$rc"; tail -n 5 "$tmp/ref.gh"
 fi
 
 [ "$fails" -eq 0 ] || { echo "template: $fails check(s) failed"; exit 1; }

@@ -4,12 +4,11 @@
  *     nothing of the reference in it (tests/template.sh);
  *   - the real build/grader's classroom, JUnit and TAP output on a full, a
  *     partial and a zero submission;
- *   - the workflow (grader/template/classroom.yml) and the GitLab example
- *     (docs/gitlab-ci.example.yml) parse, and are wired as the reporter and
- *     GitLab expect.
+ *   - the workflow (grader/template/grade.yml, plain GitHub Actions) and the
+ *     GitLab example (docs/gitlab-ci.example.yml) parse and are wired as
+ *     Actions and GitLab expect (summary, annotations, JUnit report).
  */
 #include <criterion/criterion.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,47 +368,56 @@ static size_t find_step(yaml_document_t *d, const yaml_node_t *steps,
     return i;
 }
 
-static void check_reporter(yaml_document_t *d, const yaml_node_t *step)
+/* Whether any step of `steps` has `key` containing `needle`. */
+static int any_step(yaml_document_t *d, const yaml_node_t *steps,
+                    const char *key, const char *needle)
 {
-    const char *runners = scalar(get(d, get(d, step, "with"), "runners"));
-    char env_name[64];
-    size_t k;
-
-    cr_assert_not_null(runners, "the reporter has no with.runners");
-    cr_expect_str_eq(runners, "grader");
-    for (k = 0; runners[k] && k + 9 < sizeof env_name; k++) {
-        cr_expect(isalnum((unsigned char)runners[k]), "runner id '%s' is not alphanumeric", runners);
-        env_name[k] = (char)toupper((unsigned char)runners[k]);
-    }
-    memcpy(env_name + k, "_RESULTS", 9);
-    cr_expect_str_eq(scalar(get(d, get(d, step, "env"), env_name)),
-                     "${{ steps.grader.outputs.result }}", "env %s", env_name);
+    return find_step(d, steps, key, needle) < seq_len(steps);
 }
 
-Test(workflow, classroom_yml_is_wired_as_the_reporter_expects)
+Test(workflow, grade_yml_summarises_annotates_and_fails_on_plain_actions)
 {
-    yaml_document_t *d = load_yaml("grader/template/classroom.yml");
+    yaml_document_t *d = load_yaml("grader/template/grade.yml");
     yaml_node_t *root = yaml_document_get_root_node(d);
-    yaml_node_t *job = get(d, get(d, root, "jobs"), "run-autograding-tests");
-    yaml_node_t *steps = get(d, job, "steps");
-    size_t n = seq_len(steps), grader, rubric, reporter;
+    yaml_node_t *job = get(d, get(d, root, "jobs"), "grade");
+    yaml_node_t *steps = get(d, job, "steps"), *on = get(d, root, "on");
+    size_t n = seq_len(steps), build, summary, grade, i;
+    int push = 0;
 
-    cr_expect_str_eq(scalar(get(d, root, "name")), "Autograding Tests");
-    cr_assert_not_null(job, "no job 'run-autograding-tests'");
-    cr_expect(find_step(d, steps, "uses", "actions/checkout@") < n);
-    cr_expect(find_step(d, steps, "run", "apt-get install") < n);
-    grader = find_step(d, steps, "id", "grader");
-    cr_assert(grader < n, "no step with id 'grader'");
-    cr_expect(strstr(scalar(get(d, seq_at(d, steps, grader), "run")),
-                     "check CHECK_FLAGS=\"--format classroom --github-output\"") != NULL);
-    cr_expect_str_eq(scalar(get(d, seq_at(d, steps, grader), "continue-on-error")), "true",
-                     "a failing test must not stop the rubric and the reporter");
-    rubric = find_step(d, steps, "name", "Rubric");
-    cr_expect(rubric > grader && rubric < n, "no readable rubric after the grader");
-    reporter = find_step(d, steps, "uses", "classroom-resources/autograding-grading-reporter@v1");
-    cr_assert(reporter > grader && reporter < n, "no reporter after the grader");
-    check_reporter(d, seq_at(d, steps, reporter));
+    cr_assert_not_null(job, "no job 'grade'");
+    for (i = 0; i < seq_len(on); i++)
+        push |= scalar(seq_at(d, on, i)) && !strcmp(scalar(seq_at(d, on, i)), "push");
+    cr_expect(push, "the workflow does not run on push");
+    cr_expect_str_eq(scalar(get(d, get(d, root, "permissions"), "contents")), "read");
+    cr_expect(any_step(d, steps, "uses", "actions/checkout@"));
+    cr_expect(any_step(d, steps, "run", "apt-get install"));
+    /* the retired Classroom reporter and its result format are gone */
+    cr_expect(!any_step(d, steps, "uses", "classroom-resources/"));
+    cr_expect(!any_step(d, steps, "run", "--format classroom"));
+    build = find_step(d, steps, "run", "make --no-print-directory grader");
+    summary = find_step(d, steps, "run", "--format markdown");
+    grade = find_step(d, steps, "run", "check CHECK_FLAGS=\"--format github\"");
+    cr_assert(build < summary && summary < grade && grade < n,
+              "expected: build, rubric into the summary, grade (%zu %zu %zu of %zu)",
+              build, summary, grade, n);
+    cr_expect(strstr(scalar(get(d, seq_at(d, steps, summary), "run")),
+                     ">> \"$GITHUB_STEP_SUMMARY\"") != NULL);
+    cr_expect_null(get(d, seq_at(d, steps, grade), "continue-on-error"),
+                   "a failing test must fail the job");
     free_yaml(d);
+}
+
+Test(workflow, grade_yml_never_takes_classroom50s_reserved_name)
+{
+    /* Classroom 50 writes its caller to .github/workflows/autograde.yaml */
+    char *mk = NULL, *text;
+
+    cr_assert(asprintf(&mk, "%s/grader/template.mk", TEST_SRCDIR) > 0);
+    text = read_all(mk, NULL);
+    cr_expect_not_null(strstr(text, "/.github/workflows/grade.yml'"));
+    cr_expect_null(strstr(text, "workflows/autograde."));
+    free(text);
+    free(mk);
 }
 
 Test(workflow, gitlab_example_publishes_the_junit_report)
@@ -418,7 +426,7 @@ Test(workflow, gitlab_example_publishes_the_junit_report)
     yaml_node_t *job = get(d, yaml_document_get_root_node(d), "grade");
     yaml_node_t *script = get(d, job, "script");
     const char *report = scalar(get(d, get(d, get(d, job, "artifacts"), "reports"), "junit"));
-    int junit_run = 0;
+    int junit_run = 0, rubric_run = 0;
 
     cr_assert_not_null(job, "no job 'grade'");
     cr_assert_not_null(report, "no artifacts:reports:junit");
@@ -427,6 +435,11 @@ Test(workflow, gitlab_example_publishes_the_junit_report)
         junit_run |= line && strstr(line, "--format junit") && strstr(line, report);
     }
     cr_expect(junit_run, "no script line writes --format junit into '%s'", report);
+    for (size_t i = 0; i < seq_len(script); i++) {
+        const char *line = scalar(seq_at(d, script, i));
+        rubric_run |= line && strstr(line, "make --no-print-directory check") != NULL;
+    }
+    cr_expect(rubric_run, "no script line prints the rubric in the job log");
     cr_expect_str_eq(scalar(get(d, get(d, job, "artifacts"), "when")), "always");
     free_yaml(d);
 }
