@@ -114,3 +114,4 @@ clean:
 
 include grader/template.mk
 include grader/platforms.mk
+include tests/slurm/slurm.mk
