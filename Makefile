@@ -5,6 +5,7 @@
 #   make check      grade student_template/attention.c (SUB=file, ONLY=regex)
 #   make test       run the project's own test suite
 #   make bench      benchmarks (medians and ratios, never timed tests)
+#   make test-slurm the Slurm array recipe on a one-node cluster (opt-in; tests/slurm/)
 #   make template   the student repository in dist/student_template
 #   make gradescope the Gradescope autograder: dist/gradescope/autograder.zip
 #   make classroom50  the Classroom 50 bundle: dist/classroom50/attention/
