@@ -435,7 +435,7 @@ Test(report, junit_validates_against_the_schema)
         char *s = render(r, RPT_JUNIT, NULL, &n);
         char *path = write_temp(s, n, ".xml"), *cmd = NULL;
 
-        cr_assert(asprintf(&cmd, "xmllint --noout --schema %s/tests/junit.xsd "
+        cr_assert(asprintf(&cmd, "xmllint --noout --schema %s/tests/junit-10.xsd "
                            "%s >/dev/null 2>&1", TEST_SRCDIR, path) > 0);
         cr_expect_eq(system(cmd), 0, "scenario %d: %s\n%s", sc, cmd, s);
         unlink(path);
@@ -453,8 +453,38 @@ Test(report, junit_escapes_markup)
 
     cr_expect_null(strstr(s, "</failure> ]]>"));
     cr_expect(strstr(s, "&lt;/failure&gt; ]]&gt;") != NULL);
-    cr_expect(strstr(s, "<property name=\"points\" value=\"0\"/>") != NULL);
-    cr_expect(strstr(s, "<property name=\"max_points\" value=\"2\"/>") != NULL);
+    cr_expect(strstr(s, "<system-out>points: 0 / 2\n") != NULL);
+    free(s);
+    destroy(r);
+}
+
+/* The number of times needle occurs in s. */
+static size_t count_of(const char *s, const char *needle)
+{
+    size_t n = 0;
+
+    while ((s = strstr(s, needle)) != NULL)
+        n++, s++;
+    return n;
+}
+
+Test(report, junit_compile_error_is_one_error_holding_the_compiler_message)
+{
+    struct grade_result *r = make(COMPILE);
+    char *s = render(r, RPT_JUNIT, NULL, NULL);
+    const char *tc = strstr(s, "<testcase"), *end = strstr(s, "</testcase>");
+    const char *body, *msg;
+
+    cr_expect_eq(count_of(s, "<testcase"), 1, "%s", s);
+    cr_expect_eq(count_of(s, "<error"), 1);
+    cr_expect_eq(count_of(s, "<failure"), 0);
+    cr_expect(strstr(s, "tests=\"1\" failures=\"0\" errors=\"1\"") != NULL);
+    cr_assert(tc && end);
+    /* the message sits in the test case itself, not only in system-out */
+    body = strstr(tc, "attention.c:30:5: error: expected &apos;;&apos;");
+    msg = strstr(tc, "message=\"attention.c:1:5: error: expected &apos;;&apos;\"");
+    cr_expect(body != NULL && body < end, "%s", s);
+    cr_expect(msg != NULL && msg < end, "%s", s);
     free(s);
     destroy(r);
 }

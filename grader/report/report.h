@@ -76,7 +76,11 @@ int rpt_write(const struct grade_result *r, enum rpt_format f,
  *    classroom-resources/autograding-grading-reporter reads from
  *    <RUNNER>_RESULTS (no trailing newline); rpt_write_classroom_json()
  *    gives the JSON itself.
- *  - junit: one <testsuites> with one <testsuite>, points as properties.
+ *  - junit: one <testsuites> with one <testsuite>, valid against the
+ *    Jenkins xunit plugin's junit-10.xsd (tests/junit-10.xsd); each test
+ *    case's points in its <system-out>; a submission that was not graded
+ *    (compile error, rejection, grader error) is one test case whose
+ *    <error> holds the compiler's or the rejection's message.
  *  - tap: TAP version 13 with a YAML block per test.
  *  - github: GitHub Actions workflow commands: an ::error (::warning) with
  *    file, line and column per compiler diagnostic of the submission; when
