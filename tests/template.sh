@@ -10,7 +10,8 @@
 #   5. make check grades the stub (0 points, "not implemented", exit != 0),
 #      and the workflow's grading steps (grade.yml) put the rubric in the
 #      step summary, annotate the failures and fail;
-#   6. with the reference copied in, make check gives full marks, exit 0.
+#   6. with the reference copied in, make check gives full marks, exit 0;
+#   7. make map follows the locale for its glyphs; make vectors round-trips.
 # Usage: sh tests/template.sh SRCDIR STAFF_BUILD_DIR
 # Prints what it checks; exits 0 when everything holds, 1 otherwise.
 set -u
@@ -189,6 +190,33 @@ if [ "$rc" -eq 0 ] && ! grep -q '^::error' "$tmp/ref.gh" &&
     ok "reference: the workflow's steps pass, no annotation, full marks in the summary"
 else
     bad "reference: workflow steps rc=$rc"; tail -n 5 "$tmp/ref.gh"
+fi
+
+# ---- 7. the hands-on part in the clone: the heatmap follows the student's
+# locale (the Makefile runs the grader with LC_ALL=C), vectors print ----
+map_text="the cat sat on the mat"
+env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 make -C "$clone" --no-print-directory map \
+    TEXT="$map_text" >"$tmp/map_utf8.txt" 2>&1
+env -u LC_ALL -u LC_CTYPE LANG=C make -C "$clone" --no-print-directory map \
+    TEXT="$map_text" >"$tmp/map_c.txt" 2>&1
+full_block=$(printf '\342\226\210')   # U+2588, the darkest shade
+if grep -q "$full_block" "$tmp/map_utf8.txt"; then
+    ok "map: Unicode shading under LANG=C.UTF-8"
+else
+    bad "map: no Unicode shading under LANG=C.UTF-8"; tail -n 20 "$tmp/map_utf8.txt"
+fi
+if grep -q '@@' "$tmp/map_c.txt" && ! grep -q "$full_block" "$tmp/map_c.txt"; then
+    ok "map: the ASCII ramp under LANG=C"
+else
+    bad "map: not ASCII under LANG=C"; tail -n 20 "$tmp/map_c.txt"
+fi
+make -s -C "$clone" --no-print-directory vectors TEXT="$map_text" >"$tmp/vectors.txt" 2>&1
+if [ "$(grep -vc '^#' "$tmp/vectors.txt")" -eq 5 ] &&
+   make -C "$clone" --no-print-directory map TEXT="$map_text" VECTORS="$tmp/vectors.txt" \
+       >"$tmp/map_vec.txt" 2>&1; then
+    ok "vectors: 5 words, and map takes the file back"
+else
+    bad "vectors:"; cat "$tmp/vectors.txt" "$tmp/map_vec.txt" | tail -n 20
 fi
 
 [ "$fails" -eq 0 ] || { echo "template: $fails check(s) failed"; exit 1; }

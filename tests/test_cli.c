@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."
@@ -137,4 +138,123 @@ Test(cli, make_check_grades_the_template_by_default)
     cr_expect(strstr(out, "submission: student_template/attention.c") != NULL, "%s", out);
     cr_expect(strstr(out, "not implemented yet") != NULL, "%s", out);
     free(out);
+}
+
+/* ---- the hands-on part ---- */
+
+/* A student's folder: the course's student Makefile, the header, the
+ * reference as attention.c and the untouched answers.yaml. The caller
+ * frees the path. */
+static char *student_dir(void)
+{
+    char tmpl[] = "/tmp/test-cli-XXXXXX", *cmd = NULL, *out;
+    char *dir = strdup(mkdtemp(tmpl));
+    int rc;
+
+    cr_assert(asprintf(&cmd, "cp student_template/Makefile student_template/attention.h "
+                       "student_template/answers.yaml '%s/' && cp reference/attention.c '%s/'",
+                       dir, dir) > 0);
+    out = run(cmd, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    free(cmd);
+    return dir;
+}
+
+static void remove_dir(char *dir)
+{
+    char *cmd = NULL, *out;
+    int rc;
+
+    cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+    out = run(cmd, &rc);
+    free(out);
+    free(cmd);
+    free(dir);
+}
+
+static size_t count(const char *s, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The untouched answers.yaml is malformed: its error is shown once, the
+ * manual items are MANUAL (not FAIL), and make check-written fails. */
+Test(cli, check_written_reports_a_malformed_file_once)
+{
+    char *dir = student_dir(), *cmd = NULL, *out;
+    int rc;
+
+    cr_assert(asprintf(&cmd, "make -s --no-print-directory -C '%s' check-written "
+                       "GRADER=\"$BUILD/grader\" SPEC_WRITTEN='%s/specs/written.yaml'", dir,
+                       TEST_SRCDIR) > 0);
+    out = run(cmd, &rc);
+    cr_expect_neq(rc, 0, "check-written exits 0 while its claims fail:\n%s", out);
+    cr_expect_eq(count(out, "answers.yaml:28:13:"), 1, "the error is not shown once:\n%s", out);
+    cr_expect_eq(count(out, "  MANUAL "), 2, "%s", out);
+    cr_expect(strstr(out, "FAIL   0.0/6.0    written.manual") == NULL &&
+              count(out, "  FAIL ") == 3, "%s", out);
+    free(out);
+    free(cmd);
+    remove_dir(dir);
+}
+
+/* Once the claims hold, check-written passes although the manual items
+ * are still pending (a TA scores them). */
+Test(cli, check_written_passes_with_manual_items_pending)
+{
+    char *dir = student_dir(), *cmd = NULL, *out;
+    int rc;
+
+    cr_assert(asprintf(&cmd, "cp tests/answers_fixtures/good/* '%s/' && "
+                       "make -s --no-print-directory -C '%s' check-written "
+                       "GRADER=\"$BUILD/grader\" SPEC_WRITTEN='%s/specs/written.yaml'", dir,
+                       dir, TEST_SRCDIR) > 0);
+    out = run(cmd, &rc);
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect_eq(count(out, "  MANUAL "), 2, "%s", out);
+    free(out);
+    free(cmd);
+    remove_dir(dir);
+}
+
+/* grader vectors prints a VECTORS file that map takes back, giving the
+ * very map of the hash-seeded vectors. */
+Test(cli, vectors_round_trip_through_map)
+{
+    int rc;
+    char *vec = run("\"$BUILD/grader\" vectors --text 'The cat sat on the mat' "
+                    ">/tmp/test-cli-vectors.txt && cat /tmp/test-cli-vectors.txt", &rc);
+    char *a = run("\"$BUILD/grader\" map --ascii --svg /dev/null --text 'The cat sat on the mat' "
+                  "reference/attention.c | grep '^ *[0-9] '", &rc);
+    char *b = run("\"$BUILD/grader\" map --ascii --svg /dev/null --vectors "
+                  "/tmp/test-cli-vectors.txt --text 'The cat sat on the mat' "
+                  "reference/attention.c | grep '^ *[0-9] '", &rc);
+
+    cr_expect_eq(count(vec, "\n") - count(vec, "# "), 5, "%s", vec);
+    cr_expect(strstr(vec, "\nthe ") != NULL && strstr(vec, "\nmat ") != NULL, "%s", vec);
+    cr_expect(strlen(a) > 20 && strcmp(a, b) == 0, "maps differ:\n%s\n---\n%s", a, b);
+    unlink("/tmp/test-cli-vectors.txt");
+    free(vec);
+    free(a);
+    free(b);
+}
+
+/* --unicode and --ascii choose the glyphs whatever the locale says. */
+Test(cli, map_glyphs_follow_the_flag)
+{
+    int rc;
+    char *u = run("LC_ALL=C \"$BUILD/grader\" map --unicode --svg /dev/null --text 'a b a' "
+                  "reference/attention.c", &rc);
+    char *a = run("LC_ALL=C.UTF-8 \"$BUILD/grader\" map --ascii --svg /dev/null --text 'a b a' "
+                  "reference/attention.c", &rc);
+
+    cr_expect(strstr(u, "\u2588") != NULL, "%s", u);
+    cr_expect(strstr(a, "\u2588") == NULL && strstr(a, "@@") != NULL, "%s", a);
+    free(u);
+    free(a);
 }

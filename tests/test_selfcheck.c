@@ -315,3 +315,39 @@ Test(svg, cap_and_bad_options_fail_cleanly)
     cr_expect(strstr(e.msg, "invalid figure") != NULL, "%s", e.msg);
     svg_buf_free(b);
 }
+
+/* The subtitle of a narrow figure (the map of a 3-word text) wraps and is
+ * never cut: its lines hold every word, in order, each inside the width. */
+Test(svg, subtitle_wraps_and_is_never_cut)
+{
+    static const char sub[] = "1 layer, 1 head, Q = K = V = X, d = 16, no PE, vectors: "
+                              "hash-seeded. Arbitrary vectors: a description, not an explanation";
+    const char *labels[3] = {"the", "cat", "sat"};
+    double vals[9] = {1, 0, 0, 0, 1, 0, 0.2, 0, 0.8};
+    struct svg_heatmap_opts h = {"Self-attention map", sub, "query", "key", labels, labels, 3,
+                                 3, vals, 0, 1, 1};
+    struct svg_buf *b = svg_buf_new(SVG_DEFAULT_CAP);
+    char joined[512] = "";
+    const char *doc, *p;
+    double width;
+    size_t lines = 0;
+
+    cr_assert_not_null(b);
+    cr_assert_eq(svg_heatmap(b, &h, NULL), 0);
+    doc = svg_buf_data(b);
+    width = strtod(strstr(doc, "width=\"") + 7, NULL);
+    for (p = strstr(doc, "fill=\"#444\">"); p; p = strstr(p + 1, "fill=\"#444\">")) {
+        const char *t = strchr(p, '>') + 1;
+        size_t n = strcspn(t, "<");
+
+        /* 12 px sans glyphs are at most 6.8 px wide; the text starts at x = 16 */
+        cr_expect(16 + 6.8 * (double)n <= width, "line '%.*s' is wider than %.0f px", (int)n,
+                  t, width);
+        snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%.*s",
+                 lines++ ? " " : "", (int)n, t);
+    }
+    cr_expect(lines >= 2, "the subtitle did not wrap on a %.0f px figure", width);
+    cr_expect_str_eq(joined, sub);
+    expect_wellformed(b, "heatmap with a wrapped subtitle");
+    svg_buf_free(b);
+}

@@ -68,5 +68,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_saturation(int argc, char **argv);
 int cmd_permute(int argc, char **argv);
+int cmd_vectors(int argc, char **argv);
 
 #endif

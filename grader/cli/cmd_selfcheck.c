@@ -11,9 +11,14 @@
  * --spec FILE names the spec whose source rules the submission must pass
  * (as for `grader grade`); default <data dir>/../specs/public.yaml.
  *
- * The terminal heatmap uses Unicode shading (" ░▒▓█") when LC_ALL, else
- * LC_CTYPE, else LANG names a UTF-8 locale, and the ASCII ramp
- * " .:-=+*#%@" otherwise or with --ascii.
+ * The terminal heatmap uses Unicode shading (" ░▒▓█") with --unicode, or
+ * when LC_ALL, else LC_CTYPE, else LANG names a UTF-8 locale; the ASCII
+ * ramp " .:-=+*#%@" otherwise or with --ascii. (`make map` passes one of
+ * the two from the locale the student's shell had: the Makefile runs the
+ * grader itself with LC_ALL=C.) The glyphs change nothing else.
+ *
+ * `grader vectors --text TEXT` prints the hash-seeded vectors of TEXT's
+ * words as a VECTORS file (no submission needed): the start of part 3.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -37,14 +42,18 @@ static const char lesson[] =
     "not an explanation";
 
 static const char map_usage[] =
-    "usage: grader map [--vectors FILE] [--pe] [--svg FILE] [--ascii] [--spec FILE] --text TEXT\n"
-    "                  SUBMISSION\n"
+    "usage: grader map [--vectors FILE] [--pe] [--svg FILE] [--ascii|--unicode] [--spec FILE]\n"
+    "                  --text TEXT SUBMISSION\n"
     "  one-layer, one-head self-attention map of TEXT (Q = K = V = X) with your\n"
     "  attn_scaled_dot_product; writes attention_map.svg unless --svg says otherwise\n";
 static const char sat_usage[] =
     "usage: grader saturation [--svg FILE] [--spec FILE] SUBMISSION\n"
     "  mean max softmax weight for d = 2..1024, with and without 1/sqrt(d), with your\n"
     "  attn_softmax_rows; writes saturation.svg unless --svg says otherwise\n";
+static const char vec_usage[] =
+    "usage: grader vectors --text TEXT\n"
+    "  the hash-seeded vectors of TEXT's words (d = 16), one line per distinct word,\n"
+    "  as a VECTORS file: save it, edit it, pass it back with --vectors (VECTORS=file)\n";
 static const char perm_usage[] =
     "usage: grader permute --text TEXT --order \"3 1 2 ...\" [--vectors FILE] [--pe] [--spec FILE]\n"
     "                      SUBMISSION\n"
@@ -52,7 +61,7 @@ static const char perm_usage[] =
 
 struct sc_opts {
     const char *text, *vectors, *svg, *order, *spec, *submission;
-    int pe, ascii;
+    int pe, ascii, unicode;
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +69,7 @@ static const struct option long_opts[] = {
     {"svg", required_argument, NULL, 's'},  {"order", required_argument, NULL, 'o'},
     {"pe", no_argument, NULL, 'p'},         {"ascii", no_argument, NULL, 'a'},
     {"spec", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
+    {"unicode", no_argument, NULL, 'u'},
     {NULL, 0, NULL, 0},
 };
 
@@ -84,6 +94,12 @@ static int parse_opts(int argc, char **argv, const char *allowed, const char *us
         if (c == 'S') o->spec = optarg;
         if (c == 'p') o->pe = 1;
         if (c == 'a') o->ascii = 1;
+        if (c == 'u') o->unicode = 1;
+    }
+    if (strchr(allowed, '@') != NULL) {   /* a command without a SUBMISSION */
+        if (optind != argc)
+            return cli_usage("unexpected argument", usage), -1;
+        return 0;
     }
     if (optind != argc - 1)
         return cli_usage(optind < argc ? "expected one SUBMISSION" : "missing SUBMISSION",
@@ -268,7 +284,7 @@ static int map_run(const struct impl *im, const struct sc_opts *o)
     struct sc_map m;
     struct grd_err e;
     const char *svg = o->svg ? o->svg : "attention_map.svg";
-    int rc, ascii = o->ascii || !utf8_terminal();
+    int rc, ascii = o->ascii || (!o->unicode && !utf8_terminal());
 
     err_clear(&e);
     if (load_input(o, &w, &vs, &e) < 0)
@@ -311,13 +327,58 @@ static int with_submission(const struct sc_opts *o,
 int cmd_map(int argc, char **argv)
 {
     struct sc_opts o;
-    int rc = parse_opts(argc, argv, "tvspaS", map_usage, &o);
+    int rc = parse_opts(argc, argv, "tvspauS", map_usage, &o);
 
     if (rc != 0)
         return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     if (o.text == NULL)
         return cli_usage("missing --text", map_usage);
     return with_submission(&o, map_run);
+}
+
+/* ---- vectors ---------------------------------------------------------------------- */
+
+/* Whether word i of w appeared before (each word gets one line). */
+static int seen_before(const struct sc_words *w, size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (strcmp(w->w[k], w->w[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int cmd_vectors(int argc, char **argv)
+{
+    struct sc_opts o;
+    struct sc_words w;
+    struct grd_err e;
+    float v[SC_D];
+    int rc = parse_opts(argc, argv, "t@", vec_usage, &o);
+
+    if (rc != 0)
+        return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    if (o.text == NULL)
+        return cli_usage("missing --text", vec_usage);
+    err_clear(&e);
+    if (sc_tokenize(o.text, "TEXT", &w, &e) < 0)
+        return cli_fail(&e);
+    printf("# VECTORS for part 3: the hash-seeded vector (d = %d) of each word of\n#   ", SC_D);
+    for (const char *p = o.text; *p; p++)   /* one comment line, whatever TEXT holds */
+        putchar(*p == '\n' || *p == '\r' ? ' ' : *p);
+    printf("\n# one line per word: the word, then its %d numbers. Save this output\n"
+           "# (make vectors TEXT=\"...\" > vectors.txt), edit it (give a new word the\n"
+           "# numbers of the word it replaces), then: make map TEXT=\"...\" VECTORS=vectors.txt\n",
+           SC_D);
+    for (size_t i = 0; i < w.n; i++) {
+        if (seen_before(&w, i))
+            continue;
+        sc_word_vector(w.w[i], v, SC_D);
+        printf("%s", w.w[i]);
+        for (size_t k = 0; k < SC_D; k++)
+            printf(" %.9g", (double)v[k]);   /* 9 digits: a float round-trips */
+        printf("\n");
+    }
+    return CLI_EXIT_OK;
 }
 
 /* ---- saturation -------------------------------------------------------------------- */

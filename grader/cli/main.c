@@ -4,7 +4,7 @@
  *   grader grade ...    grade one submission (cmd_grade.c)
  *   grader batch|merge  a whole class (cmd_batch.c)
  *   grader list ...     list the tests of the specs (cmd_list.c)
- *   grader map|saturation|permute   self-check tools (cmd_selfcheck.c)
+ *   grader map|saturation|permute|vectors   self-check tools (cmd_selfcheck.c)
  *   grader version
  *
  * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
@@ -38,6 +38,7 @@ static const struct command commands[] = {
     {"map", cmd_map},
     {"saturation", cmd_saturation},
     {"permute", cmd_permute},
+    {"vectors", cmd_vectors},
     {"version", cmd_version},
 };
 
@@ -51,6 +52,7 @@ static const char usage[] =
     "  map         the attention map of a text, computed with a submission\n"
     "  saturation  mean max softmax weight against d, with and without 1/sqrt(d)\n"
     "  permute     permute the words: does the output only permute?\n"
+    "  vectors     the hash-seeded vectors of a text's words, as a VECTORS file\n"
     "  version     print the grader's version\n"
     "Run 'grader <command> --help' for a command's options.\n";
 

@@ -134,6 +134,60 @@ static void put_label(struct svg_buf *b, double x, double y, const char *extra,
     put(b, "</text>\n");
 }
 
+/* Subtitles are wrapped to the figure's width, never cut: a 12 px sans
+ * glyph is at most SUB_CHAR_W px wide, each extra line SUB_LINE_H tall. */
+#define SUB_CHAR_W 6.8
+#define SUB_LINE_H 16
+
+static size_t sub_chars(double w)
+{
+    size_t n = (size_t)((w - 32) / SUB_CHAR_W);
+
+    return n < 20 ? 20 : n;
+}
+
+/* The length of the next line of s (at most max characters, broken after
+ * the last space that fits, or hard when one word is longer); *skip gets
+ * the bytes up to the next line's start. */
+static size_t sub_line(const char *s, size_t max, size_t *skip)
+{
+    size_t n = strlen(s), brk = 0;
+
+    if (n <= max) {
+        *skip = n;
+        return n;
+    }
+    for (size_t i = 0; i <= max; i++)
+        if (s[i] == ' ')
+            brk = i;
+    if (brk == 0)
+        brk = max;
+    *skip = brk + (s[brk] == ' ');
+    return brk;
+}
+
+/* The extra height a subtitle needs on a figure `w` wide. */
+static double sub_extra(const char *subtitle, double w)
+{
+    size_t lines = 0, skip;
+
+    for (const char *p = subtitle; p && *p; p += skip, lines++)
+        sub_line(p, sub_chars(w), &skip);
+    return lines > 1 ? (double)(lines - 1) * SUB_LINE_H : 0;
+}
+
+static void put_subtitle(struct svg_buf *b, double w, const char *s)
+{
+    char line[512];
+    size_t skip, n, k = 0;
+
+    for (; *s; s += skip, k++) {
+        n = sub_line(s, sub_chars(w), &skip);
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
+        put_label(b, 16, 44 + (double)k * SUB_LINE_H, "fill=\"#444\"", line);
+    }
+}
+
 static void begin(struct svg_buf *b, double w, double h, const char *title,
                   const char *subtitle)
 {
@@ -147,7 +201,7 @@ static void begin(struct svg_buf *b, double w, double h, const char *title,
     put(b, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     put_label(b, 16, 24, "font-size=\"16\" font-weight=\"bold\"", title);
     if (subtitle != NULL)
-        put_label(b, 16, 44, "fill=\"#444\"", subtitle);
+        put_subtitle(b, w, subtitle);
 }
 
 /* Close the document; on overflow leave "" and report. */
@@ -269,8 +323,10 @@ int svg_heatmap(struct svg_buf *b, const struct svg_heatmap_opts *o,
     g.top = 70 + 6.5 * (double)longest(o->col_labels, o->cols);
     side = (double)o->rows * g.cell;
     w = g.left + (double)o->cols * g.cell + 90;
+    w = w < 420 ? 420 : w;
+    g.top += sub_extra(o->subtitle, w);
     h = g.top + side + 40;
-    begin(b, w < 420 ? 420 : w, h, o->title, o->subtitle);
+    begin(b, w, h, o->title, o->subtitle);
     hm_cells(b, o, &g);
     hm_labels(b, o, &g);
     hm_legend(b, o, g.left + (double)o->cols * g.cell + 20, g.top + 10,
@@ -359,14 +415,15 @@ static int lines_valid(const struct svg_lines_opts *o)
 
 int svg_lines(struct svg_buf *b, const struct svg_lines_opts *o, struct grd_err *e)
 {
-    struct plot p = {80, 64, 440, 300, 0, 0, o->y_min, o->y_max, o->log2_x};
+    struct plot p = {80, 64 + sub_extra(o->subtitle, 760), 440, 300, 0, 0, o->y_min,
+                     o->y_max, o->log2_x};
 
     if (!lines_valid(o))
         return fail_opts(b, e, "a line chart needs >= 2 increasing x values, 1..6 "
                          "series and y_max > y_min");
     p.xmin = o->x[0];
     p.xmax = o->x[o->n - 1];
-    begin(b, 760, 430, o->title, o->subtitle);
+    begin(b, 760, 430 + sub_extra(o->subtitle, 760), o->title, o->subtitle);
     axes(b, &p, o->x_label, o->y_label);
     for (size_t i = 0; i < o->n; i++)
         put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
@@ -410,13 +467,13 @@ static void bar_rects(struct svg_buf *b, const struct svg_bars_opts *o,
 
 int svg_bars(struct svg_buf *b, const struct svg_bars_opts *o, struct grd_err *e)
 {
-    struct plot p = {80, 64, 560, 280, 0, 1, 0, 1, 0};
+    struct plot p = {80, 64 + sub_extra(o->subtitle, 720), 560, 280, 0, 1, 0, 1, 0};
 
     if (o->n == 0 || o->n > MAX_CELLS || o->values == NULL || o->labels == NULL ||
         o->y_max < 0)
         return fail_opts(b, e, "a bar chart needs 1..256 labelled values");
     p.ymax = o->y_max > 0 ? o->y_max : max_of(o->values, o->n);
-    begin(b, 720, 460, o->title, o->subtitle);
+    begin(b, 720, 460 + sub_extra(o->subtitle, 720), o->title, o->subtitle);
     axes(b, &p, o->x_label, o->y_label);
     bar_rects(b, o, &p);
     return finish(b, e);

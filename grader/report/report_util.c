@@ -142,14 +142,32 @@ static void failed_deps(const struct rpti_ctx *c, const struct test_result *t,
         rpti_put(sb, "a test");
 }
 
+/* An earlier visible test that did not pass with the very same message
+ * (a malformed answers.yaml fails every written check alike): the
+ * message is then shown once, at that test. NULL when there is none. */
+static const struct test_result *same_as_before(const struct rpti_ctx *c,
+                                                const struct test_result *t)
+{
+    for (const struct test_result *p = c->r->tests; p < t; p++)
+        if (p->status != TEST_PASSED && p->status != TEST_MANUAL_PENDING &&
+            rpti_visible(c, p) && p->message && t->message && t->message[0] &&
+            strcmp(p->message, t->message) == 0)
+            return p;
+    return NULL;
+}
+
 void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
                struct strbuf *sb)
 {
+    const struct test_result *same;
+
     if (!rpti_visible(c, t)) {
         rpti_put(sb, "details of hidden tests are not shown");
         return;
     }
-    if (t->message && t->message[0])
+    if (t->status != TEST_PASSED && (same = same_as_before(c, t)) != NULL)
+        rpti_putf(sb, "the same problem as %s above", rpti_id(same));
+    else if (t->message && t->message[0])
         rpti_put(sb, t->message);
     else
         default_message(c, t, sb);

@@ -417,6 +417,9 @@ static int run_manual(const struct prop_env *env, const struct spec_test *t,
     if (written_load(env, &w, v)) {
         manual_present(&w.a, field, v);
         written_release(&w);
+    } else {
+        /* The load error is already the message of every numeric check. */
+        snprintf(v->msg, sizeof v->msg, "answers.yaml could not be read (see above)");
     }
     pending(v, field);
     return 0;
