@@ -243,7 +243,7 @@ static void text_test(const struct rpti_ctx *c, const struct test_result *t)
     if (t->status == TEST_PASSED)
         return;
     sb_init(&d, 4 * c->max + 4096);
-    rpti_detail(c, t, &d);
+    rpti_detail_once(c, t, &d);
     rpti_put(c->out, "          ");
     rpti_walk(c->out, sb_str(&d), d.len, 4 * c->max, rpti_emit_text,
             "          ");
@@ -402,7 +402,7 @@ static void md_failure(const struct rpti_ctx *c, const struct test_result *t)
     rpti_walkz(c->out, rpti_id(t), c->max, emit_md_inline, NULL);
     rpti_put(c->out, "\n\n");
     sb_init(&d, 4 * c->max + 4096);
-    rpti_detail(c, t, &d);
+    rpti_detail_once(c, t, &d);
     md_fenced(c, sb_str(&d), d.len);
     sb_release(&d);
 }

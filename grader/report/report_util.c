@@ -156,8 +156,8 @@ static const struct test_result *same_as_before(const struct rpti_ctx *c,
     return NULL;
 }
 
-void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
-               struct strbuf *sb)
+static void detail(const struct rpti_ctx *c, const struct test_result *t,
+                   struct strbuf *sb, int once)
 {
     const struct test_result *same;
 
@@ -165,7 +165,7 @@ void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
         rpti_put(sb, "details of hidden tests are not shown");
         return;
     }
-    if (t->status != TEST_PASSED && (same = same_as_before(c, t)) != NULL)
+    if (once && t->status != TEST_PASSED && (same = same_as_before(c, t)) != NULL)
         rpti_putf(sb, "the same problem as %s above", rpti_id(same));
     else if (t->message && t->message[0])
         rpti_put(sb, t->message);
@@ -183,6 +183,18 @@ void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
         failed_deps(c, t, sb);
         rpti_put(sb, ", which did not pass: fix that first)");
     }
+}
+
+void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
+               struct strbuf *sb)
+{
+    detail(c, t, sb, 0);
+}
+
+void rpti_detail_once(const struct rpti_ctx *c, const struct test_result *t,
+                      struct strbuf *sb)
+{
+    detail(c, t, sb, 1);
 }
 
 size_t rpti_trim_end(const char *s, size_t n)

@@ -47,6 +47,12 @@ size_t rpti_count(const struct grade_result *r, enum test_status s);
  * failed dependencies; one line each. */
 void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
                struct strbuf *sb);
+/* rpti_detail for a rubric read top to bottom (text, Markdown): a message
+ * an earlier failure already showed word for word (a malformed
+ * answers.yaml fails every written check alike) becomes "the same problem
+ * as <id> above". Machine formats, each entry read alone, keep it. */
+void rpti_detail_once(const struct rpti_ctx *c, const struct test_result *t,
+                      struct strbuf *sb);
 
 /* n without trailing blanks and newlines. */
 size_t rpti_trim_end(const char *s, size_t n);
