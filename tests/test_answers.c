@@ -110,12 +110,13 @@ Test(answers, manual_items_are_pending_not_passed)
     v = run(FIX "/empty_part2", "manual", &manual_part2);
     cr_expect(!v.passed && v.manual_pending);
     cr_expect(strstr(v.msg, "'part2' has 0 answers") != NULL, "%s", v.msg);
+    /* (the load error itself is the message of the numeric checks) */
     v = run(FIX "/missing", "manual", &manual_note);
     cr_expect(!v.passed && v.manual_pending);
-    cr_expect(strstr(v.msg, "answers.yaml: cannot open") != NULL, "%s", v.msg);
+    cr_expect(strstr(v.msg, "answers.yaml could not be read") != NULL, "%s", v.msg);
     v = run(FIX "/malformed", "manual", &manual_part2);
     cr_expect(!v.passed && v.manual_pending);
-    cr_expect(strstr(v.msg, "answers.yaml:5:5:") != NULL, "%s", v.msg);
+    cr_expect(strstr(v.msg, "answers.yaml could not be read") != NULL, "%s", v.msg);
 }
 
 /* Malformed buffers are refused with the line:col of the node. */
