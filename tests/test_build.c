@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "build/build.h"
+#include "build/jail.h"
 #include "build/objcheck.h"
 #include "objcheck_fixtures/fixture_util.h"
 
@@ -295,6 +296,90 @@ Test(build, link_failure_is_reported)
     free(log);
     cr_assert_eq(bld_link_runner(&v.o, obj, runner, &log, &e), 1);
     cr_expect(strstr(log, "undefined reference to `nowhere'") != NULL, "%s", log);
+    free(log);
+    env_release(&v);
+}
+
+/* ---- the jail (build/jail.h) ------------------------------------------------ */
+
+/* A file outside scratch, named by an absolute #include, never reaches the
+ * log: the jail refuses to open it (where Landlock exists), and the log
+ * keeps only lines about attention.c anyway. */
+Test(build, jail_keeps_the_compiler_out_of_other_files)
+{
+    struct env v;
+    char src[256], obj[192], secret[192], body[512], why[128], *log = NULL;
+    struct grd_err e;
+
+    env_init(&v);
+    snprintf(secret, sizeof secret, "%s/secret.h", v.root);
+    write_file(secret, "int leaked = SECRET_WORD_42;\n");
+    snprintf(body, sizeof body, "#include \"%s\"\n", secret);
+    make_submission(&v, body, src, sizeof src);
+    snprintf(obj, sizeof obj, "%s/attention.o", v.scratch);
+    cr_assert_eq(bld_compile(&v.o, src, obj, &log, &e), 1, "%s", e.msg);
+    cr_expect(strstr(log, "SECRET_WORD_42") == NULL, "%s", log);
+    if (jail_probe(why, sizeof why) > 0)
+        cr_expect(strstr(log, "Permission denied") != NULL, "%s", log);
+    else
+        cr_log_warn("no Landlock here (%s): only the log filter was tested", why);
+    free(log);
+    env_release(&v);
+}
+
+/* The toolchain gets PATH, LC_ALL and TMPDIR=<scratch> only, and stdin
+ * from /dev/null (cat would wait forever on a terminal or a pipe). */
+Test(build, jail_gives_a_clean_environment)
+{
+    struct env v;
+    char src[256], obj[192], cc[192], envf[192], text[4096] = "", *log = NULL;
+    struct grd_err e;
+    FILE *f;
+    size_t got;
+
+    env_init(&v);
+    snprintf(cc, sizeof cc, "%s/envcc", v.root);
+    write_file(cc, "#!/bin/sh\nenv > \"$TMPDIR/env.txt\"\ncat >> \"$TMPDIR/env.txt\"\nexit 1\n");
+    cr_assert_eq(chmod(cc, 0700), 0);
+    make_submission(&v, "int x;\n", src, sizeof src);
+    snprintf(obj, sizeof obj, "%s/attention.o", v.scratch);
+    setenv("GRADER_TEST_CI_TOKEN", "tok_secret_77", 1);
+    v.o.cc = cc;
+    cr_assert_eq(bld_compile(&v.o, src, obj, &log, &e), 1, "%s", e.msg);
+    unsetenv("GRADER_TEST_CI_TOKEN");
+    snprintf(envf, sizeof envf, "%s/env.txt", v.scratch);
+    cr_assert((f = fopen(envf, "r")) != NULL, "the fake compiler wrote no env.txt");
+    got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    cr_expect(strstr(text, "tok_secret_77") == NULL, "%s", text);
+    cr_expect(strstr(text, "PATH=/usr/bin:/bin\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "LC_ALL=C\n") != NULL, "%s", text);
+    cr_expect(strstr(text, v.scratch) != NULL, "TMPDIR is not scratch: %s", text);
+    free(log);
+    env_release(&v);
+}
+
+/* A note inside a system header is not shown; the student's own lines are. */
+Test(build, log_quotes_only_attention_c)
+{
+    struct env v;
+    char src[256], obj[192], *log = NULL;
+    struct grd_err e;
+
+    env_init(&v);
+    make_submission(&v, "#include <string.h>\nsize_t f(void) { return strlen(\"a\", 2); }\n", src,
+                    sizeof src);
+    snprintf(obj, sizeof obj, "%s/attention.o", v.scratch);
+    cr_assert_eq(bld_compile(&v.o, src, obj, &log, &e), 1, "%s", e.msg);
+    cr_expect(strstr(log, "attention.c:2:") != NULL, "%s", log);
+    cr_expect(strstr(log, "/usr/include") == NULL, "%s", log);
+    cr_expect(strstr(log, "other line") != NULL, "%s", log);
+    for (const char *p = log; *p;) {
+        const char *nl = strchr(p, '\n');
+        cr_expect(strncmp(p, "attention.c:", 12) == 0 || p[0] == '(', "line: %.80s", p);
+        p = nl ? nl + 1 : p + strlen(p);
+    }
     free(log);
     env_release(&v);
 }

@@ -1,20 +1,20 @@
 /* build.c -- see build.h. */
 #include "build/build.h"
+
+#include "build/jail.h"
 #include "core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* What one tool run produced. */
 struct run {
@@ -42,87 +42,48 @@ static long timeout_of(const struct bld_opts *o)
     return o->timeout_ms > 0 ? o->timeout_ms : BLD_TIMEOUT_MS;
 }
 
-/* A copy of environ with LC_ALL=C, built before fork (no malloc in the
- * child). Returns NULL when out of memory; free the array only. */
-static char **make_env(void)
+/* The compile deadline: so that even a compiler that hangs leaves time
+ * for a rubric within the grading budget. */
+static long compile_timeout_of(const struct bld_opts *o)
 {
-    static char lc_all[] = "LC_ALL=C";
-    size_t n = 0, k = 0;
-    char **env;
+    long t = timeout_of(o);
 
-    while (environ[n] != NULL)
-        n++;
-    if ((env = malloc((n + 2) * sizeof *env)) == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "LC_ALL=", 7) != 0)
-            env[k++] = environ[i];
-    env[k++] = lc_all;
-    env[k] = NULL;
-    return env;
+    return t < BLD_COMPILE_TIMEOUT_MS ? t : BLD_COMPILE_TIMEOUT_MS;
 }
 
-/* In the child: own process group (so a timeout kills cc1 and as too),
- * output into the pipe, then exec; on failure report errno through the
- * close-on-exec pipe. Only async-signal-safe calls. */
-static void child_exec(const char *const argv[], char **env, const char *cwd, int out_fd, int err_fd)
+/* The tool's output, at most BLD_LOG_CAP bytes of it, from the start of
+ * its log file. */
+static void read_log(int fd, struct run *r)
 {
-    int err;
-
-    setpgid(0, 0);
-    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0 ||
-        (cwd != NULL && chdir(cwd) < 0)) {
-        err = errno;
-    } else {
-        execvpe(argv[0], (char *const *)argv, env);
-        err = errno;
-    }
-    if (write(err_fd, &err, sizeof err) < 0)
-        _exit(126);
-    _exit(127);
-}
-
-/* Read the child's output until EOF or the deadline; keep BLD_LOG_CAP. */
-static void drain(int fd, long deadline, struct run *r)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    char chunk[4096];
     ssize_t got;
 
-    for (;;) {
-        long left = deadline - (long)ut_now_ms();
-        if (left <= 0) {
-            r->timed_out = 1;
-            return;
-        }
-        if (poll(&p, 1, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
-            return;
-        if (!(p.revents & (POLLIN | POLLHUP)))
-            continue;
-        got = read(fd, chunk, sizeof chunk);
-        if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
-            return;
-        if (got > 0 && r->len < BLD_LOG_CAP) {
-            size_t keep = (size_t)got < BLD_LOG_CAP - r->len ? (size_t)got : BLD_LOG_CAP - r->len;
-            memcpy(r->out + r->len, chunk, keep);
-            r->len += keep;
-        }
-    }
+    while (r->len < BLD_LOG_CAP &&
+           ((got = pread(fd, r->out + r->len, BLD_LOG_CAP - r->len, (off_t)r->len)) > 0 ||
+            (got < 0 && errno == EINTR)))
+        r->len += got > 0 ? (size_t)got : 0;
 }
 
-/* Wait for `pid` until the deadline, then kill its process group. */
+/*
+ * Wait for the keeper `pid` until the deadline. Its process group is then
+ * killed whatever happened, before the keeper is reaped (so the group id
+ * cannot have been reused): nothing the tool started outlives it.
+ */
 static void reap(pid_t pid, long deadline, struct run *r)
 {
     struct timespec tick = {0, 5 * 1000000};
+    siginfo_t info;
 
-    while (!r->timed_out) {
-        pid_t w = waitpid(pid, &r->status, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR))
-            return;
-        if ((long)ut_now_ms() >= deadline)
+    for (;;) {
+        memset(&info, 0, sizeof info);
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR)
+            break;
+        if (info.si_pid == pid)
+            break;
+        if ((long)ut_now_ms() >= deadline) {
             r->timed_out = 1;
-        else
-            nanosleep(&tick, NULL);
+            break;
+        }
+        nanosleep(&tick, NULL);
     }
     kill(-pid, SIGKILL);
     while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
@@ -140,37 +101,36 @@ static int exec_errno(int fd)
     return got == (ssize_t)sizeof err ? err : 0;
 }
 
-static void close_pair(int p[2])
+/*
+ * The tool's log and the exec error pipe, close-on-exec; on failure
+ * nothing stays open. The log is an anonymous file, not a pipe: a source
+ * that includes /dev/stdout or /dev/stderr then reads what is there (or is
+ * refused by the jail) instead of waiting forever on its own pipe.
+ */
+static int open_channels(int *log_fd, int errp[2])
 {
-    close(p[0]);
-    close(p[1]);
-}
-
-/* Both pipes, close-on-exec; on failure nothing stays open. */
-static int open_pipes(int out[2], int errp[2])
-{
-    if (pipe2(out, O_CLOEXEC) < 0)
+    if ((*log_fd = memfd_create("tool-log", MFD_CLOEXEC)) < 0)
         return -1;
     if (pipe2(errp, O_CLOEXEC) < 0) {
         int err = errno;
-        close_pair(out);
+        close(*log_fd);
         errno = err;
         return -1;
     }
     return 0;
 }
 
-/* After the fork: collect output, the exit status and the exec errno. */
-static int supervise(pid_t pid, int out_fd, int err_fd, long timeout_ms, struct run *r,
+/* After the fork: the exit status, the log and the exec errno. */
+static int supervise(pid_t pid, int log_fd, int err_fd, long timeout_ms, struct run *r,
                      const char *tool, struct grd_err *e)
 {
     long deadline = (long)ut_now_ms() + timeout_ms;
     int err;
 
-    drain(out_fd, deadline, r);
     reap(pid, deadline, r);
+    read_log(log_fd, r);
     err = exec_errno(err_fd);
-    close(out_fd);
+    close(log_fd);
     close(err_fd);
     r->out[r->len] = '\0';
     if (err != 0)
@@ -179,45 +139,44 @@ static int supervise(pid_t pid, int out_fd, int err_fd, long timeout_ms, struct 
 }
 
 /*
- * Run argv[0] (PATH search) in `cwd` (NULL: here) with a time limit.
- * Returns 0 when the tool ran (whatever its status), -1 with `e` set when
- * it could not be started; r->out is then freed. The caller frees r->out.
+ * Run argv in the jail `j` (argv[0] only names the tool in messages: the
+ * jail holds its path) in `cwd` (NULL: here) with a time limit. Returns 0
+ * when the tool ran (whatever its status), -1 with `e` set when it could
+ * not be started; r->out is then freed. The caller frees r->out.
  */
-static int run_tool(const char *const argv[], const char *cwd, long timeout_ms, struct run *r,
-                    struct grd_err *e)
+static int run_tool(const struct jail *j, const char *const argv[], const char *cwd,
+                    long timeout_ms, struct run *r, struct grd_err *e)
 {
-    int out[2], errp[2];
-    char **env = make_env();
+    int log_fd, errp[2];
     pid_t pid;
 
     memset(r, 0, sizeof *r);
-    if (env == NULL || (r->out = malloc(BLD_LOG_CAP + 1)) == NULL) {
-        free(env);
+    if ((r->out = malloc(BLD_LOG_CAP + 1)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory running '%s'", argv[0]);
-    }
-    if (open_pipes(out, errp) < 0) {
-        free(env);
+    if (open_channels(&log_fd, errp) < 0) {
         free(r->out);
         r->out = NULL;
         return err_set(e, NULL, 0, 0, "cannot run '%s': %s", argv[0], strerror(errno));
     }
     if ((pid = fork()) == 0)
-        child_exec(argv, env, cwd, out[1], errp[1]);
-    free(env);
-    close(out[1]);
+        jail_keeper(j, argv, cwd, log_fd, errp[1]);
     close(errp[1]);
     if (pid < 0) {
-        close(out[0]);
+        close(log_fd);
         close(errp[0]);
         free(r->out);
         r->out = NULL;
         return err_set(e, NULL, 0, 0, "cannot run '%s': %s", argv[0], strerror(errno));
     }
-    if (supervise(pid, out[0], errp[0], timeout_ms, r, argv[0], e) < 0) {
+    setpgid(pid, pid); /* also here: a timeout may come before the child's */
+    jail_track_group(pid);
+    if (supervise(pid, log_fd, errp[0], timeout_ms, r, argv[0], e) < 0) {
+        jail_track_group(0);
         free(r->out);
         r->out = NULL;
         return -1;
     }
+    jail_track_group(0);
     return 0;
 }
 
@@ -351,6 +310,72 @@ static int stage(const struct bld_opts *o, const char *src_path, char **log, str
     return rc;
 }
 
+/*
+ * Keep only the lines of the log that are about the student's own file
+ * (they begin with "attention.c:"), each cut at BLD_LOG_LINE_MAX bytes,
+ * so that nothing the toolchain read elsewhere (a header, a file named by
+ * a directive that slipped past the rules) reaches the student. A count
+ * of the lines dropped takes their place. Works in place on r->out.
+ */
+static void only_student_lines(struct run *r, const char *name)
+{
+    size_t nl = strlen(name), in = 0, out = 0, dropped = 0;
+
+    while (in < r->len) {
+        const char *eol = memchr(r->out + in, '\n', r->len - in);
+        size_t len = eol ? (size_t)(eol - (r->out + in)) : r->len - in;
+        if (len > nl && memcmp(r->out + in, name, nl) == 0 && r->out[in + nl] == ':') {
+            size_t keep = len < BLD_LOG_LINE_MAX ? len : BLD_LOG_LINE_MAX;
+            memmove(r->out + out, r->out + in, keep);
+            out += keep;
+            r->out[out++] = '\n';
+        } else if (len > 0) {
+            dropped++;
+        }
+        in += len + 1;
+    }
+    r->len = out;
+    if (dropped > 0)
+        r->len += (size_t)snprintf(r->out + out, BLD_LOG_CAP + 1 - out,
+                                   "(%zu other line%s not shown)\n", dropped,
+                                   dropped == 1 ? "" : "s");
+    r->out[r->len] = '\0';
+}
+
+/* The compiler's jail: it writes only the scratch directory (and the
+ * object's, when a caller puts it elsewhere). */
+static int compile_jail(const struct bld_opts *o, const char *obj, struct jail *j,
+                        struct grd_err *e)
+{
+    char dir[JAIL_PATH_MAX];
+
+    jail_dirname(obj, dir, sizeof dir);
+    if (jail_init(j, cc_of(o), o->scratch_dir, timeout_of(o) / 1000 + 1, e) < 0)
+        return -1;
+    return strcmp(dir, o->scratch_dir) == 0 ? 0 : jail_allow_dir(j, dir, e);
+}
+
+static int compile_in_jail(const struct bld_opts *o, const char *obj, struct run *r,
+                           struct grd_err *e)
+{
+    /* -fdiagnostics-plain-output: no source lines quoted, no colours, no
+     * URLs; one line per message, which only_student_lines can judge. */
+    const char *const argv[] = {
+        cc_of(o), "-std=c11", "-O2", "-g0", "-fPIE", "-fno-common", "-Wall", "-Wextra",
+        "-fdiagnostics-plain-output", "-c", "attention.c", "-o", obj, NULL,
+    };
+    struct jail *j = malloc(sizeof *j);
+    int rc;
+
+    if (j == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    rc = compile_jail(o, obj, j, e);
+    if (rc == 0)
+        rc = run_tool(j, argv, o->scratch_dir, compile_timeout_of(o), r, e);
+    free(j);
+    return rc;
+}
+
 int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_out,
                 char **log, struct grd_err *e)
 {
@@ -365,18 +390,50 @@ int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_
         return rc;
     if ((obj = absolute(obj_out)) == NULL)
         return err_set(e, obj_out, 0, 0, "cannot make the path absolute");
-    {
-        const char *const argv[] = {
-            cc_of(o), "-std=c11", "-O2", "-g0", "-fPIE", "-fno-common", "-Wall",
-            "-Wextra", "-c", "attention.c", "-o", obj, NULL,
-        };
-        rc = run_tool(argv, o->scratch_dir, timeout_of(o), &r, e);
-    }
+    rc = compile_in_jail(o, obj, &r, e);
     free(obj);
     if (rc < 0)
         return -1;
-    rc = judge(&r, "the compiler", timeout_of(o), log, e);
+    only_student_lines(&r, "attention.c");
+    rc = judge(&r, "the compiler", compile_timeout_of(o), log, e);
     free(r.out);
+    return rc;
+}
+
+/* The linker's jail: it reads the two objects and writes beside the
+ * runner (the scratch directory). */
+static int link_jail(const struct bld_opts *o, const char *runner_main, const char *obj,
+                     const char *runner_out, struct jail *j, struct grd_err *e)
+{
+    char dir[JAIL_PATH_MAX];
+
+    jail_dirname(runner_out, dir, sizeof dir);
+    if (jail_init(j, cc_of(o), dir, timeout_of(o) / 1000 + 1, e) < 0 ||
+        jail_allow_file(j, runner_main, e) < 0 || jail_allow_file(j, obj, e) < 0)
+        return -1;
+    return o->scratch_dir == NULL || strcmp(dir, o->scratch_dir) == 0
+               ? 0 : jail_allow_dir(j, o->scratch_dir, e);
+}
+
+static int link_in_jail(const struct bld_opts *o, const char *runner_main, const char *obj,
+                        const char *runner_out, struct run *r, struct grd_err *e)
+{
+    const char *const argv[] = {
+        cc_of(o), "-o", runner_out, runner_main, obj,
+#if defined(GRADER_SECCOMP) && GRADER_SECCOMP
+        "-lseccomp",
+#endif
+        "-lm", "-Wl,-z,noexecstack", "-Wl,-z,relro", "-Wl,-z,now", NULL,
+    };
+    struct jail *j = malloc(sizeof *j);
+    int rc;
+
+    if (j == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    rc = link_jail(o, runner_main, obj, runner_out, j, e);
+    if (rc == 0)
+        rc = run_tool(j, argv, NULL, timeout_of(o), r, e);
+    free(j);
     return rc;
 }
 
@@ -395,16 +452,7 @@ int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runne
         free(runner_main);
         return -1;
     }
-    {
-        const char *const argv[] = {
-            cc_of(o), "-o", runner_out, runner_main, obj,
-#if defined(GRADER_SECCOMP) && GRADER_SECCOMP
-            "-lseccomp",
-#endif
-            "-lm", "-Wl,-z,noexecstack", "-Wl,-z,relro", "-Wl,-z,now", NULL,
-        };
-        rc = run_tool(argv, NULL, timeout_of(o), &r, e);
-    }
+    rc = link_in_jail(o, runner_main, obj, runner_out, &r, e);
     free(runner_main);
     if (rc < 0)
         return -1;
@@ -466,6 +514,25 @@ static char **objcopy_argv(const char *in, const char *out, const struct obj_rep
     return argv;
 }
 
+/* objcopy's jail: it reads the object and writes beside the output. */
+static int objcopy_in_jail(const char *obj_in, const char *obj_out, char **argv,
+                           struct run *r, struct grd_err *e)
+{
+    char dir[JAIL_PATH_MAX];
+    struct jail *j = malloc(sizeof *j);
+    int rc;
+
+    if (j == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    jail_dirname(obj_out, dir, sizeof dir);
+    rc = jail_init(j, argv[0], dir, BLD_TIMEOUT_MS / 1000, e) < 0 ||
+                 jail_allow_file(j, obj_in, e) < 0
+             ? -1
+             : run_tool(j, (const char *const *)argv, NULL, BLD_TIMEOUT_MS, r, e);
+    free(j);
+    return rc;
+}
+
 int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj_report *rep,
                        struct grd_err *e)
 {
@@ -478,7 +545,7 @@ int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj
         return err_set(e, obj_in, 0, 0, "refusing to prepare a rejected object");
     if ((argv = objcopy_argv(obj_in, obj_out, rep, &n)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
-    rc = run_tool((const char *const *)argv, NULL, BLD_TIMEOUT_MS, &r, e);
+    rc = objcopy_in_jail(obj_in, obj_out, argv, &r, e);
     if (rc == 0 && (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)) {
         char *nl = strchr(r.out, '\n');
         if (nl != NULL)

@@ -24,6 +24,8 @@
 #define BLD_TIMEOUT_MS 30000L    /* default limit per tool run */
 #define BLD_LOG_CAP (64u << 10)  /* captured tool output; the rest is dropped */
 #define BLD_LOG_LINES 20         /* lines of tool output kept in a log */
+#define BLD_LOG_LINE_MAX 240     /* bytes kept of one compiler message */
+#define BLD_COMPILE_TIMEOUT_MS 10000L /* the compile's deadline, at most */
 #define BLD_MAX_SOURCE (1u << 20) /* a larger attention.c is a compile error */
 
 struct bld_opts {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/jail.h"
 #include "props/prop.h"
 #include "sandbox/sbx.h"
 
@@ -90,6 +91,7 @@ int cli_usage(const char *msg, const char *usage)
 struct spec_set *cli_prepare(struct cli_common *c)
 {
     struct spec_set *s = NULL;
+    char why[128];
     struct grd_err e;
 
     err_clear(&e);
@@ -100,5 +102,9 @@ struct spec_set *cli_prepare(struct cli_common *c)
     }
     if (!sbx_has_seccomp())
         fprintf(stderr, "grader: warning: no seccomp on this system; the sandbox is reduced\n");
+    if (jail_probe(why, sizeof why) == 0)
+        fprintf(stderr, "grader: warning: %s; the compiler runs without its file jail "
+                "(clean environment and limits only)\n", why);
+    jail_cleanup_install();
     return s;
 }

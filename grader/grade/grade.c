@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "build/build.h"
+#include "build/jail.h"
 #include "grade/grade_run.h"
 #include "build/objcheck.h"
 #include "sandbox/sbx.h"
@@ -95,6 +96,7 @@ static int make_scratch(struct job *j, struct grd_err *e)
         return err_set(e, NULL, 0, 0, "cannot create a scratch directory in '%s': %s",
                        base, strerror(errno));
     }
+    jail_track_scratch(j->scratch); /* a stopping signal removes it too */
     return 0;
 }
 
@@ -108,8 +110,10 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
 
 static void remove_scratch(struct job *j)
 {
-    if (j->scratch[0])
+    if (j->scratch[0]) {
+        jail_track_scratch(NULL);
         nftw(j->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
 }
 
 static void scratch_path(const struct job *j, const char *name, char *buf, size_t n)
