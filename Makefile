@@ -1,7 +1,8 @@
 # attention-grader -- one Makefile for the grader, the reference and the tests.
 #
 #   make            build everything into $(BUILD)/ (installs deps if it can)
-#   make demo       grade the bundled sample submissions and show the rubrics
+#   make demo       a table of the sample submissions, then one whole rubric
+#                   (a quiet build first; V=1 shows its commands)
 #   make check      grade student_template/attention.c (SUB=file, ONLY=regex)
 #   make test       run the project's own test suite
 #   make bench      benchmarks (medians and ratios, never timed tests)
@@ -95,7 +96,16 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgrader.a $(REF_OBJS) $(wildcard tests/*.
 test: all $(TEST_BINS)
 	@sh tests/run.sh $(BUILD) $(TEST_BINS)
 
-demo: all
+# A quiet build first (one line; V=1 shows the commands), then the demo.
+demo:
+ifeq ($(V),1)
+	@$(MAKE) --no-print-directory all
+else
+	@mkdir -p $(BUILD) && printf 'build: %s/grader ... ' '$(BUILD)' && \
+	  if $(MAKE) --no-print-directory -s all >$(BUILD)/build.log 2>&1; then \
+	    echo "ok (commands and warnings in $(BUILD)/build.log; V=1 shows them)"; \
+	  else echo "failed:"; tail -n 30 $(BUILD)/build.log; exit 1; fi
+endif
 	@sh tests/demo.sh $(BUILD)
 
 # make check [SUB=file.c] [ONLY=regex]: grade one file with the public tests,

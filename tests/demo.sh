@@ -1,27 +1,62 @@
 #!/bin/sh
-# make demo: grade the bundled sample submissions and show their rubrics.
-# Usage: tests/demo.sh BUILD_DIR
+# make demo: what the grader does, for a newcomer, in two screens: a table of
+# the bundled sample submissions (score and first problem of each, graded
+# with the public tests as a student's `make check` does), then the full
+# rubric of one buggy submission.
+# Usage: tests/demo.sh BUILD_DIR   (the Makefile has built the grader)
 set -u
 build=$1
 g="$build/grader"
-show() {
-    echo
-    echo "=================================================================="
-    echo "== $1"
-    echo "=================================================================="
-    shift
-    "$g" grade "$@"
-    rc=$?
-    [ "$rc" -le 1 ] || { echo "demo: the grader failed (exit $rc)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/grader-demo.XXXXXX) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+spec=specs/public.yaml
+# The submission whose whole rubric closes the demo.
+full=tests/submissions/block_prenorm.c
+
+samples="reference/attention.c student_template/attention.c
+tests/submissions/sdpa_no_scale.c tests/submissions/softmax_no_max_shift.c
+tests/submissions/sdpa_inverted_mask.c tests/submissions/pe_sin_cos_swapped.c
+tests/submissions/layernorm_sample_variance.c tests/submissions/mha_wrong_head_slicing.c
+tests/submissions/block_prenorm.c tests/batch_fixtures/broken.c"
+
+# The first problem a rubric names: its diagnosis line when it has one,
+# else the banner's next line (compile error, refusal), the stubs, or the
+# first test that did not pass with its first detail line.
+first_problem() {
+    awk '
+        function cut(s) { return length(s) > 78 ? substr(s, 1, 77) "~" : s }
+        /^(diagnosis|likely cause)[^:]*:/ && !done { print cut($0); done = 1 }
+        /^(COMPILE ERROR|REJECTED|GRADER ERROR)/ && !done { banner = 1; next }
+        banner && !done && /error/ { sub(/^ +/, ""); print cut("compile error: " $0); done = 1 }
+        /^not implemented yet:/ && !done { print cut($0); done = 1 }
+        /^  (FAIL|CRASH|TIME|TODO|SKIP) / && !done && !id { id = $3; next }
+        id && !done { sub(/^ +/, ""); print cut(id ": " $0); done = 1 }
+        END { if (!done) print "-" }
+    ' "$1"
 }
-show "the reference solution, public + hidden specs (staff build)" \
-    --spec specs/public.yaml --spec specs/hidden.yaml reference/attention.c
-show "the student template as handed out (stubs)" student_template/attention.c
-show "a buggy submission: the division by sqrt(d_k) is missing" \
-    --spec specs/public.yaml --spec specs/hidden.yaml tests/submissions/sdpa_no_scale.c
-show "a buggy submission: softmax without the max-shift" \
-    tests/submissions/softmax_no_max_shift.c
-show "a buggy submission: pre-norm instead of post-norm" \
-    --only '^block\.' tests/submissions/block_prenorm.c
+
+score_of() {   # the header's "  score:      52.0 / 60.0"
+    sed -n 's/^  score: *\([0-9.]*\) \/ \([0-9.]*\).*/\1\/\2/p' "$1" | head -n 1
+}
+
 echo
-echo "demo: done. Grade your own file with: $g grade path/to/attention.c"
+echo "== the sample submissions, graded with the public tests ($spec)"
+printf '%-30s %-10s %s\n' "submission" "score" "first problem"
+for s in $samples; do
+    "$g" grade --spec "$spec" "$s" >"$tmp/r.txt" 2>"$tmp/err.txt"
+    rc=$?
+    [ "$rc" -le 1 ] || { echo "demo: the grader failed (exit $rc):" >&2; cat "$tmp/err.txt" >&2
+                         exit 1; }
+    name=$(basename "$s")
+    [ "$s" = student_template/attention.c ] && name="template (stubs)"
+    [ "$s" = reference/attention.c ] && name="reference"
+    printf '%-30s %-10s %s\n' "$name" "$(score_of "$tmp/r.txt")" "$(first_problem "$tmp/r.txt")"
+done
+echo
+echo "== one buggy submission's whole rubric: $full"
+echo "   (the bug: a pre-norm block, X + sublayer(LN(X)), where the header asks for post-norm)"
+"$g" grade --spec "$spec" "$full"
+rc=$?
+[ "$rc" -le 1 ] || { echo "demo: the grader failed (exit $rc)" >&2; exit 1; }
+echo
+echo "demo: grade your own file with: make check SUB=path/to/attention.c [ONLY=regex]"

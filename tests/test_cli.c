@@ -258,3 +258,42 @@ Test(cli, map_glyphs_follow_the_flag)
     free(u);
     free(a);
 }
+
+/* ---- make demo ---- */
+
+/* The table row of `name` has a score and its problem starts with `what`. */
+static void expect_row(const char *table, const char *name, const char *what)
+{
+    char key[64], score[32], line[256];
+    const char *p;
+
+    snprintf(key, sizeof key, "\n%s ", name);
+    p = strstr(table, key);
+    cr_assert_not_null(p, "no row for '%s'", name);
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
+    cr_expect(sscanf(line + 31, "%31s", score) == 1 && strchr(score, '/') != NULL,
+              "row '%s' has no score", line);
+    cr_expect(strncmp(line + 42, what, strlen(what)) == 0, "row '%s' does not show '%s'", line,
+              what);
+}
+
+/* Two screens for a newcomer: a row per sample with its score and first
+ * problem, then one whole rubric. (The Makefile's quiet build line comes
+ * before this script.) */
+Test(cli, demo_fits_two_screens, .timeout = 240)
+{
+    int rc;
+    char *out = run("sh tests/demo.sh \"$BUILD\"", &rc);
+    const char *table = strstr(out, "submission                     score");
+
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect_leq(count(out, "\n"), 100, "the demo is %zu lines", count(out, "\n"));
+    cr_assert_not_null(table, "%s", out);
+    /* each row: name, earned/possible, the first problem ("-" for none) */
+    expect_row(table, "reference", "-");
+    expect_row(table, "broken.c", "compile error: attention.c:");
+    expect_row(table, "block_prenorm.c", "block.");
+    expect_row(table, "template (stubs)", "not implemented yet:");
+    cr_expect_eq(count(out, "attention-grader report"), 1, "%s", out);
+    free(out);
+}
