@@ -456,6 +456,22 @@ int bat_csv_field(struct strbuf *sb, const char *s)
     return rc ? -1 : 0;
 }
 
+int bat_csv_text(struct strbuf *sb, const char *s)
+{
+    struct strbuf t;
+    int rc;
+
+    if (s[0] == '\0' || strchr(BAT_CSV_FORMULA_LEAD, s[0]) == NULL)
+        return bat_csv_field(sb, s);
+    /* A spreadsheet would run "=HYPERLINK(...)" as a formula: a leading
+     * apostrophe makes it text (and Excel hides the apostrophe). */
+    sb_init(&t, 0);
+    rc = sb_addch(&t, '\'') | sb_adds(&t, s);
+    rc = rc ? -1 : bat_csv_field(sb, sb_str(&t));
+    sb_release(&t);
+    return rc;
+}
+
 static int csv_num(struct strbuf *sb, double v)
 {
     char buf[JSON_NUM_MAX];
@@ -487,13 +503,13 @@ static int csv_note(struct strbuf *sb, const struct bat_row *r)
         strcmp(r->status, "error") != 0)
         return 0;
     snprintf(line, sizeof line, "%.*s", (int)strcspn(d, "\r\n"), d);
-    return bat_csv_field(sb, line);
+    return bat_csv_text(sb, line);
 }
 
 static int csv_row(const char *const *test_ids, size_t n_tests,
                    const struct bat_row *r, struct strbuf *out)
 {
-    int rc = bat_csv_field(out, r->id);
+    int rc = bat_csv_text(out, r->id);
 
     rc |= sb_addch(out, ',') | csv_num(out, r->score) | sb_addch(out, ',');
     rc |= csv_num(out, r->max_score) | sb_addch(out, ',') | bat_csv_field(out, r->status);

@@ -189,13 +189,29 @@ int bat_row_load(const char *dir, struct bat_row *row, struct grd_err *e)
 int bat_csv_field(struct strbuf *sb, const char *s)
     __attribute__((warn_unused_result));
 
+/* The first characters that make a spreadsheet read a cell as a formula
+ * (or, for tab and CR, that Excel strips before it does). */
+#define BAT_CSV_FORMULA_LEAD "=+-@\t\r"
+
+/*
+ * bat_csv_field() for a text cell that a spreadsheet will open: a value
+ * starting with one of BAT_CSV_FORMULA_LEAD gets a leading apostrophe
+ * ("=1+1" becomes "'=1+1"), so that Excel, LibreOffice and Google Sheets
+ * show it as text instead of running it (OWASP's CSV injection advice).
+ * Readers of the gradebook drop that apostrophe again (bat_csv_untext).
+ * Returns 0 or -1 (cap).
+ */
+int bat_csv_text(struct strbuf *sb, const char *s)
+    __attribute__((warn_unused_result));
+
 /*
  * Append grades.csv: the header `id,score,max_score,status,<test ids>,
  * grader_version,spec_sha256,submission_sha256,note`, then one row per entry
  * of rows[0..n) in bytewise id order (rows itself is not reordered).
  * Points are formatted with at most four decimals; a test a row lacks is
  * 0; a manual item not yet scored is blank. `note` says why a row has no
- * grade of its own (status missing, skipped or error), else is empty.
+ * grade of its own (status missing, skipped or error), else is empty. The
+ * id and the note go through bat_csv_text (formulas neutralised).
  * Lines end in CRLF. Returns 0 or -1 (cap or out of memory).
  */
 int bat_csv_write(const char *const *test_ids, size_t n_tests,

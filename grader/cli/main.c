@@ -3,6 +3,7 @@
  *
  *   grader grade ...    grade one submission (cmd_grade.c)
  *   grader batch|merge  a whole class (cmd_batch.c)
+ *   grader export       grades.csv for Canvas, Moodle or Excel (cmd_export.c)
  *   grader list ...     list the tests of the specs (cmd_list.c)
  *   grader map|saturation|permute|vectors   self-check tools (cmd_selfcheck.c)
  *   grader version
@@ -34,6 +35,7 @@ static const struct command commands[] = {
     {"grade", cmd_grade},
     {"batch", cmd_batch},
     {"merge", cmd_merge},
+    {"export", cmd_export},
     {"list", cmd_list},
     {"map", cmd_map},
     {"saturation", cmd_saturation},
@@ -48,6 +50,7 @@ static const char usage[] =
     "  grade       grade one submission and print its rubric\n"
     "  batch       grade a whole class in parallel into a gradebook\n"
     "  merge       combine the outputs of sharded batches\n"
+    "  export      grades.csv as Canvas's or Moodle's import, or for Excel\n"
     "  list        list the tests of the specs\n"
     "  map         the attention map of a text, computed with a submission\n"
     "  saturation  mean max softmax weight against d, with and without 1/sqrt(d)\n"

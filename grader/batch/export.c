@@ -1,0 +1,274 @@
+/* export.c -- see export.h. A CSV reader for our own gradebook and a
+ * TA's roster, and the two LMS import layouts. */
+#include "batch/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch/batch.h"
+
+/* ---- reading CSV ---- */
+
+struct parse {
+    const char *s, *end, *name;
+    size_t line;
+    struct strbuf cell;
+    char **cells;
+    size_t n, cap;
+};
+
+static int push_cell(struct parse *p, struct grd_err *e)
+{
+    char *c;
+
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 64;
+        char **v = realloc(p->cells, cap * sizeof *v);
+
+        if (v == NULL)
+            return err_set(e, p->name, 0, 0, "out of memory");
+        p->cells = v, p->cap = cap;
+    }
+    if (p->cell.truncated)
+        return err_set(e, p->name, (int)p->line, 0, "field too large");
+    if ((c = sb_detach(&p->cell, NULL)) == NULL)
+        return err_set(e, p->name, 0, 0, "out of memory");
+    p->cells[p->n++] = c;
+    return 0;
+}
+
+static void keep(struct parse *p, char ch)
+{
+    if (sb_addch(&p->cell, ch) < 0)
+        return;   /* p->cell.truncated: push_cell reports it */
+}
+
+enum { F_PLAIN, F_QUOTED, F_CLOSED };
+
+/* One field at p->s; *eol set when it ended its row. */
+static int field(struct parse *p, int *eol, struct grd_err *e)
+{
+    int st = p->s < p->end && *p->s == '"' ? F_QUOTED : F_PLAIN;
+
+    *eol = 0;
+    p->s += st == F_QUOTED;
+    while (p->s < p->end) {
+        char ch = *p->s++;
+
+        if (st == F_QUOTED) {
+            if (ch == '"' && p->s < p->end && *p->s == '"')
+                p->s++, keep(p, '"');
+            else if (ch == '"')
+                st = F_CLOSED;
+            else
+                p->line += ch == '\n', keep(p, ch);
+            continue;
+        }
+        if (ch == ',')
+            return push_cell(p, e);
+        if (ch == '\r' && p->s < p->end && *p->s == '\n')
+            p->s++, ch = '\n';
+        if (ch == '\n') {
+            *eol = 1;
+            return push_cell(p, e);
+        }
+        if (st == F_CLOSED)
+            return err_set(e, p->name, (int)p->line, 0,
+                           "text after a closing quote");
+        keep(p, ch);
+    }
+    if (st == F_QUOTED)
+        return err_set(e, p->name, (int)p->line, 0, "unterminated quoted field");
+    *eol = 1;
+    return push_cell(p, e);
+}
+
+void gbx_table_free(struct gbx_table *t)
+{
+    for (size_t i = 0; t->cells && i < t->n_rows * t->n_cols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    memset(t, 0, sizeof *t);
+}
+
+int gbx_csv_parse(const char *text, size_t n, const char *name,
+                  struct gbx_table *t, struct grd_err *e)
+{
+    struct parse p = { text, text + n, name, 1, { 0 }, NULL, 0, 0 };
+    size_t row_start = 0;
+    int eol, rc = 0;
+
+    memset(t, 0, sizeof *t);
+    if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        p.s += 3;
+    sb_init(&p.cell, (size_t)1 << 20);
+    while (rc == 0 && p.s < p.end) {
+        if ((rc = field(&p, &eol, e)) < 0 || !eol)
+            continue;
+        if (t->n_cols == 0)
+            t->n_cols = p.n;
+        if (p.n - row_start != t->n_cols)
+            rc = err_set(e, name, (int)p.line, 0, "%zu fields where the "
+                         "header has %zu", p.n - row_start, t->n_cols);
+        row_start = p.n;
+        p.line++;
+    }
+    sb_release(&p.cell);
+    t->cells = p.cells;
+    t->n_rows = t->n_cols ? p.n / t->n_cols : 0;
+    if (rc == 0 && t->n_rows == 0)
+        rc = err_set(e, name, 1, 0, "no header row");
+    if (rc < 0) {
+        t->n_rows = p.n, t->n_cols = 1;   /* so that every cell is freed */
+        gbx_table_free(t);
+    }
+    return rc;
+}
+
+int gbx_col(const struct gbx_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_cols; i++)
+        if (strcmp(t->cells[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *gbx_untext(const char *cell)
+{
+    return cell[0] == '\'' && cell[1] != '\0' &&
+                   strchr(BAT_CSV_FORMULA_LEAD, cell[1]) != NULL
+               ? cell + 1 : cell;
+}
+
+static const char *cell(const struct gbx_table *t, size_t row, int col)
+{
+    return col < 0 ? "" : t->cells[row * t->n_cols + (size_t)col];
+}
+
+/* ---- writing the LMS's layout ---- */
+
+/* The gradebook row of roster id `id`, or 0 (row 0 is the header). */
+static size_t grade_row(const struct gbx_table *g, int c_id, const char *id)
+{
+    for (size_t r = 1; r < g->n_rows; r++)
+        if (strcmp(gbx_untext(cell(g, r, c_id)), id) == 0)
+            return r;
+    return 0;
+}
+
+/* The grade to import: the score, or "" when the row has none of its own. */
+static const char *grade_of(const struct gbx_table *g, size_t row, int c_score,
+                            int c_status)
+{
+    const char *st = cell(g, row, c_status);
+
+    if (row == 0 || strcmp(st, "missing") == 0 || strcmp(st, "skipped") == 0 ||
+        strcmp(st, "error") == 0)
+        return "";
+    return cell(g, row, c_score);
+}
+
+static int put_cells(struct strbuf *out, const char *const *v, size_t n)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++)
+        rc |= (i ? sb_addch(out, ',') : 0) | bat_csv_text(out, v[i]);
+    return rc | sb_adds(out, "\r\n") ? -1 : 0;
+}
+
+struct cols { int id, score, status, max, note; };
+
+static int check_input(const struct gbx_table *g, const struct gbx_table *ro,
+                       struct cols *c, struct grd_err *e)
+{
+    c->id = gbx_col(g, "id"), c->score = gbx_col(g, "score");
+    c->status = gbx_col(g, "status"), c->max = gbx_col(g, "max_score");
+    c->note = gbx_col(g, "note");
+    if (c->id < 0 || c->score < 0 || c->status < 0)
+        return err_set(e, NULL, 0, 0, "the gradebook has no id, score or "
+                       "status column: is it a grades.csv?");
+    if (gbx_col(ro, "id") < 0)
+        return err_set(e, NULL, 0, 0, "the roster has no 'id' column");
+    for (size_t a = 1; a < ro->n_rows; a++)
+        for (size_t b = a + 1; b < ro->n_rows; b++)
+            if (strcmp(cell(ro, a, gbx_col(ro, "id")),
+                       cell(ro, b, gbx_col(ro, "id"))) == 0)
+                return err_set(e, NULL, (int)b + 1, 0, "roster id '%s' twice",
+                               cell(ro, b, gbx_col(ro, "id")));
+    return 0;
+}
+
+/* The points possible: the max_score of the first graded row. */
+static const char *points_possible(const struct gbx_table *g, const struct cols *c)
+{
+    for (size_t r = 1; c->max >= 0 && r < g->n_rows; r++)
+        if (grade_of(g, r, c->score, c->status)[0])
+            return cell(g, r, c->max);
+    return "";
+}
+
+static int roster_row(enum gbx_lms lms, const struct gbx_table *ro, size_t r,
+                      const char *grade, const char *feedback, struct strbuf *out)
+{
+    static const char *const canvas[] = { "name", "canvas_id", "sis_user_id",
+                                          "sis_login_id", "section" };
+    static const char *const moodle[] = { "username", "email", "idnumber" };
+    const char *const *names = lms == GBX_CANVAS ? canvas : moodle;
+    size_t n = lms == GBX_CANVAS ? 5 : 3, i;
+    const char *v[7];
+
+    for (i = 0; i < n; i++)
+        v[i] = cell(ro, r, gbx_col(ro, names[i]));
+    v[i++] = grade;
+    if (lms == GBX_MOODLE)
+        v[i++] = feedback;
+    return put_cells(out, v, i);
+}
+
+int gbx_export(enum gbx_lms lms, const struct gbx_table *grades,
+               const struct gbx_table *roster, const char *assignment,
+               struct strbuf *out, struct gbx_stats *st, struct grd_err *e)
+{
+    const char *canvas_head[] = { "Student", "ID", "SIS User ID", "SIS Login ID",
+                                  "Section", assignment };
+    const char *moodle_head[] = { "Username", "Email address", "ID number",
+                                  assignment, "Feedback" };
+    struct cols c;
+    int rc, ro_id = gbx_col(roster, "id");
+
+    memset(st, 0, sizeof *st);
+    if (check_input(grades, roster, &c, e) < 0)
+        return -1;
+    rc = lms == GBX_CANVAS ? put_cells(out, canvas_head, 6)
+                           : put_cells(out, moodle_head, 5);
+    if (rc == 0 && lms == GBX_CANVAS) {
+        /* Canvas reads and ignores this row of its own exports */
+        const char *pp[] = { "Points Possible", "", "", "", "",
+                             points_possible(grades, &c) };
+        rc = put_cells(out, pp, 6);
+    }
+    for (size_t r = 1; rc == 0 && r < roster->n_rows; r++) {
+        size_t g = grade_row(grades, c.id, cell(roster, r, ro_id));
+        const char *grade = grade_of(grades, g, c.score, c.status);
+
+        *(grade[0] ? &st->graded : &st->blank) += 1;
+        rc = roster_row(lms, roster, r, grade,
+                        g ? cell(grades, g, c.note) : "no submission graded", out);
+    }
+    for (size_t g = 1; g < grades->n_rows; g++) {
+        const char *id = gbx_untext(cell(grades, g, c.id));
+        size_t r;
+
+        for (r = 1; r < roster->n_rows && strcmp(cell(roster, r, ro_id), id); r++)
+            ;
+        st->not_in_roster += r == roster->n_rows;
+    }
+    return rc || out->truncated ? err_set(e, NULL, 0, 0, "the export is "
+                                          "larger than its cap") : 0;
+}
+
+int gbx_add_bom(struct strbuf *out)
+{
+    return sb_adds(out, "\xEF\xBB\xBF");
+}

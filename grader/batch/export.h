@@ -1,0 +1,71 @@
+/*
+ * export.h -- the gradebook for an LMS: read grades.csv and a roster, write
+ * Canvas's or Moodle's grade-import CSV (docs/TA.md, "Into the LMS"), or
+ * grades.csv with a byte-order mark for Excel.
+ *
+ * Canvas: `Student,ID,SIS User ID,SIS Login ID,Section,<assignment>`, a
+ * `Points Possible` row, then one row per roster entry.
+ * Moodle: `Username,Email address,ID number,<assignment>,Feedback`, one row
+ * per roster entry; the import maps a user column and the grade column.
+ * The roster is a CSV file with a header naming its columns: `id` (the
+ * grader's id, as in grades.csv) and the LMS's own: name, canvas_id,
+ * sis_user_id, sis_login_id, section (Canvas); username, email, idnumber
+ * (Moodle). Absent columns are empty cells. Rows come out in roster order;
+ * a student without a gradebook row, or whose row has no grade of its own
+ * (status missing, skipped or error), gets an empty grade cell, never 0.
+ * Every text cell is written with bat_csv_text (formulas neutralised).
+ */
+#ifndef GRD_EXPORT_H
+#define GRD_EXPORT_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "core/strbuf.h"
+
+/* A CSV file read whole: row 0 is the header; every row has n_cols cells. */
+struct gbx_table {
+    size_t n_rows, n_cols;
+    char **cells;   /* n_rows * n_cols strings, row-major */
+};
+
+/*
+ * Parse RFC 4180 text (CRLF or LF, quoted fields with "" for a quote, a
+ * leading UTF-8 byte-order mark skipped) into t. `name` is the file named
+ * in errors. Returns 0, or -1 with `e` set (name:line: an unterminated
+ * quote, a row of another width, no header, out of memory).
+ */
+int gbx_csv_parse(const char *text, size_t n, const char *name,
+                  struct gbx_table *t, struct grd_err *e)
+    __attribute__((warn_unused_result));
+void gbx_table_free(struct gbx_table *t);
+
+/* The index of the header cell `name`, or -1. */
+int gbx_col(const struct gbx_table *t, const char *name);
+
+/* A cell's text with the apostrophe bat_csv_text adds removed. */
+const char *gbx_untext(const char *cell);
+
+enum gbx_lms { GBX_CANVAS, GBX_MOODLE };
+
+struct gbx_stats {
+    size_t graded;          /* roster rows given a grade */
+    size_t blank;           /* roster rows left blank */
+    size_t not_in_roster;   /* gradebook rows no roster row names */
+};
+
+/*
+ * Write the import CSV for `lms` from `grades` (a grades.csv) and `roster`
+ * to `out`; `assignment` is the grade column's title. Counts go to st.
+ * Returns 0, or -1 with `e` set (grades.csv without id, score or status;
+ * a roster without id; a roster id twice; cap).
+ */
+int gbx_export(enum gbx_lms lms, const struct gbx_table *grades,
+               const struct gbx_table *roster, const char *assignment,
+               struct strbuf *out, struct gbx_stats *st, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* Append the UTF-8 byte-order mark Excel needs to read UTF-8 ("Zoë"). */
+int gbx_add_bom(struct strbuf *out) __attribute__((warn_unused_result));
+
+#endif

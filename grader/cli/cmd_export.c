@@ -1,0 +1,185 @@
+/* cmd_export.c -- `grader export`: a gradebook for the LMS (export.h):
+ * Canvas's or Moodle's grade-import CSV from grades.csv and a roster, or
+ * grades.csv with the byte-order mark Excel needs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch/batch.h"
+#include "batch/export.h"
+#include "cli/cli.h"
+
+#define EXPORT_READ_MAX ((size_t)64 << 20)
+
+static const char usage[] =
+    "usage: grader export (--canvas | --moodle) --roster FILE [--assignment NAME]\n"
+    "                     [--excel] [--out FILE] GRADES.csv\n"
+    "       grader export --excel [--out FILE] GRADES.csv\n"
+    "Writes the LMS's grade-import CSV from a batch's grades.csv (docs/TA.md).\n"
+    "  --canvas      Student,ID,SIS User ID,SIS Login ID,Section,<assignment>\n"
+    "  --moodle      Username,Email address,ID number,<assignment>,Feedback\n"
+    "  --roster F    CSV with a header: id (the gradebook's) and name, canvas_id,\n"
+    "                sis_user_id, sis_login_id, section (Canvas) or username,\n"
+    "                email, idnumber (Moodle); rows come out in its order\n"
+    "  --assignment  the grade column's title (default: Attention); Canvas\n"
+    "                matches 'Name (id)' as its own export writes it\n"
+    "  --excel       start with a UTF-8 byte-order mark (Excel reads \"Zoe\" with\n"
+    "                its accents then); alone: grades.csv itself with the mark\n"
+    "  --out FILE    write FILE atomically (default: standard output)\n"
+    "  --help        this text\n";
+
+struct export_args {
+    int lms;   /* -1: none */
+    int excel;
+    const char *roster, *assignment, *out, *grades;
+};
+
+enum { OPT_CANVAS = 1, OPT_MOODLE, OPT_ROSTER, OPT_ASSIGN, OPT_EXCEL, OPT_OUT, OPT_HELP };
+
+static const struct option options[] = {
+    {"canvas", no_argument, NULL, OPT_CANVAS},
+    {"moodle", no_argument, NULL, OPT_MOODLE},
+    {"roster", required_argument, NULL, OPT_ROSTER},
+    {"assignment", required_argument, NULL, OPT_ASSIGN},
+    {"excel", no_argument, NULL, OPT_EXCEL},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static int take_option(struct export_args *a, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_CANVAS:
+    case OPT_MOODLE:
+        if (a->lms >= 0)
+            return cli_usage("give one of --canvas and --moodle", usage);
+        a->lms = opt == OPT_CANVAS ? GBX_CANVAS : GBX_MOODLE;
+        return 0;
+    case OPT_ROSTER: a->roster = arg; return 0;
+    case OPT_ASSIGN: a->assignment = arg; return 0;
+    case OPT_EXCEL: a->excel = 1; return 0;
+    case OPT_OUT: a->out = arg; return 0;
+    case OPT_HELP:
+        fputs(usage, stdout);
+        return -1;
+    default:
+        return cli_usage(NULL, usage);
+    }
+}
+
+static int parse_args(struct export_args *a, int argc, char **argv)
+{
+    int opt, rc;
+
+    memset(a, 0, sizeof *a);
+    a->lms = -1;
+    a->assignment = "Attention";
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
+        if ((rc = take_option(a, opt, optarg)) != 0)
+            return rc;
+    if (optind != argc - 1)
+        return cli_usage("expected exactly one GRADES.csv", usage);
+    a->grades = argv[optind];
+    if (a->lms < 0 && !a->excel)
+        return cli_usage("nothing to do: give --canvas, --moodle or --excel", usage);
+    if (a->lms >= 0 && a->roster == NULL)
+        return cli_usage("--canvas and --moodle need --roster FILE", usage);
+    return 0;
+}
+
+/* The whole file into sb (capped). 0, or -1 with e set. */
+static int read_whole(const char *path, struct strbuf *sb, struct grd_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    char buf[65536];
+    size_t n;
+    int rc = 0;
+
+    if (f == NULL)
+        return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
+    while (rc == 0 && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        rc = sb_add(sb, buf, n);
+    if (ferror(f))
+        rc = err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
+    else if (rc < 0)
+        rc = err_set(e, path, 0, 0, "larger than %zu bytes", EXPORT_READ_MAX);
+    fclose(f);
+    return rc;
+}
+
+static int load_table(const char *path, struct gbx_table *t, struct grd_err *e)
+{
+    struct strbuf sb;
+    int rc;
+
+    sb_init(&sb, EXPORT_READ_MAX);
+    rc = read_whole(path, &sb, e);
+    if (rc == 0)
+        rc = gbx_csv_parse(sb_str(&sb), sb.len, path, t, e);
+    sb_release(&sb);
+    return rc;
+}
+
+static int build(const struct export_args *a, struct strbuf *out,
+                 struct gbx_stats *st, struct grd_err *e)
+{
+    struct gbx_table g, r;
+    struct strbuf raw;
+    int rc;
+
+    if (a->excel && gbx_add_bom(out) < 0)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if (a->lms < 0) {   /* --excel alone: grades.csv, checked, with the mark */
+        sb_init(&raw, EXPORT_READ_MAX);
+        rc = read_whole(a->grades, &raw, e);
+        if (rc == 0 && (rc = gbx_csv_parse(sb_str(&raw), raw.len, a->grades, &g, e)) == 0) {
+            gbx_table_free(&g);
+            size_t skip = raw.len >= 3 && !memcmp(sb_str(&raw), "\xEF\xBB\xBF", 3) ? 3 : 0;
+            rc = sb_add(out, sb_str(&raw) + skip, raw.len - skip) < 0
+                     ? err_set(e, NULL, 0, 0, "out of memory") : 0;
+        }
+        sb_release(&raw);
+        return rc;
+    }
+    if (load_table(a->grades, &g, e) < 0)
+        return -1;
+    if (load_table(a->roster, &r, e) < 0) {
+        gbx_table_free(&g);
+        return -1;
+    }
+    rc = gbx_export((enum gbx_lms)a->lms, &g, &r, a->assignment, out, st, e);
+    gbx_table_free(&g);
+    gbx_table_free(&r);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct export_args a;
+    struct gbx_stats st = { 0, 0, 0 };
+    struct strbuf out;
+    struct grd_err e;
+    int rc = parse_args(&a, argc, argv);
+
+    if (rc != 0)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    err_clear(&e);
+    sb_init(&out, 0);
+    rc = build(&a, &out, &st, &e);
+    if (rc == 0 && a.out)
+        rc = bat_write_atomic(a.out, sb_str(&out), out.len, &e);
+    else if (rc == 0 && fwrite(sb_str(&out), 1, out.len, stdout) != out.len)
+        rc = err_set(&e, NULL, 0, 0, "cannot write the export");
+    sb_release(&out);
+    if (rc < 0)
+        return cli_fail(&e);
+    if (a.lms >= 0)
+        fprintf(stderr, "grader: export: %zu graded, %zu left blank (no grade of "
+                "their own), %zu gradebook rows not in the roster\n",
+                st.graded, st.blank, st.not_in_roster);
+    return CLI_EXIT_OK;
+}

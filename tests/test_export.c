@@ -1,0 +1,231 @@
+/*
+ * test_export.c -- the gradebook for spreadsheets and LMSs (batch/export.h):
+ * formulas in ids neutralised in grades.csv, the CSV reader, Canvas's and
+ * Moodle's import layouts from grades.csv and a roster, the byte-order mark,
+ * and `grader export` end to end.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "batch/batch.h"
+#include "batch/export.h"
+
+#ifndef TEST_BUILDDIR
+#define TEST_BUILDDIR "build"
+#endif
+
+/* A grades.csv as `grader batch` writes it (header of batch.h). */
+static const char grades_csv[] =
+    "id,score,max_score,status,softmax.values,grader_version,spec_sha256,"
+    "submission_sha256,note\r\n"
+    "'=HYPERLINK(\"http://x\"),10,60,ok,2,1.0.0,aa,bb,\r\n"
+    "alice,52.5,60,ok,2,1.0.0,aa,bb,\r\n"
+    "bob,0,60,compile_error,0,1.0.0,aa,bb,\r\n"
+    "carol,0,60,missing,0,1.0.0,aa,,no attention.c in the folder\r\n"
+    "zoe,60,60,ok,2,1.0.0,aa,bb,\r\n";
+
+static const char roster_csv[] =
+    "\xEF\xBB\xBFid,name,canvas_id,sis_user_id,sis_login_id,section,username,email,idnumber\n"
+    "zoe,Zoë Ångström,101,S1,zoe,A,zoe,zoe@uni.example,1001\n"
+    "alice,\"Lovelace, Ada\",102,S2,alice,A,ada,ada@uni.example,1002\n"
+    "bob,=cmd|' /C calc'!A0,103,S3,bob,B,bob,bob@uni.example,1003\n"
+    "carol,Carol,104,S4,carol,B,carol,carol@uni.example,1004\n"
+    "dave,Dave,105,S5,dave,B,dave,dave@uni.example,1005\n";
+
+static void parse(const char *text, struct gbx_table *t)
+{
+    struct grd_err e;
+
+    cr_assert_eq(gbx_csv_parse(text, strlen(text), "t.csv", t, &e), 0, "%s", e.msg);
+}
+
+Test(export, grades_csv_neutralises_formulas_in_ids_and_notes)
+{
+    static const char *const ids[] = {
+        "=HYPERLINK(\"http://evil\")", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "plain-id",
+    };
+    static const char *const want[] = {
+        "\"'=HYPERLINK(\"\"http://evil\"\")\"", "'+1", "'-2", "'@SUM(A1)",
+        "'\tx", "\"'\rx\"", "plain-id",
+    };
+
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        struct bat_row row;
+        struct strbuf sb;
+        const char *line;
+
+        memset(&row, 0, sizeof row);
+        row.id = (char *)ids[i];
+        snprintf(row.status, sizeof row.status, "missing");
+        row.detail = (char *)"=1+1 in the note too";
+        sb_init(&sb, 0);
+        cr_assert(bat_csv_write(NULL, 0, &row, 1, &sb) == 0);
+        line = strstr(sb_str(&sb), "\r\n") + 2;
+        cr_expect(strncmp(line, want[i], strlen(want[i])) == 0 &&
+                  line[strlen(want[i])] == ',', "id %zu: %s", i, line);
+        cr_expect(strstr(line, ",'=1+1 in the note too\r\n") != NULL, "%s", line);
+        sb_release(&sb);
+    }
+    cr_expect_str_eq(gbx_untext("'=1+1"), "=1+1");
+    cr_expect_str_eq(gbx_untext("'plain"), "'plain");
+}
+
+Test(export, csv_reader_reads_quotes_crlf_and_bom_and_refuses_bad_rows)
+{
+    struct gbx_table t;
+    struct grd_err e;
+    static const char *const bad[] = {
+        "a,b\r\n1\r\n", "a,b\n\"open,2\n", "a\n\"x\"y\n",
+    };
+
+    parse("\xEF\xBB\xBF" "a,b\r\n\"x, \"\"y\"\"\",\"two\nlines\"\r\n,\n", &t);
+    cr_expect_eq(t.n_rows, 3);
+    cr_expect_eq(t.n_cols, 2);
+    cr_expect_str_eq(t.cells[0], "a");
+    cr_expect_str_eq(t.cells[2], "x, \"y\"");
+    cr_expect_str_eq(t.cells[3], "two\nlines");
+    cr_expect_str_eq(t.cells[4], "");
+    cr_expect_eq(gbx_col(&t, "b"), 1);
+    cr_expect_eq(gbx_col(&t, "c"), -1);
+    gbx_table_free(&t);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_expect_eq(gbx_csv_parse(bad[i], strlen(bad[i]), "bad.csv", &t, &e), -1,
+                     "bad %zu accepted", i);
+        cr_expect(e.line > 0, "bad %zu: no line: %s", i, e.msg);
+    }
+}
+
+static char *export(enum gbx_lms lms, struct gbx_stats *st)
+{
+    struct gbx_table g, r;
+    struct strbuf out;
+    struct grd_err e;
+
+    parse(grades_csv, &g);
+    parse(roster_csv, &r);
+    sb_init(&out, 0);
+    cr_assert_eq(gbx_export(lms, &g, &r, "Attention (12345)", &out, st, &e), 0,
+                 "%s", e.msg);
+    gbx_table_free(&g);
+    gbx_table_free(&r);
+    return sb_detach(&out, NULL);
+}
+
+Test(export, canvas_columns_in_roster_order_blank_without_a_grade)
+{
+    struct gbx_stats st;
+    char *s = export(GBX_CANVAS, &st);
+
+    cr_expect_str_eq(s,
+        "Student,ID,SIS User ID,SIS Login ID,Section,Attention (12345)\r\n"
+        "Points Possible,,,,,60\r\n"
+        "Zoë Ångström,101,S1,zoe,A,60\r\n"
+        "\"Lovelace, Ada\",102,S2,alice,A,52.5\r\n"
+        "'=cmd|' /C calc'!A0,103,S3,bob,B,0\r\n"
+        "Carol,104,S4,carol,B,\r\n"
+        "Dave,105,S5,dave,B,\r\n");
+    cr_expect_eq(st.graded, 3);
+    cr_expect_eq(st.blank, 2);          /* carol: missing; dave: no row */
+    cr_expect_eq(st.not_in_roster, 1);  /* the =HYPERLINK id */
+    free(s);
+}
+
+Test(export, moodle_columns_with_feedback)
+{
+    struct gbx_stats st;
+    char *s = export(GBX_MOODLE, &st);
+
+    cr_expect_str_eq(s,
+        "Username,Email address,ID number,Attention (12345),Feedback\r\n"
+        "zoe,zoe@uni.example,1001,60,\r\n"
+        "ada,ada@uni.example,1002,52.5,\r\n"
+        "bob,bob@uni.example,1003,0,\r\n"
+        "carol,carol@uni.example,1004,,no attention.c in the folder\r\n"
+        "dave,dave@uni.example,1005,,no submission graded\r\n");
+    free(s);
+}
+
+Test(export, refuses_a_file_that_is_no_gradebook_or_roster)
+{
+    struct gbx_table g, r;
+    struct strbuf out;
+    struct gbx_stats st;
+    struct grd_err e;
+
+    parse("name,points\nx,1\n", &g);
+    parse(roster_csv, &r);
+    sb_init(&out, 0);
+    cr_expect_eq(gbx_export(GBX_CANVAS, &g, &r, "A", &out, &st, &e), -1);
+    cr_expect(strstr(e.msg, "grades.csv") != NULL, "%s", e.msg);
+    gbx_table_free(&g);
+    parse(grades_csv, &g);
+    gbx_table_free(&r);
+    parse("id,name\nzoe,Z\nzoe,Y\n", &r);
+    cr_expect_eq(gbx_export(GBX_CANVAS, &g, &r, "A", &out, &st, &e), -1);
+    cr_expect(strstr(e.msg, "twice") != NULL, "%s", e.msg);
+    gbx_table_free(&g);
+    gbx_table_free(&r);
+    sb_release(&out);
+}
+
+/* ---- the command ---- */
+
+static void write_file(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "wb");
+
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(s, 1, strlen(s), f), strlen(s));
+    fclose(f);
+}
+
+static char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = calloc(1, 1 << 16);
+
+    cr_assert_not_null(f, "%s", path);
+    *n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    return buf;
+}
+
+Test(export, grader_export_writes_canvas_with_a_bom_and_excel_alone)
+{
+    char dir[] = "/tmp/test-export.XXXXXX", cmd[1024], path[256];
+    size_t n;
+    char *s;
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/grades.csv", dir);
+    write_file(path, grades_csv);
+    snprintf(path, sizeof path, "%s/roster.csv", dir);
+    write_file(path, roster_csv);
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' export --canvas --excel "
+             "--roster roster.csv --out canvas.csv grades.csv 2>err.txt && "
+             "'%s/grader' export --excel grades.csv > excel.csv && "
+             "! '%s/grader' export --moodle grades.csv 2>>err.txt",
+             dir, TEST_BUILDDIR, TEST_BUILDDIR, TEST_BUILDDIR);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(path, sizeof path, "%s/canvas.csv", dir);
+    s = read_file(path, &n);
+    cr_expect(strncmp(s, "\xEF\xBB\xBFStudent,ID,", 14) == 0, "%s", s);
+    cr_expect(strstr(s, "\r\nZoë Ångström,101,S1,zoe,A,60\r\n") != NULL, "%s", s);
+    free(s);
+    snprintf(path, sizeof path, "%s/excel.csv", dir);
+    s = read_file(path, &n);
+    cr_expect_eq(n, 3 + strlen(grades_csv));
+    cr_expect(memcmp(s, "\xEF\xBB\xBF", 3) == 0 && strcmp(s + 3, grades_csv) == 0);
+    free(s);
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    s = read_file(path, &n);
+    cr_expect(strstr(s, "3 graded, 2 left blank") != NULL, "%s", s);
+    cr_expect(strstr(s, "need --roster") != NULL, "%s", s);
+    free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
