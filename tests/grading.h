@@ -6,11 +6,15 @@
  * A catalogue entry starts with a comment block:
  *   / * CATALOGUE
  *    * bug: what is wrong, in one line
- *    * expect-fail: id id ...      (every one must not pass)
+ *    * expect-fail: id id ...      (every one fails its property)
+ *    * expect-withheld: id ...     (every one passes its property but earns
+ *    *                              nothing: a test it depends on failed)
  *    * expect-maybe: id ...        (may go either way)
  *    * /
- * Every other test of the loaded specs must pass: a mistake costs points
- * where it lives and nowhere else.
+ * Every other test of the loaded specs must pass with full points: a
+ * mistake costs points where it lives and nowhere else. An entry whose bug
+ * line starts with "trivial:" does no real work and has no per-test list:
+ * it must score at most 2% of the points.
  */
 #ifndef TEST_GRADING_H
 #define TEST_GRADING_H
@@ -33,6 +37,8 @@ struct tg_expect {
     size_t n_fail;
     char maybe[TG_MAX_IDS][TG_ID_MAX];
     size_t n_maybe;
+    char withheld[TG_MAX_IDS][TG_ID_MAX];
+    size_t n_withheld;
     int found;               /* the CATALOGUE block was there */
 };
 
@@ -109,6 +115,9 @@ __attribute__((unused)) static void tg_expectations(const char *path, struct tg_
             snprintf(x->bug, sizeof x->bug, "%s", p + 4 + strspn(p + 4, " "));
         else if (strncmp(p, "expect-fail:", 12) == 0)
             x->n_fail += tg_split(p + 12, x->fail + x->n_fail, TG_MAX_IDS - x->n_fail);
+        else if (strncmp(p, "expect-withheld:", 16) == 0)
+            x->n_withheld += tg_split(p + 16, x->withheld + x->n_withheld,
+                                      TG_MAX_IDS - x->n_withheld);
         else if (strncmp(p, "expect-maybe:", 13) == 0)
             x->n_maybe += tg_split(p + 13, x->maybe + x->n_maybe, TG_MAX_IDS - x->n_maybe);
     }

@@ -2,10 +2,13 @@
  * test_catalogue.c -- our catalogue of buggy and alternative submissions,
  * graded through the real pipeline against both specs.
  *
- * Sensitivity: every expect-fail test of an entry fails. Specificity: every
- * test not listed passes, so a mistake costs points only where it lives,
+ * Sensitivity: every expect-fail test of an entry fails its property, and
+ * every expect-withheld test passes its property but earns nothing because
+ * a value test it depends on failed. Specificity: every test not listed
+ * passes with full points, so a mistake costs points only where it lives,
  * and the correct alternatives (float-only, online softmax, other loop
- * orders) get full marks.
+ * orders) get full marks. Trivial entries (trivial_*.c: no-op, zeros,
+ * uniform weights, copies, random numbers...) score at most 2 of 100.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -40,6 +43,29 @@ static int is_correct(const char *name, const struct tg_expect *x)
     return strncmp(name, "correct_", 8) == 0 || strncmp(x->bug, "none", 4) == 0;
 }
 
+/* Work that is no work: named trivial_*, its bug line says "trivial:". */
+static int is_trivial(const char *name, const struct tg_expect *x)
+{
+    return strncmp(name, "trivial_", 8) == 0 && strncmp(x->bug, "trivial:", 8) == 0;
+}
+
+/* The most a trivial submission may score: 2% of the points. */
+static void check_trivial(const struct grade_result *r, const char *name)
+{
+    cr_expect(r->status == GRADE_OK, "%s: status %s", name, grade_status_name(r->status));
+    cr_expect(r->max_cents > 0 && r->score_cents * 50 <= r->max_cents,
+              "%s: trivial work scored %.2f of %.2f", name, r->score, r->max_score);
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (r->tests[i].score_cents > 0)
+            cr_log_info("%s: '%s' earns %.2f", name, r->tests[i].test->id, r->tests[i].score);
+}
+
+/* A real failure of the property: not passed, and not merely withheld. */
+static int property_failed(const struct test_result *t)
+{
+    return t->status != TEST_PASSED && t->status != TEST_WITHHELD;
+}
+
 ParameterizedTestParameters(catalogue, entry)
 {
     return entries();
@@ -48,7 +74,7 @@ ParameterizedTestParameters(catalogue, entry)
 static void check_entry(const struct tg_expect *x, const struct grade_result *r,
                         const char *name)
 {
-    size_t seen_fail = 0;
+    size_t seen_fail = 0, seen_held = 0;
 
     cr_expect(r->status == GRADE_OK, "%s: status %s: %s", name,
               grade_status_name(r->status), r->status_detail ? r->status_detail : "");
@@ -57,16 +83,26 @@ static void check_entry(const struct tg_expect *x, const struct grade_result *r,
         const char *id = t->test->id;
         if (tg_listed(x->fail, x->n_fail, id)) {
             seen_fail++;
-            cr_expect(t->status != TEST_PASSED,
-                      "%s (%s): '%s' should fail but passed", name, x->bug, id);
+            cr_expect(property_failed(t), "%s (%s): '%s' should fail but %s", name, x->bug,
+                      id, test_status_name(t->status));
+            cr_expect(t->score_cents < t->max_cents, "%s: '%s' failed with full points",
+                      name, id);
+        } else if (tg_listed(x->withheld, x->n_withheld, id)) {
+            seen_held++;
+            cr_expect(t->status == TEST_WITHHELD && t->score_cents == 0,
+                      "%s (%s): '%s' should be withheld but %s with %.2f: %s", name, x->bug,
+                      id, test_status_name(t->status), t->score, t->message);
         } else if (!tg_listed(x->maybe, x->n_maybe, id)) {
-            cr_expect(t->status == TEST_PASSED,
-                      "%s (%s): '%s' should pass but %s: %s", name, x->bug, id,
-                      test_status_name(t->status), t->message);
+            cr_expect(t->status == TEST_PASSED && t->score_cents == t->max_cents,
+                      "%s (%s): '%s' should pass but %s (%.2f of %.2f): %s", name, x->bug, id,
+                      test_status_name(t->status), t->score, t->max_score, t->message);
         }
     }
     cr_expect(seen_fail == x->n_fail, "%s: %zu expect-fail ids are not tests of the specs",
               name, x->n_fail - seen_fail);
+    cr_expect(seen_held == x->n_withheld,
+              "%s: %zu expect-withheld ids are not tests of the specs", name,
+              x->n_withheld - seen_held);
 }
 
 ParameterizedTest(struct entry *p, catalogue, entry, .timeout = 120)
@@ -81,11 +117,18 @@ ParameterizedTest(struct entry *p, catalogue, entry, .timeout = 120)
     snprintf(path, sizeof path, "%s/%s", CAT_DIR, p->name);
     tg_expectations(path, &x);
     cr_assert(x.found, "%s has no CATALOGUE block", p->name);
-    cr_assert(x.n_fail > 0 || is_correct(p->name, &x),
+    cr_assert(x.n_fail > 0 || is_correct(p->name, &x) || is_trivial(p->name, &x),
               "%s: a bug entry must name the tests it fails", p->name);
     r = tg_grade(s, path, NULL, &e);
     cr_assert(r != NULL, "%s: grader error: %s", p->name, e.msg);
-    check_entry(&x, r, p->name);
+    if (is_trivial(p->name, &x))
+        check_trivial(r, p->name);
+    else
+        check_entry(&x, r, p->name);
+    if (is_correct(p->name, &x))
+        cr_expect(r->score_cents == r->max_cents && r->max_cents == 10000,
+                  "%s: a correct alternative scored %.2f of %.2f", p->name, r->score,
+                  r->max_score);
     grade_result_free(r);
     spec_set_free(s);
 }
@@ -93,7 +136,7 @@ ParameterizedTest(struct entry *p, catalogue, entry, .timeout = 120)
 Test(catalogue, has_enough_entries)
 {
     struct dirent **list = NULL;
-    int n = scandir(CAT_DIR, &list, tg_is_c, tg_by_name), bugs = 0, correct = 0;
+    int n = scandir(CAT_DIR, &list, tg_is_c, tg_by_name), bugs = 0, correct = 0, trivial = 0;
 
     for (int i = 0; i < n; i++) {
         char path[sizeof CAT_DIR + 300];
@@ -102,6 +145,8 @@ Test(catalogue, has_enough_entries)
         tg_expectations(path, &x);
         if (is_correct(list[i]->d_name, &x))
             correct++;
+        else if (is_trivial(list[i]->d_name, &x))
+            trivial++;
         else
             bugs++;
         free(list[i]);
@@ -109,4 +154,5 @@ Test(catalogue, has_enough_entries)
     free(list);
     cr_expect(bugs >= 20, "only %d buggy submissions (at least 20)", bugs);
     cr_expect(correct >= 3, "only %d correct alternatives (at least 3)", correct);
+    cr_expect(trivial >= 8, "only %d trivial submissions (at least 8)", trivial);
 }

@@ -357,6 +357,7 @@ void grade_result_free(struct grade_result *r)
         free(r->tests[i].message);
         free(r->tests[i].hint);
         free(r->tests[i].repro);
+        free(r->tests[i].withheld_by);
     }
     free(r->tests);
     free(r->status_detail);
@@ -378,7 +379,7 @@ const char *test_status_name(enum test_status s)
 {
     static const char *const names[] = {
         "passed", "failed", "crashed", "timed_out", "not_implemented",
-        "not_run", "manual_pending",
+        "not_run", "manual_pending", "withheld",
     };
 
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "failed";

@@ -33,7 +33,9 @@ enum test_status {
     TEST_TIMED_OUT,
     TEST_NOT_IMPLEMENTED,
     TEST_NOT_RUN,            /* compile error, rejection, budget */
-    TEST_MANUAL_PENDING      /* a manual item awaiting a TA */
+    TEST_MANUAL_PENDING,     /* a manual item awaiting a TA */
+    TEST_WITHHELD            /* passed, but a test it depends on did not:
+                                no points (see depends_on, grade_gate.h) */
 };
 
 /*
@@ -51,7 +53,10 @@ struct test_result {
     long long score_cents, max_cents;
     size_t cases_passed, cases_run;
     size_t failed_case;      /* index of the smallest failing case */
-    int dependency_failed;   /* a depends_on test did not pass */
+    int dependency_failed;   /* points withheld: a depends_on test did not
+                                earn its own (score 0 whatever the status) */
+    char *withheld_by;       /* the failed tests behind it, "a, b" (owned;
+                                NULL when nothing is withheld) */
     char *message;           /* failure text (owned), "" when passed */
     char *hint;              /* owned, "" when none */
     char *repro;             /* "make check ONLY='^sdpa\\.mask$'" (owned) */
@@ -130,6 +135,21 @@ struct impl grade_session_impl(struct grade_session *g, double deadline_ms);
 
 /* Kill the runner, remove the scratch directory, free. NULL is a no-op. */
 void grade_session_close(struct grade_session *g);
+
+/*
+ * Whether `property` of `function` is a value test: it compares outputs
+ * with independently computed values (by hand, in double, or against the
+ * reference), so that no trivial output passes it. Every other test of the
+ * shipped specs depends on a value test of its function (specs/README.md).
+ */
+int grade_is_value_test(const char *function, const char *property);
+
+/*
+ * The one line a withheld test shows: "depends on sdpa.values: fix that
+ * first" (from t->withheld_by). Returns a string the caller frees, or NULL
+ * when out of memory.
+ */
+char *grade_withheld_label(const struct test_result *t);
 
 const char *grade_status_name(enum grade_status s);  /* "ok", "compile_error", ... */
 const char *test_status_name(enum test_status s);    /* "passed", "failed", ... */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grade/grade_gate.h"
 #include "props/prop.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -442,18 +443,6 @@ static int run_test(struct loop *L, const struct spec_test *t,
     return record(L, t, selected_cases(t, sel), &ty, tr);
 }
 
-static void label_dependencies(struct grade_result *r)
-{
-    for (size_t i = 0; i < r->n_tests; i++) {
-        const struct spec_test *t = r->tests[i].test;
-        for (size_t j = 0; j < t->n_depends_on; j++)
-            for (size_t k = 0; k < r->n_tests; k++)
-                if (strcmp(r->tests[k].test->id, t->depends_on[j]) == 0 &&
-                    r->tests[k].status != TEST_PASSED)
-                    r->tests[i].dependency_failed = 1;
-    }
-}
-
 int grun_run(const struct spec_set *s, const struct grun_sel *sel,
              struct impl student, const struct impl *reference,
              const struct grun_hooks *h, const struct grade_opts *o,
@@ -479,7 +468,8 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
             return -1;
         r->n_tests = ++j;
     }
-    label_dependencies(r);
+    if (ggate_apply(r) < 0)
+        return err_set(e, NULL, 0, 0, "out of memory");
     grun_total(r);
     return 0;
 }

@@ -77,10 +77,10 @@ int rpt_want_color(int fd)
 static const char *status_word(enum test_status s, const char **color)
 {
     static const char *const words[] = {
-        "PASS", "FAIL", "CRASH", "TIME", "TODO", "SKIP", "MANUAL"
+        "PASS", "FAIL", "CRASH", "TIME", "TODO", "SKIP", "MANUAL", "HELD"
     };
     static const char *const colors[] = {
-        C_GREEN, C_RED, C_RED, C_RED, C_YELLOW, C_YELLOW, C_YELLOW
+        C_GREEN, C_RED, C_RED, C_RED, C_YELLOW, C_YELLOW, C_YELLOW, C_YELLOW
     };
 
     if ((unsigned)s >= sizeof words / sizeof *words)

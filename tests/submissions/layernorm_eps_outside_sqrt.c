@@ -2,6 +2,8 @@
  * bug: layer norm divides by sqrt(var) + eps instead of sqrt(var + eps)
  * expect-fail: layernorm.values layernorm.eps_used layernorm.mean_zero_var_one.magnitudes layernorm.matches_reference
  * expect-maybe: block.full_vs_trusted.larger
+ * expect-withheld: layernorm.mean_zero_var_one layernorm.constant_row layernorm.population_variance
+ * expect-withheld: layernorm.einval layernorm.deterministic layernorm.no_leaks layernorm.speed
  *   (the student's block uses their own layer norm; with eps = 1e-3 the
  *   difference, ~1e-3, sits at the block's tolerance)
  */

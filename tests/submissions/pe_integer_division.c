@@ -1,6 +1,8 @@
 /* CATALOGUE
  * bug: the exponent 2*(i/2)/d is computed in integers (always 0): every frequency is 1
  * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long
+ * expect-withheld: pe.bounded pe.rows_distinct pe.relative_offset pe.breaks_permutation_symmetry
+ * expect-withheld: pe.einval pe.no_leaks pe.deterministic
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a
  * student-style float version carrying the bug above.

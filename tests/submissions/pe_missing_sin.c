@@ -1,6 +1,8 @@
 /* CATALOGUE
  * bug: even columns store the angle itself, not its sine
  * expect-fail: pe.formula pe.bounded pe.relative_offset pe.values pe.matches_reference pe.formula.long
+ * expect-withheld: pe.rows_distinct pe.breaks_permutation_symmetry pe.einval pe.no_leaks
+ * expect-withheld: pe.deterministic
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a
  * student-style float version carrying the bug above.

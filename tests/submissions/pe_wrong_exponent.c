@@ -1,6 +1,8 @@
 /* CATALOGUE
  * bug: exponent i/d instead of 2*floor(i/2)/d: the cos column of a pair gets its own frequency
  * expect-fail: pe.formula pe.relative_offset pe.values pe.matches_reference pe.formula.long
+ * expect-withheld: pe.bounded pe.rows_distinct pe.breaks_permutation_symmetry pe.einval pe.no_leaks
+ * expect-withheld: pe.deterministic
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a
  * student-style float version carrying the bug above.
