@@ -38,7 +38,8 @@ struct sub {
 
 static const struct sub subs[] = {
     {"full", "reference/attention.c", "pass"},
-    {"partial", "tests/submissions/softmax_wrong_axis.c", "fail"},
+    /* a value test with partial credit: pe.formula passes 3 of 5 cases */
+    {"partial", "tests/submissions/pe_odd_d_cos.c", "fail"},
     {"zero", "student_template/attention.c", "fail"},
 };
 #define N_SUBS (sizeof subs / sizeof subs[0])
