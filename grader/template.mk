@@ -1,12 +1,13 @@
 # grader/template.mk -- `make template`: the student's repository for the
-# GitHub Classroom template, in $(DIST)/student_template/ (docs/CLASSROOM.md).
+# template repository (GitHub Actions, GitLab), in $(DIST)/student_template/
+# (docs/CLASSROOM.md).
 #
 # Included by the top Makefile; it also works alone, from the repository's
 # root: `make -f grader/template.mk template [DIST=dir]`.
 #
 # The tree holds the student's files, the public and written specs, the
 # grader's sources for a student build (GRADER_STAFF=0: no reference linked
-# in, hidden specs refused) and the Classroom workflow. It never holds the
+# in, hidden specs refused) and the workflow grade.yml. It never holds the
 # reference solution, the hidden spec or impl_local.c (which links a local
 # implementation into the grader); the recipe refuses to finish if one of
 # them got in. tests/template.sh checks the tree and a grader built from it.
@@ -48,6 +49,6 @@ template:
 	cp $(TPL_SRC)/grade.yml '$(TPL_OUT)/.github/workflows/grade.yml'
 	cp $(TPL_SRC)/gitignore '$(TPL_OUT)/.gitignore'
 	@sh $(TPL_SRC)/guard.sh '$(TPL_OUT)'
-	@echo "template: wrote $(TPL_OUT) (push it as the Classroom template: docs/CLASSROOM.md)"
+	@echo "template: wrote $(TPL_OUT) (push it as the template repository: docs/CLASSROOM.md)"
 
 .DEFAULT_GOAL := $(TPL_SAVED_GOAL)
