@@ -15,7 +15,6 @@
  */
 #include "build/objcheck.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +22,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "build/objcheck_internal.h"
+
+#if !GRADER_PORTABLE
 #if defined(__x86_64__)
 #define HOST_MACHINE EM_X86_64
 #elif defined(__aarch64__)
@@ -40,12 +42,13 @@
 #else
 #define HOST_DATA ELFDATA2MSB
 #endif
+#endif /* !GRADER_PORTABLE */
 
-static const char *const api_names[] = {
+static const char *const api_names[OBJC_N_API] = {
     "attn_softmax_rows", "attn_scaled_dot_product", "attn_positional_encoding",
     "attn_multi_head", "attn_layer_norm", "attn_transformer_block",
 };
-#define N_API (sizeof api_names / sizeof api_names[0])
+#define N_API OBJC_N_API
 
 /* Sorted by strcmp (bsearch); tests check the order. libm comes in its
  * double, float and long double forms, with glibc's classification
@@ -139,18 +142,6 @@ static const char *const grader_prefixes[] = {
     "ref_", "reference", "attn_ref", "grd_", "runner_", "impl_", "prop_", "__real_",
 };
 
-struct ctx {
-    const unsigned char *buf;
-    size_t len;
-    const char *name;        /* the file, for messages */
-    struct obj_report *rep;
-    int oom;
-    Elf64_Shdr *sh;          /* copies: the file may be unaligned */
-    size_t shnum;
-    const Elf64_Shdr *shstr;
-    int api_found[N_API];
-};
-
 static int cmp_name(const void *key, const void *elem)
 {
     return strcmp(key, *(const char *const *)elem);
@@ -175,11 +166,8 @@ static int has_prefix(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-/* Append a formatted message to a capped list; past the cap, count only. */
-static void push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
-                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
-                 const char *fmt, ...)
+void objc_push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
+               const char *fmt, ...)
 {
     char buf[ERR_MSG_MAX];
     va_list ap;
@@ -203,10 +191,6 @@ static void push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
     (*n)++;
 }
 
-#define REJECT(c, ...) push((c), &(c)->rep->rejections, &(c)->rep->n_rejections, \
-                            &(c)->rep->n_rejections_dropped, __VA_ARGS__)
-#define WARN(c, ...) push((c), &(c)->rep->warnings, &(c)->rep->n_warnings, \
-                          &(c)->rep->n_warnings_dropped, __VA_ARGS__)
 
 static void add_localise(struct ctx *c, const char *sym)
 {
@@ -268,6 +252,68 @@ char *obj_report_text(const struct obj_report *r, int which)
     if (dropped > 0)
         snprintf(out + off, total - off, "%s(and %zu more)", n ? "\n" : "", dropped);
     return out;
+}
+
+void objc_undefined(struct ctx *c, const char *sym)
+{
+    if (sym[0] == '\0' || obj_symbol_allowed(sym) || api_index(sym) >= 0 ||
+        objc_platform_allowed(sym))
+        return;
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+        if (strcmp(sym, specials[i].name) == 0) {
+            REJECT(c, "calls '%s'%s", sym, specials[i].msg);
+            return;
+        }
+    for (size_t i = 0; i < sizeof grader_prefixes / sizeof grader_prefixes[0]; i++)
+        if (has_prefix(sym, grader_prefixes[i])) {
+            REJECT(c, "calls '%s', which looks like grader or reference code: only "
+                   "your own file is linked, so write it yourself", sym);
+            return;
+        }
+    if (has_prefix(sym, "attn_"))
+        REJECT(c, "calls '%s', which is not defined: check its spelling, or define it "
+               "(static) in attention.c", sym);
+    else
+        REJECT(c, "calls '%s', which the assignment does not allow: compute in "
+               "memory and return the result", sym);
+}
+
+void objc_defined(struct ctx *c, const char *sym, int is_function)
+{
+    int api = api_index(sym);
+
+    if (api >= 0) {
+        c->api_found[api] = 1;
+        if (!is_function)
+            REJECT(c, "'%s' must be a function, as declared in attention.h", sym);
+        return;
+    }
+    add_localise(c, sym);
+    if (strcmp(sym, "main") == 0)
+        WARN(c, "'main' is defined; it was made local (the grader provides main: "
+             "keep your own tests out of attention.c)");
+    else if (obj_symbol_allowed(sym))
+        WARN(c, "'%s' has the name of a C library function; it was made local "
+             "(rename your helper and make it static)", sym);
+    else
+        WARN(c, "helper '%s' should be static; it was made local", sym);
+}
+
+void objc_missing_api(struct ctx *c)
+{
+    for (size_t i = 0; i < N_API; i++)
+        if (!c->api_found[i])
+            WARN(c, "does not define '%s': its tests count as not implemented", api_names[i]);
+}
+
+#if !GRADER_PORTABLE
+/* ---- the ELF reader (the portable build reads `nm -P` instead:
+ * objcheck_nm.c) ---- */
+
+int objc_platform_allowed(const char *name)
+{
+    (void)name;
+    return 0;
 }
 
 /* 1 if [off, off + size) lies inside the file. */
@@ -438,50 +484,6 @@ static const Elf64_Shdr *find_symtab(struct ctx *c)
     return found;
 }
 
-static void check_undefined(struct ctx *c, const char *sym)
-{
-    if (sym[0] == '\0' || obj_symbol_allowed(sym) || api_index(sym) >= 0)
-        return;
-    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
-        if (strcmp(sym, specials[i].name) == 0) {
-            REJECT(c, "calls '%s'%s", sym, specials[i].msg);
-            return;
-        }
-    for (size_t i = 0; i < sizeof grader_prefixes / sizeof grader_prefixes[0]; i++)
-        if (has_prefix(sym, grader_prefixes[i])) {
-            REJECT(c, "calls '%s', which looks like grader or reference code: only "
-                   "your own file is linked, so write it yourself", sym);
-            return;
-        }
-    if (has_prefix(sym, "attn_"))
-        REJECT(c, "calls '%s', which is not defined: check its spelling, or define it "
-               "(static) in attention.c", sym);
-    else
-        REJECT(c, "calls '%s', which the assignment does not allow: compute in "
-               "memory and return the result", sym);
-}
-
-static void check_defined(struct ctx *c, const char *sym, const Elf64_Sym *s)
-{
-    int api = api_index(sym);
-
-    if (api >= 0) {
-        c->api_found[api] = 1;
-        if (ELF64_ST_TYPE(s->st_info) != STT_FUNC)
-            REJECT(c, "'%s' must be a function, as declared in attention.h", sym);
-        return;
-    }
-    add_localise(c, sym);
-    if (strcmp(sym, "main") == 0)
-        WARN(c, "'main' is defined; it was made local (the grader provides main: "
-             "keep your own tests out of attention.c)");
-    else if (obj_symbol_allowed(sym))
-        WARN(c, "'%s' has the name of a C library function; it was made local "
-             "(rename your helper and make it static)", sym);
-    else
-        WARN(c, "helper '%s' should be static; it was made local", sym);
-}
-
 static void check_symbol(struct ctx *c, const Elf64_Shdr *strtab, const Elf64_Sym *s)
 {
     const char *sym = str_at(c, strtab, s->st_name);
@@ -500,11 +502,11 @@ static void check_symbol(struct ctx *c, const Elf64_Shdr *strtab, const Elf64_Sy
     else if (bind == STB_LOCAL)
         return;
     else if (s->st_shndx == SHN_UNDEF)
-        check_undefined(c, sym);
+        objc_undefined(c, sym);
     else if (s->st_shndx >= c->shnum && s->st_shndx != SHN_ABS)
         REJECT(c, "'%s' is a malformed object file (section of symbol '%s')", c->name, sym);
     else
-        check_defined(c, sym, s);
+        objc_defined(c, sym, ELF64_ST_TYPE(s->st_info) == STT_FUNC);
 }
 
 static void check_symbols(struct ctx *c)
@@ -520,9 +522,7 @@ static void check_symbols(struct ctx *c)
         memcpy(&s, c->buf + tab->sh_offset + i * sizeof s, sizeof s);
         check_symbol(c, &c->sh[tab->sh_link], &s);
     }
-    for (size_t i = 0; i < N_API; i++)
-        if (!c->api_found[i])
-            WARN(c, "does not define '%s': its tests count as not implemented", api_names[i]);
+    objc_missing_api(c);
 }
 
 static void check_all(struct ctx *c)
@@ -606,3 +606,4 @@ int obj_check(const char *path, struct obj_report *rep, struct grd_err *e)
     free(buf);
     return rc;
 }
+#endif /* !GRADER_PORTABLE */
