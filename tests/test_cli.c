@@ -297,3 +297,18 @@ Test(cli, demo_fits_two_screens, .timeout = 240)
     cr_expect_eq(count(out, "attention-grader report"), 1, "%s", out);
     free(out);
 }
+
+/* ---- the portable build ---- */
+
+/* PORTABLE=1 (a student's Mac: no ELF, no seccomp) built on Linux into its
+ * own directory, grading the reference and buggy or refused submissions
+ * with the ELF build's very rubrics (tests/portable.sh). */
+Test(cli, portable_build_grades_like_the_elf_build, .timeout = 900)
+{
+    int rc;
+    char *out = run("sh tests/portable.sh . \"$BUILD\"", &rc);
+
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "portable: all checks passed") != NULL, "%s", out);
+    free(out);
+}

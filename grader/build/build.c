@@ -423,7 +423,11 @@ static int link_in_jail(const struct bld_opts *o, const char *runner_main, const
 #if defined(GRADER_SECCOMP) && GRADER_SECCOMP
         "-lseccomp",
 #endif
-        "-lm", "-Wl,-z,noexecstack", "-Wl,-z,relro", "-Wl,-z,now", NULL,
+        "-lm",
+#if defined(__ELF__)   /* options of ELF linkers; Apple's ld has none of them */
+        "-Wl,-z,noexecstack", "-Wl,-z,relro", "-Wl,-z,now",
+#endif
+        NULL,
     };
     struct jail *j = malloc(sizeof *j);
     int rc;
