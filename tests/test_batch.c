@@ -715,6 +715,104 @@ Test(batch, cli_feedback_is_path_free_and_manual_cells_blank, .timeout = 120)
     remove_tree(root);
 }
 
+/* s with '_' written as Markdown writes it in a table cell ("\_"). */
+static void md_escaped(const char *s, char *buf, size_t n)
+{
+    size_t j = 0;
+
+    for (; *s && j + 3 < n; s++) {
+        if (*s == '_')
+            buf[j++] = '\\';
+        buf[j++] = *s;
+    }
+    buf[j] = '\0';
+}
+
+/* Whether text names `id` as a whole (not as the start of a longer id,
+ * "mha.einval" in "mha.einval\_heads..."). */
+static int names_id(const char *text, const char *id)
+{
+    static const char idch[] = "abcdefghijklmnopqrstuvwxyz0123456789_.\\";
+    size_t n = strlen(id);
+
+    for (const char *p = strstr(text, id); p != NULL; p = strstr(p + 1, id))
+        if ((p == text || strchr(idch, p[-1]) == NULL) &&
+            (p[n] == '\0' || strchr(idch, p[n]) == NULL))
+            return 1;
+    return 0;
+}
+
+/* Whether some visible test has this hint too (then it may show). */
+static int visible_hint(const struct spec_set *s, const char *hint)
+{
+    for (size_t i = 0; i < spec_test_count(s); i++) {
+        const struct spec_test *t = spec_test_at(s, i);
+        if (t->visibility == SPEC_VISIBLE && t->hint && strcmp(t->hint, hint) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* feedback.md is what the student receives before the grades are
+ * published: of the hidden tests only their count and points. staff.md,
+ * beside it, and grades.csv keep everything. */
+Test(batch, feedback_hides_hidden_tests_staff_report_keeps_them, .timeout = 120)
+{
+    static const struct entry_src cls[] = {
+        {"attention-hal.c", TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c"},
+    };
+    char *root = make_class(cls, 1);
+    char out[4096], path[4096], esc[256], line[128], *fb, *staff, *csv;
+    struct spec_set *s = load_specs();
+    struct bat_list l;
+    struct counts c = {0, 0};
+    struct grd_err e;
+    size_t n, hidden = 0, hidden_failed_hints = 0;
+    long long hidden_cents = 0;
+
+    cr_assert(spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", prop_check_case, &e) == 0, "%s",
+              e.msg);
+    discover(root, IDRE, &l);
+    snprintf(out, sizeof out, "%s/out", root);
+    cr_assert(run(&l, s, out, &c, NULL) == 0);
+    out_path(out, "hal", "feedback.md", path, sizeof path);
+    fb = slurp(path, &n);
+    out_path(out, "hal", "staff.md", path, sizeof path);
+    staff = slurp(path, &n);
+    out_path(out, "grades.csv", "", path, sizeof path);
+    csv = slurp(path, &n);
+    for (size_t i = 0; i < spec_test_count(s); i++) {
+        const struct spec_test *t = spec_test_at(s, i);
+        if (t->visibility == SPEC_VISIBLE)
+            continue;
+        hidden++;
+        hidden_cents += (long long)(t->points * 100 + 0.5);
+        md_escaped(t->id, esc, sizeof esc);
+        cr_expect(!names_id(fb, esc) && !names_id(fb, t->id),
+                  "feedback.md names the hidden test '%s'", t->id);
+        cr_expect(names_id(staff, esc), "staff.md lacks '%s'", t->id);
+        cr_expect(strstr(csv, t->id) != NULL, "grades.csv lacks '%s'", t->id);
+        if (t->hint && !visible_hint(s, t->hint)) {
+            cr_expect(strstr(fb, t->hint) == NULL, "feedback.md shows the hint of '%s'",
+                      t->id);
+            hidden_failed_hints += strstr(staff, t->hint) != NULL;
+        }
+    }
+    cr_assert(hidden > 0);
+    cr_expect(hidden_failed_hints > 0, "staff.md shows no hidden test's hint");
+    snprintf(line, sizeof line, "%zu more tests worth %lld.%lld points", hidden,
+             hidden_cents / 100, hidden_cents % 100 / 10);
+    cr_expect(strstr(fb, line) != NULL, "no '%s' in feedback.md:\n%s", line, fb);
+    cr_expect(strstr(fb, " / 60.0**") != NULL, "feedback.md's score is not the visible one");
+    cr_expect(strstr(staff, " / 100.0**") != NULL, "staff.md's score is not the whole one");
+    free(fb);
+    free(staff);
+    free(csv);
+    bat_list_release(&l);
+    spec_set_free(s);
+    remove_tree(root);
+}
+
 Test(batch, cli_usage_errors_exit_2)
 {
     char err[] = "/tmp/test-batch-err-XXXXXX";

@@ -661,3 +661,29 @@ Test(report, github_annotates_each_failure_on_one_line_then_fences_the_rubric)
         destroy(r);
     }
 }
+
+/* feedback.md before publication: the hidden and after-due-date tests
+ * leave only their count and points; the score is the visible tests'. */
+Test(report, student_view_leaves_out_hidden_tests)
+{
+    struct grade_result *r = make(PARTIAL);
+    struct rpt_opts o = { .student_view = 1 };
+    char *s;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        r->tests[i].score_cents = (long long)(r->tests[i].score * 100 + 0.5);
+        r->tests[i].max_cents = (long long)(r->tests[i].max_score * 100 + 0.5);
+    }
+    s = render(r, RPT_MARKDOWN, &o, NULL);
+    cr_expect(strstr(s, "hidden\\_large") == NULL && strstr(s, "manual\\_review") == NULL,
+              "%s", s);
+    cr_expect(strstr(s, "large logits") == NULL && strstr(s, "readable") == NULL, "%s", s);
+    cr_expect(strstr(s, "**Hidden tests:** 2 more tests worth 3.0 points are graded too.")
+              != NULL, "%s", s);
+    cr_expect(strstr(s, "**Score: 1.2 / 4.0** (0 of 2 tests passed)") != NULL, "%s", s);
+    free(s);
+    s = render(r, RPT_MARKDOWN, NULL, NULL);
+    cr_expect(strstr(s, "hidden\\_large") != NULL, "the staff view lost a test");
+    free(s);
+    destroy(r);
+}

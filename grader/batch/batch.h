@@ -5,7 +5,10 @@
  * Layout of an output directory (every file written atomically: a
  * temporary ".tmp-*" file in the same directory, fsync, rename):
  *   <out>/<id>/results.json   Gradescope schema, for the student
- *   <out>/<id>/feedback.md    the Markdown rubric, for the student
+ *   <out>/<id>/feedback.md    the Markdown rubric, for the student: the
+ *                             visible tests only, and the hidden tests' count
+ *                             and points (rpt_opts.student_view)
+ *   <out>/<id>/staff.md       the whole Markdown rubric, for the TA
  *   <out>/<id>/row.tsv        the machine row (written last: it commits)
  *   <out>/grades.csv          rebuilt from the row files (RFC 4180, CRLF)
  *   <out>/summary.md, summary.svg  (summary.h)

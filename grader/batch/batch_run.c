@@ -107,7 +107,7 @@ static void emit(struct run *r, const char *id, const char *status, double score
 /* ---- the worker (child side) ---- */
 
 static int write_report(const char *dir, const char *name, const struct grade_result *g,
-                        enum rpt_format f, struct grd_err *e)
+                        enum rpt_format f, const struct rpt_opts *ro, struct grd_err *e)
 {
     char path[BAT_PATH_MAX + 32];
     struct strbuf sb;
@@ -115,7 +115,7 @@ static int write_report(const char *dir, const char *name, const struct grade_re
 
     sb_init(&sb, 0);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    rc = rpt_write(g, f, NULL, &sb, e);
+    rc = rpt_write(g, f, ro, &sb, e);
     if (rc == 0)
         rc = bat_write_atomic(path, sb_str(&sb), sb.len, e);
     sb_release(&sb);
@@ -139,7 +139,8 @@ static int write_row(const char *dir, const struct bat_row *row, struct grd_err 
 
 static void clear_outputs(const char *dir)
 {
-    static const char *const names[] = {BAT_ROW_NAME, "results.json", "feedback.md"};
+    static const char *const names[] = {BAT_ROW_NAME, "results.json", "feedback.md",
+                                        "staff.md"};
     char path[BAT_PATH_MAX + 32];
 
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -187,6 +188,9 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
      * "make check ONLY=..." of their repository, never the TA's paths. */
     struct grade_opts go = {r->o->specs, NULL, r->o->seed, r->o->data_dir,
                             r->scratch, r->o->budget_ms, NULL, NULL};
+    /* feedback.md is the student's: no hidden test shows but as a count
+     * and its points. staff.md is the TA's: every test, every detail. */
+    static const struct rpt_opts student = {0, 0, 0, 1};
     struct grade_result *g = NULL;
     struct grd_err ge;
     struct bat_row row;
@@ -197,9 +201,11 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
         return write_error_row(r, i, ge.msg, e);
     rc = student_view(g, r->l->v[i].id, e);
     if (rc == 0)
-        rc = write_report(dir, "results.json", g, RPT_GRADESCOPE, e);
+        rc = write_report(dir, "results.json", g, RPT_GRADESCOPE, NULL, e);
     if (rc == 0)
-        rc = write_report(dir, "feedback.md", g, RPT_MARKDOWN, e);
+        rc = write_report(dir, "feedback.md", g, RPT_MARKDOWN, &student, e);
+    if (rc == 0)
+        rc = write_report(dir, "staff.md", g, RPT_MARKDOWN, NULL, e);
     if (rc == 0 && (rc = bat_row_from_result(g, r->l->v[i].id, r->o->version, &row, e)) == 0) {
         rc = write_row(dir, &row, e);
         bat_row_release(&row);
@@ -525,7 +531,7 @@ static int copy_id(const char *in, const char *out, const char *id, struct grd_e
         return -1;
     clear_outputs(to);
     if (copy_file(from, to, "results.json", e) < 0 ||
-        copy_file(from, to, "feedback.md", e) < 0)
+        copy_file(from, to, "feedback.md", e) < 0 || copy_file(from, to, "staff.md", e) < 0)
         return -1;
     return copy_file(from, to, BAT_ROW_NAME, e); /* last: it commits */
 }

@@ -162,7 +162,7 @@ static int emit(const struct grade_args *a, const struct grade_result *r,
                 struct grd_err *e)
 {
     struct strbuf sb;
-    struct rpt_opts ro = {a->format == RPT_TEXT && rpt_want_color(STDOUT_FILENO), 0, 0};
+    struct rpt_opts ro = {a->format == RPT_TEXT && rpt_want_color(STDOUT_FILENO), 0, 0, 0};
     const char *gh = getenv("GITHUB_OUTPUT");
     int rc;
 

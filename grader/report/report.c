@@ -407,14 +407,29 @@ static void md_failure(const struct rpti_ctx *c, const struct test_result *t)
     sb_release(&d);
 }
 
-int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
-                       struct strbuf *out, struct grd_err *e)
+/* The hidden tests' count and points, for the student view's one line. */
+static void md_hidden_line(const struct rpti_ctx *c, size_t n, long long cents)
+{
+    char a[JSON_NUM_MAX];
+
+    if (n == 0)
+        return;
+    rpti_putf(c->out, "> **Hidden tests:** %zu more test%s worth %s point%s %s graded too. "
+            "Their results are not shown here: they come with the published grade.\n\n",
+            n, n == 1 ? "" : "s", rpti_pts((double)cents / 100.0, a),
+            cents == 100 ? "" : "s", n == 1 ? "is" : "are");
+}
+
+static int md_body(const struct grade_result *r, const struct rpt_opts *o,
+                   struct strbuf *out, size_t n_hidden, long long hidden_cents,
+                   struct grd_err *e)
 {
     struct rpti_ctx c;
     size_t i;
 
     rpti_init(&c, r, o, out);
     md_header(&c);
+    md_hidden_line(&c, n_hidden, hidden_cents);
     md_status(&c);
     if (none_ran(r)) {
         no_test_ran(&c);
@@ -437,6 +452,56 @@ int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
            "reruns it alone. Fix them in order: later tests build on "
            "earlier ones.\n");
     return rpti_finish(&c, e);
+}
+
+/*
+ * The student's copy of r: only the visible tests (shallow: the results
+ * point into r), their score as the total. Hidden and after_due_date tests
+ * leave nothing behind but their count and points. Returns 0, or -1 when
+ * out of memory; v->tests is then NULL.
+ */
+static int student_copy(const struct grade_result *r, struct grade_result *v,
+                        size_t *n_hidden, long long *hidden_cents)
+{
+    *v = *r;
+    *n_hidden = 0;
+    *hidden_cents = 0;
+    v->n_tests = 0;
+    v->score_cents = v->max_cents = 0;
+    if ((v->tests = calloc(r->n_tests ? r->n_tests : 1, sizeof *v->tests)) == NULL)
+        return -1;
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_result *t = &r->tests[i];
+        if (t->test != NULL && t->test->visibility != SPEC_VISIBLE) {
+            ++*n_hidden;
+            *hidden_cents += t->max_cents;
+            continue;
+        }
+        v->tests[v->n_tests++] = *t;
+        v->score_cents += t->score_cents;
+        v->max_cents += t->max_cents;
+    }
+    v->tests_cap = v->n_tests;
+    v->score = (double)v->score_cents / 100.0;
+    v->max_score = (double)v->max_cents / 100.0;
+    return 0;
+}
+
+int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
+                       struct strbuf *out, struct grd_err *e)
+{
+    struct grade_result v;
+    size_t n_hidden;
+    long long hidden_cents;
+    int rc;
+
+    if (o == NULL || !o->student_view)
+        return md_body(r, o, out, 0, 0, e);
+    if (student_copy(r, &v, &n_hidden, &hidden_cents) < 0)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    rc = md_body(&v, o, out, n_hidden, hidden_cents, e);
+    free(v.tests);
+    return rc;
 }
 
 /* ---- GitHub Actions output ---- */

@@ -44,6 +44,12 @@ struct rpt_opts {
     int color;            /* text only: ANSI colours (see rpt_want_color) */
     int redact_hidden;    /* tests not "visible": status and points only */
     size_t max_field;     /* bytes of one message kept; 0: RPT_FIELD_MAX */
+    int student_view;     /* markdown only: what a student receives before
+                             the grades are published. Tests that are not
+                             "visible" are left out entirely (no id, case,
+                             value, hint, reproduce line or score); one line
+                             says how many there are and their total
+                             points, and the score is the visible tests'. */
 };
 
 /*

@@ -34,7 +34,7 @@ void rpti_putf(struct strbuf *sb, const char *fmt, ...)
 void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
              const struct rpt_opts *o, struct strbuf *out)
 {
-    static const struct rpt_opts defaults = { 0, 0, 0 };
+    static const struct rpt_opts defaults = { 0, 0, 0, 0 };
 
     c->r = r;
     c->o = o ? o : &defaults;
