@@ -261,3 +261,41 @@ Test(grade, smallest_failing_case_is_shown)
     grade_result_free(r);
     spec_set_free(s);
 }
+
+/* Files stay inside the submission: a symlinked attention.c (to the
+ * reference, to /etc/passwd) or answers.yaml is refused with one line, and
+ * nothing of what it points to is read. */
+Test(grade, symlinks_and_outside_files_are_rejected)
+{
+    static const struct {
+        const char *file, *target, *detail;
+    } cases[] = {
+        {"attention.c", REF, "'attention.c' is a symbolic link"},
+        {"attention.c", "/etc/passwd", "'attention.c' is a symbolic link"},
+        {"answers.yaml", "/etc/passwd", "'answers.yaml' is a symbolic link"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[] = "/tmp/tg-XXXXXX", link[64], src[64];
+        struct graded g;
+
+        cr_assert(mkdtemp(dir) != NULL);
+        snprintf(src, sizeof src, "%s/attention.c", dir);
+        snprintf(link, sizeof link, "%s/%s", dir, cases[i].file);
+        if (strcmp(cases[i].file, "attention.c") != 0)
+            write_file(src, "int x;\n");
+        cr_assert(symlink(cases[i].target, link) == 0);
+        g = grade_both(0, dir, NULL);
+        cr_expect(g.r->status == GRADE_REJECTED, "case %zu: status %s", i,
+                  grade_status_name(g.r->status));
+        cr_expect(g.r->status_detail && strstr(g.r->status_detail, cases[i].detail),
+                  "case %zu: %s", i, g.r->status_detail ? g.r->status_detail : "");
+        cr_expect(strchr(g.r->status_detail, '\n') == NULL, "more than one line");
+        cr_expect(strstr(g.r->status_detail, "root:") == NULL, "case %zu leaked", i);
+        cr_expect(g.r->score == 0.0, "case %zu scored %g", i, g.r->score);
+        done(&g);
+        unlink(link);
+        unlink(src);
+        rmdir(dir);
+    }
+}

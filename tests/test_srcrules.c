@@ -49,6 +49,10 @@ Test(srcrules, each_default_rule_fires)
         {"#pragma GCC optimize(\"O0\")\n", "attention.c:1:1: pragmas are not allowed"},
         {"_Pragma(\"once\")\n", "attention.c:1:1: pragmas are not allowed"},
         {"?\?=include <unistd.h>\n", "attention.c:1:1: trigraphs are not allowed"},
+        {"?\?=include <unistd.h>\n", "attention.c:1:1: this header is not allowed"},
+        {"#line 3 \"hidden.yaml\"\n", "attention.c:1:1: #line directives and line markers"},
+        {"[[[[x]]]] __attribute__((constructor)) void f(void);\n",
+         "attention.c:1:1: this attribute is not allowed"},
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -110,9 +114,10 @@ Test(srcrules, blanking_keeps_lines_and_header_names)
     }
 }
 
-Test(srcrules, nul_bytes_do_not_hide_code)
+Test(srcrules, nul_bytes_and_control_characters_refuse_the_source)
 {
     static const char src[] = "long f(void) { return sys\0call(1); }\n";
+    static const char ctl[] = "int a;\nint b;\x1b[2J\n";
     size_t n;
     const struct spec_rule *rules = src_default_rules(&n);
     char *v = NULL;
@@ -120,8 +125,93 @@ Test(srcrules, nul_bytes_do_not_hide_code)
 
     cr_assert_eq(src_check_rules(rules, n, src, sizeof src - 1, "attention.c", &v, &e), 0);
     cr_assert(v != NULL);
-    cr_expect(strstr(v, "system calls are not allowed") != NULL, "%s", v);
+    cr_expect(strstr(v, "attention.c:1:26: the source holds a NUL byte (byte 0x00)") != NULL,
+              "%s", v);
     free(v);
+    cr_assert_eq(src_check_rules(rules, n, ctl, sizeof ctl - 1, "attention.c", &v, &e), 0);
+    cr_assert(v != NULL);
+    cr_expect(strstr(v, "attention.c:2:7: the source holds a control character (byte 0x1b)") !=
+              NULL, "%s", v);
+    free(v);
+    /* UTF-8 in a comment is text. */
+    v = check_defaults("/* Jos\xc3\xa9 */ int a;\n");
+    cr_expect_str_eq(v, "");
+    free(v);
+}
+
+/* The blanker reads what gcc -std=c11 reads: a trigraph "??/" before a
+ * newline splices the line, so "*??/<newline>/" closes the comment and
+ * the code after it is seen. */
+Test(srcrules, blanker_honours_trigraphs_digraphs_and_splices)
+{
+    static const struct {
+        const char *src, *blanked;
+    } cases[] = {
+        {"/* a *?\?/\n/ asm", "        asm\n"},
+        {"\"?\?/\"\" x", "\"  \" x  "},
+        {"<% %> <: :> %:", "{  }  [  ]  # "},
+        {"/\\\n* c */ x", "        x\n"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *b = src_blank(cases[i].src, strlen(cases[i].src));
+        cr_assert(b != NULL);
+        cr_expect_str_eq(b, cases[i].blanked, "case %zu", i);
+        free(b);
+    }
+    {
+        char *v = check_defaults("/* *?\?/\n/ __asm__(\"nop\");\n");
+        cr_expect(strstr(v, "trigraphs are not allowed") != NULL, "%s", v);
+        cr_expect(strstr(v, "inline assembly is not allowed") != NULL, "%s", v);
+        free(v);
+    }
+}
+
+Test(srcrules, line_directives_and_markers_are_refused)
+{
+    static const char *const srcs[] = {
+        "#line 1 \"hidden.yaml\"\n", "# 1 \"/etc/passwd\"\n", "  %: line 7\n",
+        "#\\\nline 3\n",
+    };
+
+    for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) {
+        char *v = check_defaults(srcs[i]);
+        cr_expect(strstr(v, "#line directives and line markers are not allowed") != NULL,
+                  "case %zu: %s", i, v);
+        free(v);
+    }
+    {
+        char *v = check_defaults("#define N 1\nint a = N;\n#\n");
+        cr_expect_str_eq(v, "");
+        free(v);
+    }
+}
+
+/* A 100 KB run of "[[" is one linear scan of the attribute rule, and a
+ * rule that backtracks without end is stopped by the file's budget: both
+ * quickly, and neither is a grader error. */
+Test(srcrules, work_is_bounded_per_file)
+{
+    static const struct spec_rule slow[] = {{"slow", "a+(?=[^a])", "m", "t.yaml", 8, 3}};
+    size_t len = 100000, n;
+    const struct spec_rule *rules = src_default_rules(&n);
+    char *src = malloc(len + 1), *v = NULL;
+    struct grd_err e;
+
+    cr_assert(src != NULL);
+    for (size_t i = 0; i < len; i++)
+        src[i] = '[';
+    src[len] = '\0';
+    cr_expect_eq(src_check_rules(rules, n, src, len, "attention.c", &v, &e), 0, "%s", e.msg);
+    cr_expect_null(v, "%s", v);
+    free(v);
+    memset(src, 'a', len);
+    cr_expect_eq(src_check_rules(slow, 1, src, len, "attention.c", &v, &e), 0, "%s", e.msg);
+    cr_assert_not_null(v);
+    cr_expect(strstr(v, "rule 'slow' could not be checked within the grader's limits") != NULL,
+              "%s", v);
+    free(v);
+    free(src);
 }
 
 Test(srcrules, one_line_per_rule_at_first_match)

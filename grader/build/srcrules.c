@@ -25,12 +25,16 @@ static const struct spec_rule default_rules[] = {
      "only #include is allowed", NULL, 0, 0},
     {"syscall", "\\bsyscall\\b", "system calls are not allowed in a submission", NULL, 0, 0},
     {"attribute",
-     "(?:\\b__attribute(?:__)?\\s*\\(\\(|\\[\\[)[^;{]*?\\b_*(?:constructor|destructor|section|"
-     "ifunc|alias|weakref|weak|symver)_*\\b",
+     "(?:\\A|[;{])(?>(?:[^;{_\\[]++|_(?!_attribute)|\\[(?!\\[))*+)\\K(?:__attribute(?:"
+     "__)?\\s*+\\(\\(|\\[\\[)(?>(?:[^;{\\w]++|(?!_*+(?:constructor|destructor|section|"
+     "ifunc|alias|weakref|weak|symver)_*+\\b)\\w++)*+)_*+(?:constructor|destructor|sec"
+     "tion|ifunc|alias|weakref|weak|symver)_*+\\b",
      "this attribute is not allowed: code may run only when the grader calls your functions",
      NULL, 0, 0},
     {"pragma", "(?:#|%:)\\s*pragma\\b|\\b_Pragma\\b", "pragmas are not allowed", NULL, 0, 0},
-    {"trigraph", "\\?\\?[=/'()!<>-]", "trigraphs are not allowed", NULL, 0, 0},
+    {"line_directive", "^[ \\t\\v\\f]*(?:#|%:)[ \\t\\v\\f]*(?:line\\b|[0-9])",
+     "#line directives and line markers are not allowed: messages about your code must name "
+     "attention.c", NULL, 0, 0},
 };
 
 const struct spec_rule *src_default_rules(size_t *n)
@@ -39,16 +43,16 @@ const struct spec_rule *src_default_rules(size_t *n)
     return default_rules;
 }
 
-/* Remove backslash-newline splices and NUL bytes; the splices' newlines go back at the end of
- * the logical line. `out` has room for len + 1 bytes. Returns the length. */
+/* Remove backslash-newline splices (translation phase 2); the splices'
+ * newlines go back at the end of the logical line. A NUL byte reads as a
+ * space, as gcc reads it (src_check refuses such a source anyway). `out`
+ * has room for len + 1 bytes. Returns the length. */
 static size_t unsplice(const char *src, size_t len, char *out)
 {
     size_t n = 0, pending = 0;
 
     for (size_t i = 0; i < len; i++) {
         size_t j = i + 1;
-        if (src[i] == '\0')
-            continue;        /* the compiler ignores NUL bytes, so do we */
         while (src[i] == '\\' && j < len && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r'))
             j++;             /* gcc accepts blanks between '\\' and the newline */
         if (src[i] == '\\' && j < len && src[j] == '\n') {
@@ -56,7 +60,7 @@ static size_t unsplice(const char *src, size_t len, char *out)
             i = j;
             continue;
         }
-        out[n++] = src[i];
+        out[n++] = src[i] == '\0' ? ' ' : src[i];
         if (src[i] == '\n')
             for (; pending > 0; pending--)
                 out[n++] = '\n';
@@ -65,6 +69,49 @@ static size_t unsplice(const char *src, size_t len, char *out)
         out[n++] = '\n';
     out[n] = '\0';
     return n;
+}
+
+/* The character trigraph ??c stands for, or 0. */
+static char trigraph(char c)
+{
+    static const char from[] = "=/'()!<>-", to[] = "#\\^[]|{}~";
+    const char *p = c ? strchr(from, c) : NULL;
+
+    return p ? to[p - from] : 0;
+}
+
+/* Translation phase 1, src[0..len) into out (len bytes): each trigraph
+ * becomes its character, exactly as gcc -std=c11 reads it ("*??/" then a
+ * newline and "/" closes a comment), and the two bytes it saved go back
+ * as spaces before the next newline, so lines stay where they were. */
+static void replace_trigraphs(const char *src, size_t len, char *out)
+{
+    size_t n = 0, pad = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        if (i + 2 < len && src[i] == '?' && src[i + 1] == '?' && trigraph(src[i + 2])) {
+            out[n++] = trigraph(src[i + 2]);
+            pad += 2;
+            i += 2;
+            continue;
+        }
+        for (; src[i] == '\n' && pad > 0; pad--)
+            out[n++] = ' ';
+        out[n++] = src[i];
+    }
+    for (; pad > 0; pad--)
+        out[n++] = ' ';
+}
+
+/* The punctuator digraph b[i..i+2) stands for, or 0. */
+static char digraph(const char *b, size_t i, size_t n)
+{
+    static const char *const pairs[] = {"<:[", ":>]", "<%{", "%>}", "%:#"};
+
+    for (size_t k = 0; i + 1 < n && k < 5; k++)
+        if (b[i] == pairs[k][0] && b[i + 1] == pairs[k][1])
+            return pairs[k][2];
+    return 0;
 }
 
 static size_t skip_blanks(const char *b, size_t i, size_t end)
@@ -116,6 +163,11 @@ static size_t step(char *b, size_t n, size_t i, enum lex *st, char *delim, size_
             *st = c == '"' && in_include(b, *line, i) ? HEADER_NAME : LITERAL;
             *delim = c;
         }
+        if (digraph(b, i, n)) {  /* rules see the punctuator: "<%" is "{" */
+            b[i] = digraph(b, i, n);
+            b[i + 1] = ' ';
+            return i + 2;
+        }
         return i + 1;
     case LINE_COMMENT:
         b[i] = ' ';
@@ -146,14 +198,19 @@ static size_t step(char *b, size_t n, size_t i, enum lex *st, char *delim, size_
 
 char *src_blank(const char *src, size_t len)
 {
-    char *b = malloc(len + 1);
+    char *b = malloc(len + 1), *raw = malloc(len + 1);
     size_t n, i = 0, line = 0;
     enum lex st = CODE;
     char delim = '"';
 
-    if (b == NULL)
+    if (b == NULL || raw == NULL) {
+        free(b);
+        free(raw);
         return NULL;
-    n = unsplice(src, len, b);
+    }
+    replace_trigraphs(src, len, raw);
+    n = unsplice(raw, len, b);
+    free(raw);
     while (i < n)
         i = step(b, n, i, &st, &delim, &line);
     return b;
@@ -198,23 +255,52 @@ static void line_col(const char *b, size_t off, int *line, int *col)
     *col = (int)(off - start) + 1;
 }
 
-/* Match one rule; *off set to its first match. Returns 1 (match), 0
- * (none), -1 (e set). */
-static int match_rule(const struct spec_rule *r, const char *b, size_t n,
-                      pcre2_match_context *mctx, size_t *off, struct grd_err *e)
+/* The work left for this file's rules, counted in PCRE2 callouts (one per
+ * item tried, at every start position), so that the bound is per file and
+ * not per start position as PCRE2's own match limit is. */
+struct budget {
+    unsigned long left;
+};
+
+static int spend(pcre2_callout_block *cb, void *ctx)
 {
-    int code, rc;
+    struct budget *b = ctx;
+
+    (void)cb;
+    if (b->left == 0)
+        return PCRE2_ERROR_CALLOUT;
+    b->left--;
+    return 0;
+}
+
+static pcre2_code *compile_rule(const struct spec_rule *r, struct grd_err *e)
+{
+    int code;
     PCRE2_SIZE erroff;
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED,
-                                   PCRE2_MULTILINE, &code, &erroff, NULL);
-    pcre2_match_data *md;
+                                   PCRE2_MULTILINE | PCRE2_AUTO_CALLOUT, &code, &erroff,
+                                   NULL);
 
     if (re == NULL) {
         PCRE2_UCHAR msg[128];
         pcre2_get_error_message(code, msg, sizeof msg);
-        return err_set(e, r->file, r->line, r->col, "rule '%s': bad pattern at offset %zu: %s",
-                       r->id, (size_t)erroff, (const char *)msg);
+        err_set(e, r->file, r->line, r->col, "rule '%s': bad pattern at offset %zu: %s",
+                r->id, (size_t)erroff, (const char *)msg);
     }
+    return re;
+}
+
+/* Match one rule; *off set to its first match. Returns 1 (match), 0
+ * (none), 2 (out of its limits or of the file's budget), -1 (e set). */
+static int match_rule(const struct spec_rule *r, const char *b, size_t n,
+                      pcre2_match_context *mctx, size_t *off, struct grd_err *e)
+{
+    pcre2_code *re = compile_rule(r, e);
+    pcre2_match_data *md;
+    int rc;
+
+    if (re == NULL)
+        return -1;
     if ((md = pcre2_match_data_create_from_pattern(re, NULL)) == NULL) {
         pcre2_code_free(re);
         return err_set(e, NULL, 0, 0, "out of memory");
@@ -229,11 +315,12 @@ static int match_rule(const struct spec_rule *r, const char *b, size_t n,
     /* A source crafted to exhaust a rule's limits is refused, not a
      * grader error: fail closed, and no submission can stop the grader. */
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-        rc == PCRE2_ERROR_HEAPLIMIT)
+        rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_CALLOUT ||
+        rc == PCRE2_ERROR_NOMEMORY)
         return 2;
     if (rc < 0)
-        return err_set(e, r->file, r->line, r->col, "rule '%s': matching failed (error %d%s)",
-                       r->id, rc, rc == PCRE2_ERROR_MATCHLIMIT ? ", match limit" : "");
+        return err_set(e, r->file, r->line, r->col, "rule '%s': matching failed (error %d)",
+                       r->id, rc);
     return 1;
 }
 
@@ -242,11 +329,14 @@ static int run_rules(const struct spec_rule *rules, size_t nrules, const char *b
                      const char *name, struct out *o, struct grd_err *e)
 {
     pcre2_match_context *mctx = pcre2_match_context_create(NULL);
+    struct budget left = {SRC_WORK_BUDGET};
     int rc = 0;
 
     if (mctx == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     pcre2_set_match_limit(mctx, SRC_MATCH_LIMIT);
+    pcre2_set_heap_limit(mctx, SRC_HEAP_LIMIT_KIB);
+    pcre2_set_callout(mctx, spend, &left);
     for (size_t i = 0; i < nrules && rc == 0; i++) {
         size_t off = 0;
         char line[ERR_MSG_MAX + 64];
@@ -255,8 +345,8 @@ static int run_rules(const struct spec_rule *rules, size_t nrules, const char *b
         if (m < 0) {
             rc = -1;
         } else if (m == 2) {
-            snprintf(line, sizeof line, "%s: rule '%s' could not be checked within its "
-                     "limits; simplify the source\n", name, rules[i].id);
+            snprintf(line, sizeof line, "%s: rule '%s' could not be checked within the "
+                     "grader's limits; simplify the source\n", name, rules[i].id);
             if (out_add(o, line) < 0)
                 rc = err_set(e, NULL, 0, 0, "out of memory");
         } else if (m == 1) {
@@ -270,6 +360,45 @@ static int run_rules(const struct spec_rule *rules, size_t nrules, const char *b
     return rc;
 }
 
+/* A byte no C source holds: a NUL or a control character other than the
+ * blanks (gcc reads a NUL as a space, which no text rule expects). */
+static int non_text(unsigned char c)
+{
+    return (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') ||
+           c == 0x7f;
+}
+
+/*
+ * What the rules could be fooled by, on the raw source: the first
+ * non-text byte and the first trigraph (gcc -std=c11 honours them; the
+ * blanker does too, but a student never needs one). One line each.
+ */
+static int check_text(const char *src, size_t len, const char *name, struct out *o)
+{
+    char line[ERR_MSG_MAX];
+    int ln, col, rc = 0;
+    size_t i;
+
+    for (i = 0; i < len && !non_text((unsigned char)src[i]); i++)
+        ;
+    if (i < len) {
+        line_col(src, i, &ln, &col);
+        snprintf(line, sizeof line, "%s:%d:%d: the source holds %s (byte 0x%02x): save "
+                 "attention.c as plain text\n", name, ln, col,
+                 src[i] ? "a control character" : "a NUL byte", (unsigned char)src[i]);
+        rc = out_add(o, line);
+    }
+    for (i = 0; i + 2 < len && !(src[i] == '?' && src[i + 1] == '?' && trigraph(src[i + 2]));
+         i++)
+        ;
+    if (rc == 0 && i + 2 < len) {
+        line_col(src, i, &ln, &col);
+        snprintf(line, sizeof line, "%s:%d:%d: trigraphs are not allowed\n", name, ln, col);
+        rc = out_add(o, line);
+    }
+    return rc;
+}
+
 int src_check_rules(const struct spec_rule *rules, size_t n, const char *src, size_t len,
                     const char *src_name, char **violations, struct grd_err *e)
 {
@@ -280,8 +409,10 @@ int src_check_rules(const struct spec_rule *rules, size_t n, const char *src, si
     *violations = NULL;
     if (len > SRC_MAX_BYTES)
         return err_set(e, src_name, 0, 0, "source is larger than %u bytes", SRC_MAX_BYTES);
-    if ((b = src_blank(src, len)) == NULL)
+    if (check_text(src, len, src_name, &o) < 0 || (b = src_blank(src, len)) == NULL) {
+        free(o.s);
         return err_set(e, NULL, 0, 0, "out of memory");
+    }
     rc = run_rules(rules, n, b, strlen(b), src_name, &o, e);
     free(b);
     if (rc < 0) {

@@ -2,16 +2,28 @@
  * srcrules.h -- source rules: regular expressions (PCRE2) the submission's
  * source must not match.
  *
- * Rules see the code only: comments and the contents of string and
- * character literals are blanked out (replaced with spaces, newlines
- * kept), so `// uses syscall()` or `"asm"` never trigger a rule. The header
- * name of an #include directive is kept. Backslash-newline splices are
- * removed first (`sys\<newline>call` is seen as `syscall`); the newlines
- * they held are put back at the end of the logical line, so line numbers
- * stay right after it. Patterns are matched as bytes (no UTF), with
- * PCRE2_MULTILINE (^ and $ match at every line), under a match limit that
- * bounds backtracking. A source that exhausts a rule's limits is a
- * violation of that rule (fail closed), never a grader error.
+ * Before any rule, the raw source is refused (one line each, at its
+ * line:col) when it holds a NUL byte or a control character other than a
+ * blank, or a trigraph: gcc reads a NUL as a space and honours trigraphs
+ * under -std=c11, so either could make the rules read a different file
+ * than the compiler does.
+ *
+ * Rules then see the code only, as the compiler's first phases do:
+ * trigraphs are replaced (each padded with two spaces before it, so
+ * columns stay), backslash-newline splices removed (`sys\<newline>call`
+ * is seen as `syscall`; the newlines go back at the end of the logical
+ * line, so line numbers stay right), digraphs outside literals become
+ * their punctuator (`<%` reads as `{ `, `%:` as `# `), and comments and
+ * the contents of string and character literals are blanked out (spaces,
+ * newlines kept), so `// uses syscall()` or `"asm"` never trigger a rule.
+ * The header name of an #include directive is kept. Patterns are matched
+ * as bytes (no UTF), with PCRE2_MULTILINE (^ and $ match at every line).
+ *
+ * The work is bounded per file, not per start position: PCRE2's match
+ * limit per start, a heap limit per match, and SRC_WORK_BUDGET steps
+ * (counted by an automatic callout) for all rules of one file together.
+ * A source that exhausts them is a violation ("could not be checked
+ * within the grader's limits"), never a grader error.
  *
  * Suggested rules (the public spec copies these; src_default_rules()
  * returns them). `(?:#|%:)` because `%:` is the digraph for `#`:
@@ -22,10 +34,16 @@
  *   include_macro  (?:#|%:)\s*include\s*(?![\s"<])
  *   include_next   (?:#|%:)\s*(?:include_next|import)\b
  *   syscall        \bsyscall\b
- *   attribute      (?:\b__attribute(?:__)?\s*\(\(|\[\[)[^;{]*?\b_*(?:constructor|destructor|
- *                  section|ifunc|alias|weakref|weak|symver)_*\b
+ *   attribute      (?:\A|[;{])(?>(?:[^;{_\[]++|_(?!_attribute)|\[(?!\[))*+)\K
+ *                  (?:__attribute(?:__)?\s*+\(\(|\[\[)(?>(?:[^;{\w]++|(?!_*+(?:KW)_*+\b)
+ *                  \w++)*+)_*+(?:KW)_*+\b   with KW = constructor|destructor|section|
+ *                  ifunc|alias|weakref|weak|symver (linear: it starts only after ';'
+ *                  or '{', commits to the first opener of that stretch and walks
+ *                  the words after it possessively)
  *   pragma         (?:#|%:)\s*pragma\b|\b_Pragma\b
- *   trigraph       \?\?[=/'()!<>-]
+ *   line_directive ^[ \t\v\f]*(?:#|%:)[ \t\v\f]*(?:line\b|[0-9])
+ *                  (`#line "FILE"` and GNU line markers would make the
+ *                  compiler's messages name another file)
  */
 #ifndef GRD_SRCRULES_H
 #define GRD_SRCRULES_H
@@ -35,7 +53,9 @@
 #include "core/err.h"
 #include "spec/spec.h"
 
-#define SRC_MATCH_LIMIT 1000000u  /* PCRE2 match limit per rule */
+#define SRC_MATCH_LIMIT 1000000u  /* PCRE2 match limit per rule and start */
+#define SRC_WORK_BUDGET 20000000ul /* PCRE2 steps for all rules of one file */
+#define SRC_HEAP_LIMIT_KIB (64u << 10) /* PCRE2 backtracking heap per match */
 #define SRC_MAX_BYTES (1u << 20)  /* larger sources: grader error */
 
 /*

@@ -1,7 +1,12 @@
 /* util.c -- see util.h. */
 #include "core/util.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 double ut_now_ms(void)
@@ -17,4 +22,26 @@ int ut_has_suffix(const char *s, const char *suffix)
     size_t n = strlen(s), m = strlen(suffix);
 
     return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int ut_check_inside(const char *dir, const char *path, const char *shown, char *why,
+                    size_t n)
+{
+    char root[PATH_MAX], real[PATH_MAX];
+    struct stat st;
+    size_t rl;
+
+    if (lstat(path, &st) < 0)
+        return snprintf(why, n, "cannot read '%s': %s", shown, strerror(errno)), -1;
+    if (S_ISLNK(st.st_mode))
+        return snprintf(why, n, "'%s' is a symbolic link: the submission must hold the "
+                        "file itself", shown), -1;
+    if (!S_ISREG(st.st_mode))
+        return snprintf(why, n, "'%s' is not a regular file", shown), -1;
+    if (realpath(dir, root) == NULL || realpath(path, real) == NULL)
+        return snprintf(why, n, "cannot resolve '%s': %s", shown, strerror(errno)), -1;
+    rl = strlen(root);
+    if (strncmp(real, root, rl) != 0 || (real[rl] != '/' && strcmp(root, "/") != 0))
+        return snprintf(why, n, "'%s' is outside the submission's directory", shown), -1;
+    return 0;
 }

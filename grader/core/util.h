@@ -4,10 +4,23 @@
 #ifndef GRD_UTIL_H
 #define GRD_UTIL_H
 
+#include <stddef.h>
+
 /* Milliseconds on CLOCK_MONOTONIC: for deadlines and durations only. */
 double ut_now_ms(void);
 
 /* 1 when `s` ends with `suffix`, else 0. */
 int ut_has_suffix(const char *s, const char *suffix);
+
+/*
+ * Whether `path` is a regular file inside the directory `dir`: not a
+ * symbolic link itself (lstat), and its real path (every link on the way
+ * resolved) under dir's real path. A student's repository can hold
+ * symlinks, so nothing it names is followed out of it. Returns 0 when it
+ * is; -1 with a one-line reason in why[0..n) (naming `shown`) when it is
+ * missing, a link, not a regular file, or outside.
+ */
+int ut_check_inside(const char *dir, const char *path, const char *shown, char *why,
+                    size_t n) __attribute__((warn_unused_result));
 
 #endif

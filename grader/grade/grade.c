@@ -9,6 +9,7 @@
 #include "grade/grade.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ struct job {
     char dir[PATH_CAP + 16];  /* the directory it is in (answers.yaml) */
     char scratch[PATH_CAP];   /* private, removed at the end */
     char runner[PATH_CAP + 64];
+    char refused[ERR_MSG_MAX]; /* why the files are refused, or "" */
     struct grun_sel sel;
     struct grade_result *r;
 };
@@ -56,6 +58,23 @@ static void set_dir(struct job *j)
         snprintf(j->dir, sizeof j->dir, "%.*s", (int)(slash - j->path), j->path);
 }
 
+/* The files a grading reads must be regular files inside the
+ * submission's directory: attention.c (or the file given) and, when there
+ * is one, answers.yaml. A refusal is kept in j->refused. */
+static void check_files(struct job *j, const char *shown)
+{
+    char answers[PATH_CAP + 32];
+    struct stat st;
+
+    if (ut_check_inside(j->dir, j->path, shown, j->refused, sizeof j->refused) < 0)
+        return;
+    snprintf(answers, sizeof answers, "%s/answers.yaml", j->dir);
+    if (lstat(answers, &st) == 0 &&
+        ut_check_inside(j->dir, answers, "answers.yaml", j->refused, sizeof j->refused) < 0)
+        return;
+    j->refused[0] = '\0';
+}
+
 /* A directory means its attention.c; otherwise a .c or a .o file. */
 static int resolve(struct job *j, struct grd_err *e)
 {
@@ -66,11 +85,12 @@ static int resolve(struct job *j, struct grd_err *e)
                        strerror(errno));
     if (S_ISDIR(st.st_mode)) {
         snprintf(j->path, sizeof j->path, "%s/attention.c", j->submission);
-        if (stat(j->path, &st) < 0 || !S_ISREG(st.st_mode))
+        if (lstat(j->path, &st) < 0)
             return err_set(e, NULL, 0, 0, "no 'attention.c' in directory '%s'",
                            j->submission);
         j->kind = SUB_SOURCE;
-        set_dir(j);
+        snprintf(j->dir, sizeof j->dir, "%s", j->submission);
+        check_files(j, "attention.c");
         return 0;
     }
     if (!S_ISREG(st.st_mode) ||
@@ -81,6 +101,7 @@ static int resolve(struct job *j, struct grd_err *e)
     snprintf(j->path, sizeof j->path, "%s", j->submission);
     j->kind = ut_has_suffix(j->submission, ".o") ? SUB_OBJECT : SUB_SOURCE;
     set_dir(j);
+    check_files(j, strrchr(j->path, '/') ? strrchr(j->path, '/') + 1 : j->path);
     return 0;
 }
 
@@ -124,11 +145,14 @@ static void scratch_path(const struct job *j, const char *name, char *buf, size_
 /* Read the source, at most BLD_MAX_SOURCE bytes (+1 to notice more). */
 static char *read_source(const char *path, size_t *len, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
     char *buf;
 
     if (f == NULL) {
         err_set(e, NULL, 0, 0, "cannot read '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
     buf = malloc(BLD_MAX_SOURCE + 2);
@@ -305,6 +329,10 @@ static int new_result(struct job *j, struct grd_err *e)
     j->r->seed = j->o->seed;
     snprintf(j->r->spec_sha256, sizeof j->r->spec_sha256, "%s",
              spec_sha256(j->o->specs));
+    if (j->refused[0]) { /* never read what a refused link points to */
+        sha256_hex("", 0, j->r->submission_sha256);
+        return 0;
+    }
     return sha256_file(j->path, j->r->submission_sha256, e);
 }
 
@@ -316,7 +344,7 @@ static int grade_job(struct job *j, struct grd_err *e)
         return -1;
     if (new_result(j, e) < 0 || make_scratch(j, e) < 0)
         return -1;
-    rc = build_runner(j, e);
+    rc = j->refused[0] ? refuse(j, GRADE_REJECTED, j->refused) : build_runner(j, e);
     if (rc == 0)
         return run_tests(j, e);
     if (rc < 0)
@@ -419,7 +447,10 @@ struct grade_session *grade_session_open(const char *submission, const char *dat
     g->j.o = &g->o;
     g->j.r = &g->r;
     g->j.submission = submission;
-    rc = resolve(&g->j, e) < 0 || make_scratch(&g->j, e) < 0 ? -1 : build_runner(&g->j, e);
+    rc = resolve(&g->j, e) < 0 || make_scratch(&g->j, e) < 0 ? -1
+         : g->j.refused[0]                                 ? refuse(&g->j, GRADE_REJECTED,
+                                                                    g->j.refused)
+                                                           : build_runner(&g->j, e);
     if (rc == 0) {
         memset(&cfg, 0, sizeof cfg);
         cfg.runner = g->j.runner;

@@ -325,6 +325,62 @@ static const struct field top_fields[] = {
 
 /* ---- documents ------------------------------------------------------------------- */
 
+/* One event of the pre-pass: 1 to go on, 0 at the end, -1 refused. */
+static int check_event(struct ctx *c, const yaml_event_t *ev, int *depth, unsigned *count)
+{
+    int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
+    const yaml_char_t *anchor = ev->type == YAML_SCALAR_EVENT ? ev->data.scalar.anchor
+                                : ev->type == YAML_SEQUENCE_START_EVENT
+                                    ? ev->data.sequence_start.anchor
+                                : ev->type == YAML_MAPPING_START_EVENT
+                                    ? ev->data.mapping_start.anchor : NULL;
+
+    if (ev->type == YAML_ALIAS_EVENT || anchor != NULL)
+        return err_set(c->e, c->name, line, col, "anchors and aliases are not allowed in "
+                       "an answers file");
+    if (++*count > ANS_MAX_EVENTS)
+        return err_set(c->e, c->name, line, col, "answers file too complex (more than %u "
+                       "YAML items)", ANS_MAX_EVENTS);
+    if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT) {
+        if (++*depth > ANS_MAX_DEPTH)
+            return err_set(c->e, c->name, line, col, "answers nested deeper than %d "
+                           "levels", ANS_MAX_DEPTH);
+    } else if (ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT) {
+        --*depth;
+    }
+    return ev->type != YAML_STREAM_END_EVENT;
+}
+
+/*
+ * Walk the events once before loading, as the spec loader does: refuse
+ * anchors and aliases, nesting deeper than ANS_MAX_DEPTH and more than
+ * ANS_MAX_EVENTS events. libyaml's own loader is quadratic in the nesting
+ * (a file of '[' took minutes); this pass stops at the cap in linear time.
+ */
+static int precheck(struct ctx *c, const char *buf, size_t len)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    unsigned count = 0;
+    int depth = 0, rc = 1;
+
+    if (!yaml_parser_initialize(&p))
+        return err_set(c->e, c->name, 0, 0, "out of memory");
+    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+    while (rc == 1) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = err_set(c->e, c->name, (int)p.problem_mark.line + 1,
+                         (int)p.problem_mark.column + 1, "yaml syntax error: %s",
+                         p.problem ? p.problem : "unknown");
+            break;
+        }
+        rc = check_event(c, &ev, &depth, &count);
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc < 0 ? -1 : 0;
+}
+
 static int load_doc(struct ctx *c, const char *buf, size_t len)
 {
     yaml_parser_t p;
@@ -382,7 +438,7 @@ int ans_parse(const char *name, const char *buf, size_t len, struct ans_answers 
                               &errcode, &erroff, NULL);
     if (c.word_re == NULL)
         return err_set(e, NULL, 0, 0, "internal: bad word pattern");
-    if ((rc = load_doc(&c, buf, len)) == 0) {
+    if ((rc = precheck(&c, buf, len)) == 0 && (rc = load_doc(&c, buf, len)) == 0) {
         rc = parse_root(&c);
         yaml_document_delete(&doc);
     }

@@ -39,6 +39,8 @@
 #define ANS_FILE_MAX (256u << 10)
 #define ANS_TEXT_MAX (16u << 10)   /* longest free-text answer */
 #define ANS_MAX_PAIRS 8
+#define ANS_MAX_DEPTH 16           /* nesting of lists and maps */
+#define ANS_MAX_EVENTS 100000u     /* YAML events in one file */
 
 /* Where a node starts in the file (1-based; 0 when absent). */
 struct ans_loc {

@@ -21,6 +21,7 @@
 #include "props/prop_defs.h"
 #include "props/prop_util.h"
 #include "selfcheck/selfcheck.h"
+#include "core/util.h"
 
 /* What every check loads: the answers, the text's words, its vectors. */
 struct written {
@@ -52,12 +53,16 @@ static int load_vectors(const struct ans_answers *a, const char *rel,
                         struct sc_vectors **out, struct grd_err *e)
 {
     char path[ERR_FILE_MAX];
+    char why[ERR_MSG_MAX];
 
     *out = NULL;
     if (rel == NULL)
         return 0;
     if (ans_path(a, rel, path, sizeof path, e) < 0)
         return -1;
+    /* Only files of the submission: never /etc/passwd or ../../ */
+    if (ut_check_inside(a->dir, path, rel, why, sizeof why) < 0)
+        return err_set(e, a->file, a->vectors_at.line, a->vectors_at.col, "%s", why);
     return (*out = sc_vectors_load(path, e)) == NULL ? -1 : 0;
 }
 
