@@ -166,3 +166,40 @@ Test(layout, map_parser_reads_the_rules)
     cr_expect_not(allowed(&m, "sandbox", "spec"), "sandbox/ and spec/ are side by side");
     cr_expect_not(allowed(&m, "batch", "cli"), "nothing includes cli/");
 }
+
+/* No source file grows past about 800 lines (STYLE.md: split a file well
+ * before 1,000 along its own seams); 850 leaves "about" some room. */
+#define MAX_LINES 850
+
+static size_t count_lines(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    size_t n = 0;
+    int ch;
+
+    cr_assert_not_null(fp, "cannot read '%s'", path);
+    while ((ch = getc(fp)) != EOF)
+        n += ch == '\n';
+    fclose(fp);
+    return n;
+}
+
+Test(layout, no_file_past_about_800_lines)
+{
+    glob_t g;
+    char pat[4096];
+    size_t bad = 0;
+
+    snprintf(pat, sizeof pat, "%s/grader/*/*.[ch]", TEST_SRCDIR);
+    cr_assert_eq(glob(pat, 0, NULL, &g), 0, "no sources under '%s'", pat);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        size_t n = count_lines(g.gl_pathv[i]);
+        if (n > MAX_LINES) {
+            cr_log_error("'%s' has %zu lines (at most %d): split it along its seams",
+                         g.gl_pathv[i], n, MAX_LINES);
+            bad++;
+        }
+    }
+    globfree(&g);
+    cr_expect_eq(bad, 0, "%zu files are longer than %d lines", bad, MAX_LINES);
+}
