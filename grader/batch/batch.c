@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/compat.h"
 #include "core/json.h"
 #include "batch/summary.h"
 #include "core/util.h"
@@ -403,7 +404,7 @@ int bat_write_atomic(const char *path, const void *data, size_t n, struct grd_er
     int fd, err;
 
     temp_name(path, tmp, sizeof tmp);
-    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+    if ((fd = cpt_mkstemp_cloexec(tmp)) < 0)
         return err_set(e, NULL, 0, 0, "cannot create a temporary file for '%s': %s",
                        path, strerror(errno));
     if (write_all(fd, data, n) < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0) {

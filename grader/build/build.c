@@ -2,6 +2,7 @@
 #include "build/build.h"
 
 #include "build/jail.h"
+#include "core/compat.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -109,9 +110,9 @@ static int exec_errno(int fd)
  */
 static int open_channels(int *log_fd, int errp[2])
 {
-    if ((*log_fd = memfd_create("tool-log", MFD_CLOEXEC)) < 0)
+    if ((*log_fd = cpt_anon_fd("tool-log")) < 0)
         return -1;
-    if (pipe2(errp, O_CLOEXEC) < 0) {
+    if (cpt_pipe_cloexec(errp) < 0) {
         int err = errno;
         close(*log_fd);
         errno = err;

@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <sys/prctl.h>
 #endif
 #ifdef GRADER_SECCOMP
 #include <seccomp.h>

@@ -21,12 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <sys/prctl.h>
 #endif
 #ifdef GRADER_SECCOMP
 #include <seccomp.h>
 #endif
 
+#include "core/compat.h"
 #include "sandbox/runner_proto.h"
 #include "sandbox/sbx_internal.h"
 #include "core/util.h"
@@ -55,7 +55,7 @@ static void close_fd(int *fd)
 static int cloexec_pipe(int p[2])
 {
 #ifdef __linux__
-    return pipe2(p, O_CLOEXEC);
+    return cpt_pipe_cloexec(p);
 #else
     if (pipe(p) != 0)
         return -1;
@@ -68,7 +68,7 @@ static int cloexec_pipe(int p[2])
 static int make_memfd(void)
 {
 #ifdef __linux__
-    return memfd_create("grader-call", MFD_CLOEXEC);
+    return cpt_anon_fd("grader-call");
 #else
     char name[64];
     int fd;
@@ -162,7 +162,7 @@ static void child_exec(const struct sbx *s, pid_t parent,
 
     setpgid(0, 0);
 #ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    cpt_parent_death_signal(SIGKILL);
 #endif
     if (getppid() != parent)
         _exit(127);
