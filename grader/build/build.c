@@ -486,14 +486,16 @@ static int add_arg(char **argv, size_t *n, const char *prefix, const char *a, co
 }
 
 /*
- * objcopy's argument vector. A localised name that is also redefined
- * (a student's own `malloc`) is listed under both names, since objcopy
- * matches --localize-symbol after renaming.
+ * objcopy's argument vector: rename the allocator, and keep only the six
+ * API names global (--keep-global-symbol), which localises every other
+ * defined global -- helpers, a student's own `main` or `malloc` (renamed
+ * first) -- however many there are: listing each helper instead overflowed
+ * ARG_MAX with a few thousand long names. Undefined symbols stay as they
+ * are. Of rep only the rejections matter here (checked by the caller).
  */
-static char **objcopy_argv(const char *in, const char *out, const struct obj_report *rep,
-                           size_t *n)
+static char **objcopy_argv(const char *in, const char *out, size_t *n)
 {
-    size_t cap = 4 + 2 * N_REDEFINED + 2 * rep->n_localise;
+    size_t cap = 4 + N_REDEFINED + obj_api_count();
     char **argv = calloc(cap, sizeof *argv);
     const char *tool = getenv("OBJCOPY");
     int bad = argv == NULL;
@@ -505,12 +507,8 @@ static char **objcopy_argv(const char *in, const char *out, const struct obj_rep
         snprintf(pair, sizeof pair, "%s=%s", redefined[i][0], redefined[i][1]);
         bad = add_arg(argv, n, "--redefine-sym=", pair, "");
     }
-    for (size_t i = 0; i < rep->n_localise && !bad; i++) {
-        bad = add_arg(argv, n, "--localize-symbol=", rep->localise[i], "");
-        for (size_t k = 0; k < N_REDEFINED && !bad; k++)
-            if (strcmp(rep->localise[i], redefined[k][0]) == 0)
-                bad = add_arg(argv, n, "--localize-symbol=", redefined[k][1], "");
-    }
+    for (size_t i = 0; i < obj_api_count() && !bad; i++)
+        bad = add_arg(argv, n, "--keep-global-symbol=", obj_api_name(i), "");
     bad = bad || add_arg(argv, n, in, "", "") || add_arg(argv, n, out, "", "");
     if (bad && argv != NULL) {
         free_args(argv, *n);
@@ -548,7 +546,7 @@ int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj
 
     if (rep->n_rejections > 0 || rep->n_rejections_dropped > 0)
         return err_set(e, obj_in, 0, 0, "refusing to prepare a rejected object");
-    if ((argv = objcopy_argv(obj_in, obj_out, rep, &n)) == NULL)
+    if ((argv = objcopy_argv(obj_in, obj_out, &n)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     rc = objcopy_in_jail(obj_in, obj_out, argv, &r, e);
     if (rc == 0 && (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)) {

@@ -72,8 +72,10 @@ int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runne
  * Rewrite the object `obj_in` into `obj_out` (they may be the same path)
  * with objcopy: malloc, calloc, realloc and free become grd_malloc,
  * grd_calloc, grd_realloc and grd_free (defined by runner_main.o), and
- * every symbol in rep->localise becomes local, so that a student's `main`,
- * `memcmp` or global helper can interpose on nothing. `rep` must come from
+ * every defined global but the six attn_* API functions becomes local
+ * (--keep-global-symbol; rep->localise names them for the warnings), so
+ * that a student's `main`, `memcmp` or global helper can interpose on
+ * nothing. `rep` must come from
  * obj_check on obj_in and hold no rejection (fail closed: -1 otherwise).
  * Returns 0, or -1 with `e` set (objcopy missing or failing).
  */

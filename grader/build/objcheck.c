@@ -458,6 +458,45 @@ static void check_section(struct ctx *c, size_t i)
         REJECT(c, "unexpected section '%s': keep to ordinary C code and data", name);
 }
 
+/*
+ * What the object's sections take in memory once loaded (code, data,
+ * .bss): a runner whose image exceeds its address-space limit cannot even
+ * start, so a huge static array is refused here, with a reason, before
+ * any test runs. Sizes are capped one by one, so the sum cannot overflow.
+ */
+static void check_static_size(struct ctx *c)
+{
+    uint64_t total = 0, largest = 0;
+    size_t big = 0;
+
+    for (size_t i = 1; i < c->shnum; i++) {
+        uint64_t sz = c->sh[i].sh_size;
+        if (!(c->sh[i].sh_flags & SHF_ALLOC))
+            continue;
+        if (sz > OBJ_MAX_STATIC_BYTES)
+            sz = OBJ_MAX_STATIC_BYTES + 1;
+        total += sz;
+        if (sz > largest)
+            largest = sz, big = i;
+    }
+    if (total > OBJ_MAX_STATIC_BYTES) {
+        const char *name = str_at(c, c->shstr, c->sh[big].sh_name);
+        REJECT(c, "its code and static data take more than %u MiB (section '%s': "
+               "%llu MiB): allocate large arrays with malloc", OBJ_MAX_STATIC_BYTES >> 20,
+               name ? name : "?", (unsigned long long)(c->sh[big].sh_size >> 20));
+    }
+}
+
+size_t obj_api_count(void)
+{
+    return N_API;
+}
+
+const char *obj_api_name(size_t i)
+{
+    return i < N_API ? api_names[i] : NULL;
+}
+
 /* The single SHT_SYMTAB, or NULL after recording a rejection. */
 static const Elf64_Shdr *find_symtab(struct ctx *c)
 {
@@ -537,6 +576,7 @@ static void check_all(struct ctx *c)
     }
     for (size_t i = 1; i < c->shnum && !c->oom; i++)
         check_section(c, i);
+    check_static_size(c);
     check_symbols(c);
 }
 

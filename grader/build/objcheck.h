@@ -33,6 +33,8 @@
 #define OBJ_MAX_MESSAGES 32         /* further rejections are only counted */
 #define OBJ_MAX_LOCALISE 4096       /* more global helpers: rejected */
 #define OBJ_MAX_NAME 512            /* longer symbol names: rejected */
+#define OBJ_MAX_STATIC_BYTES (256u << 20) /* loaded sections (.text, .data,
+                                             .bss, ...) together; more: rejected */
 
 /*
  * The findings of obj_check. Plain data: every string and array is owned
@@ -49,6 +51,12 @@ struct obj_report {
     char **localise;         /* global non-API symbols to make local */
     size_t n_localise;
 };
+
+/* The six API functions a submission defines (attn_*), which alone stay
+ * global in the rewritten object: obj_api_count() of them, obj_api_name(i)
+ * for i below it (NULL beyond). Static strings. */
+size_t obj_api_count(void);
+const char *obj_api_name(size_t i);
 
 /* Make `r` an empty report. */
 void obj_report_init(struct obj_report *r);
