@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -51,8 +52,8 @@ void *grd_calloc(size_t n, size_t size);
 void *grd_realloc(void *p, size_t n);
 void grd_free(void *p);
 
-#define LIVE_CAP 65536u /* pointers tracked; power of two */
 #define ALTSTACK_SIZE 65536u
+#define STATE_ALIGN 65536u /* a multiple of every page size we run on */
 
 /* Where the current call's buffers are, for the fault handler. */
 struct rn_region {
@@ -66,112 +67,106 @@ struct rn_state {
     uintptr_t area_lo, area_hi;       /* whole reservation, 0 when none */
     struct rn_region reg[RP_NBUF];
     uintptr_t stack_lo, stack_hi;     /* where a stack overflow faults */
-    void *live[LIVE_CAP];             /* open addressing, linear probing */
-    long nlive;
 };
 
-/* The one exception to "no mutable globals": the fault handler and the
- * grd_malloc wrappers are entered from signal delivery and from the
- * student's code, which pass no context, so the state they share must be
- * reachable without one. The runner is a single-threaded process. */
-static struct rn_state rn;
+/* The one exception to "no mutable globals": the fault handler is entered
+ * from signal delivery, which passes no context, so the state it shares
+ * with the call must be reachable without one. The runner is a
+ * single-threaded process.
+ *
+ * The state sits alone in its own pages, reached by address and never
+ * through a pointer the student could redirect: while student code runs
+ * those pages (and the shared header) are read-only (guard_state), so a
+ * submission that scans memory for the page size, the buffer regions or
+ * the reply can read them but not forge them. Allocations are not counted
+ * here at all (book()). */
+static union {
+    struct rn_state s;
+    unsigned char pad[(sizeof(struct rn_state) + STATE_ALIGN - 1) /
+                      STATE_ALIGN * STATE_ALIGN];
+} rn_pages __attribute__((aligned(STATE_ALIGN)));
+#define rn (rn_pages.s)
 static unsigned char rn_altstack[ALTSTACK_SIZE];
 
-/* ---- allocation counting ---------------------------------------------- */
+/* ---- protecting the state --------------------------------------------- */
 
-static size_t live_slot(const void *p)
+/*
+ * Make the state and the header read-only (on) or writable again.
+ * Only the runner's own code calls this: seccomp allows mprotect on these
+ * two addresses alone, and a submission has no mprotect symbol. A failure
+ * cannot be recovered from safely, so it ends the runner.
+ */
+static void guard_state(int on)
 {
-    uintptr_t h = (uintptr_t)p >> 4;
+    int prot = on ? PROT_READ : PROT_READ | PROT_WRITE;
 
-    h ^= h >> 17;
-    h *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(h >> 20) & (LIVE_CAP - 1);
+    if (mprotect(&rn_pages, sizeof rn_pages, prot) != 0 ||
+        (rn.hdr != NULL && mprotect(rn.hdr, RP_HDR_SIZE, prot) != 0))
+        _exit(RP_EXIT_SETUP);
 }
 
-/* Track p; beyond 3/4 of the table allocations go uncounted. */
-static void live_add(void *p)
+/* ---- allocation records ---------------------------------------------- */
+
+/*
+ * Tell the grader about one allocation or free. The live set is kept in
+ * the parent (sbx_books.c): nothing here a submission could lower or fill.
+ * A record that cannot be sent (the grader is gone) ends the runner.
+ * errno is kept, since the student's code may look at it after malloc.
+ */
+static void book(enum rp_book_op op, uintptr_t p)
 {
-    size_t i;
+    struct rp_book r = { (uint64_t)op, (uint64_t)p };
+    const char *b = (const char *)&r;
+    size_t left = sizeof r;
+    int saved = errno;
 
-    if (p == NULL || rn.nlive >= (long)(LIVE_CAP / 4 * 3))
-        return;
-    for (i = live_slot(p); rn.live[i] != NULL; i = (i + 1) & (LIVE_CAP - 1))
-        if (rn.live[i] == p)
-            return;
-    rn.live[i] = p;
-    rn.nlive++;
-}
-
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-static void live_del(const void *p)
-{
-    size_t i = live_slot(p), j, k;
-
-    while (rn.live[i] != p) {
-        if (rn.live[i] == NULL)
-            return;
-        i = (i + 1) & (LIVE_CAP - 1);
+    while (left > 0) {
+        ssize_t n = send(RP_FD_BOOKS, b, left, MSG_NOSIGNAL);
+        if (n > 0)
+            b += n, left -= (size_t)n;
+        else if (n < 0 && errno != EINTR)
+            _exit(RP_EXIT_SETUP);
     }
-    rn.live[i] = NULL;
-    rn.nlive--;
-    for (j = (i + 1) & (LIVE_CAP - 1); rn.live[j] != NULL;
-         j = (j + 1) & (LIVE_CAP - 1)) {
-        k = live_slot(rn.live[j]);
-        if (((j - k) & (LIVE_CAP - 1)) >= ((j - i) & (LIVE_CAP - 1))) {
-            rn.live[i] = rn.live[j];
-            rn.live[j] = NULL;
-            i = j;
-        }
-    }
+    errno = saved;
 }
 
-static void note_alloc_failure(void)
+static void *note_alloc(void *p)
 {
-    if (rn.hdr != NULL)
-        rn.hdr->alloc_failed = 1;
+    book(p != NULL ? RP_BOOK_ALLOC : RP_BOOK_FAILED, (uintptr_t)p);
+    return p;
 }
 
 void *grd_malloc(size_t n)
 {
-    void *p = malloc(n);
-
-    if (p == NULL)
-        note_alloc_failure();
-    live_add(p);
-    return p;
+    return note_alloc(malloc(n));
 }
 
 void *grd_calloc(size_t n, size_t size)
 {
-    void *p = calloc(n, size);
-
-    if (p == NULL)
-        note_alloc_failure();
-    live_add(p);
-    return p;
+    return note_alloc(calloc(n, size));
 }
 
 void *grd_realloc(void *p, size_t n)
 {
-    void *q;
+    /* only the value (volatile: gcc sinks the cast past realloc) */
+    const volatile uintptr_t old = (uintptr_t)p;
+    void *q = realloc(p, n);
 
-    /* Forget p first: after a successful realloc it must not be touched. */
-    if (p != NULL)
-        live_del(p);
-    q = realloc(p, n);
     if (q == NULL && n > 0) {
-        note_alloc_failure();
-        live_add(p);            /* p is still valid and still live */
+        book(RP_BOOK_FAILED, 0);    /* p is still valid and still live */
         return NULL;
     }
-    live_add(q);
+    if (old != 0)
+        book(RP_BOOK_FREE, old);
+    if (q != NULL)
+        book(RP_BOOK_ALLOC, (uintptr_t)q);
     return q;
 }
 
 void grd_free(void *p)
 {
     if (p != NULL)
-        live_del(p);
+        book(RP_BOOK_FREE, (uintptr_t)p);
     free(p);
 }
 
@@ -223,6 +218,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     struct rp_header *h = rn.hdr;
     uintptr_t a = (uintptr_t)si->si_addr;
 
+    guard_state(0);
     h->signo = sig;
     h->state = RP_CRASHED;
     h->bad_buf = -1;
@@ -280,7 +276,8 @@ static void note_stack(void)
 /* ---- seccomp ------------------------------------------------------------- */
 
 #ifdef GRADER_SECCOMP
-enum arg_rule { ARG_ANY, ARG_SELF_PID, ARG_EMPTY_PATH, ARG_NO_EXEC };
+enum arg_rule { ARG_ANY, ARG_SELF_PID, ARG_EMPTY_PATH, ARG_NO_EXEC,
+                ARG_STATE, ARG_HEADER, ARG_BELOW_BOOKS, ARG_BOOKS };
 
 struct sc_rule {
     int nr;
@@ -291,9 +288,11 @@ struct sc_rule {
 /* Everything else traps (SIGSYS, recorded, then the runner exits). */
 static const struct sc_rule sc_rules[] = {
     { SCMP_SYS(read), SCMP_ACT_ALLOW, ARG_ANY },
-    { SCMP_SYS(write), SCMP_ACT_ALLOW, ARG_ANY },
+    /* writes never reach the allocation records: only book() sends */
+    { SCMP_SYS(write), SCMP_ACT_ALLOW, ARG_BELOW_BOOKS },
     { SCMP_SYS(readv), SCMP_ACT_ALLOW, ARG_ANY },
-    { SCMP_SYS(writev), SCMP_ACT_ALLOW, ARG_ANY },
+    { SCMP_SYS(writev), SCMP_ACT_ALLOW, ARG_BELOW_BOOKS },
+    { SCMP_SYS(sendto), SCMP_ACT_ALLOW, ARG_BOOKS },
     { SCMP_SYS(lseek), SCMP_ACT_ALLOW, ARG_ANY },     /* pipes: ESPIPE */
     { SCMP_SYS(mmap), SCMP_ACT_ALLOW, ARG_NO_EXEC },
     { SCMP_SYS(munmap), SCMP_ACT_ALLOW, ARG_ANY },
@@ -325,11 +324,16 @@ static const struct sc_rule sc_rules[] = {
     /* answers glibc copes with */
     { SCMP_SYS(ioctl), SCMP_ACT_ERRNO(ENOTTY), ARG_ANY },   /* isatty() */
     { SCMP_SYS(getrandom), SCMP_ACT_ERRNO(ENOSYS), ARG_ANY },
-    { SCMP_SYS(mprotect), SCMP_ACT_ERRNO(EPERM), ARG_ANY },
+    /* guard_state on the runner's own pages only; any other mprotect
+     * traps (libseccomp cannot say "neither of two addresses" for EPERM) */
+    { SCMP_SYS(mprotect), SCMP_ACT_ALLOW, ARG_STATE },
+    { SCMP_SYS(mprotect), SCMP_ACT_ALLOW, ARG_HEADER },
 };
 
 static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, pid_t self)
 {
+    uintptr_t state = (uintptr_t)&rn_pages, hdr = (uintptr_t)rn.hdr;
+
     if (r->nr < 0)
         return 0;               /* not a syscall on this architecture */
     switch (r->arg) {
@@ -343,6 +347,19 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, pid_t self)
     case ARG_NO_EXEC:
         return seccomp_rule_add(ctx, r->action, r->nr, 1,
                                 SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+    case ARG_BELOW_BOOKS:
+        return seccomp_rule_add(ctx, r->action, r->nr, 1,
+                                SCMP_A0(SCMP_CMP_LT, RP_FD_BOOKS));
+    case ARG_BOOKS:
+        return seccomp_rule_add(ctx, r->action, r->nr, 1,
+                                SCMP_A0(SCMP_CMP_EQ, RP_FD_BOOKS));
+    case ARG_STATE:
+        return seccomp_rule_add(ctx, r->action, r->nr, 1,
+                                SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)state));
+    case ARG_HEADER:
+        return seccomp_rule_add(ctx, r->action, r->nr, 1,
+                                SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)hdr));
+
     default:
         return seccomp_rule_add(ctx, r->action, r->nr, 0);
     }
@@ -425,7 +442,8 @@ static int check_layout(const struct rp_header *h, uint64_t *area)
     return 0;
 }
 
-/* Map every buffer between guard pages; fills ptr[] (NULL when absent). */
+/* Map every buffer between guard pages; fills ptr[] (NULL when absent).
+ * Returns 0, -1 on an inconsistent layout, -2 when address space ran out. */
 static int map_buffers(const struct rp_header *h, void *ptr[RP_NBUF])
 {
     uint64_t area;
@@ -441,7 +459,7 @@ static int map_buffers(const struct rp_header *h, void *ptr[RP_NBUF])
     base = mmap(NULL, area, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
                 MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
-        return -1;
+        return errno == ENOMEM ? -2 : -1;
     rn.area_lo = (uintptr_t)base;
     rn.area_hi = rn.area_lo + area;
     pos = rn.area_lo + rn.page;
@@ -459,7 +477,7 @@ static int map_buffers(const struct rp_header *h, void *ptr[RP_NBUF])
         }
         if (mmap((void *)pos, b->map_len, prot, MAP_SHARED | MAP_FIXED,
                  RP_FD_MEM, (off_t)b->off) == MAP_FAILED)
-            return -1;
+            return errno == ENOMEM ? -2 : -1;
         rn.reg[i] = (struct rn_region){ pos, pos + b->map_len,
                                         (b->flags & RP_BUF_WRITABLE) != 0 };
         ptr[i] = (char *)pos + (b->map_len - b->len);
@@ -511,25 +529,31 @@ static int dispatch(const struct rp_header *h, void *const p[RP_NBUF])
     }
 }
 
+/*
+ * One call. The state and the header are read-only while the submission
+ * runs, and nothing the verdict rests on is kept in this frame, whose
+ * stack the submission can write (the allocations are counted by the
+ * parent).
+ */
 static void serve_call(struct rp_header *h)
 {
     void *ptr[RP_NBUF];
-    long before;
-    int rc;
+    int rc = map_buffers(h, ptr);
 
-    if (map_buffers(h, ptr) != 0) {
+    if (rc != 0) {
+        /* -2: no room left for the buffers, the submission took it all */
+        h->state = rc == -2 ? RP_NOMEM : RP_BADCALL;
         unmap_buffers();
-        h->state = RP_BADCALL;
         h->done = h->nonce ^ RP_DONE_XOR;
         return;
     }
-    before = rn.nlive;
+    guard_state(1);
     rc = dispatch(h, ptr);
     fflush(stdout);
     fflush(stderr);
+    guard_state(0);
     unmap_buffers();
     h->rc = rc;
-    h->live_allocs = rn.nlive - before;
     h->state = RP_RETURNED;
     h->done = h->nonce ^ RP_DONE_XOR;
 }

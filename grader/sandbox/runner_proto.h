@@ -38,7 +38,17 @@ enum rp_fd {
     RP_FD_ERR = 2,
     RP_FD_MEM = 3, /* the shared memfd */
     RP_FD_RES = 4, /* result pipe, runner -> parent */
-    RP_FD_COUNT = 5
+    RP_FD_BOOKS = 5, /* allocation records (struct rp_book), runner ->
+                        parent; student code cannot write it (seccomp) */
+    RP_FD_COUNT = 6
+};
+
+/* One allocation record on RP_FD_BOOKS. */
+enum rp_book_op { RP_BOOK_ALLOC = 1, RP_BOOK_FREE = 2, RP_BOOK_FAILED = 3 };
+
+struct rp_book {
+    uint64_t op;   /* enum rp_book_op */
+    uint64_t ptr;  /* the pointer allocated or freed; 0 for FAILED */
 };
 
 /* How a call ended, as the runner saw it. */
@@ -49,7 +59,8 @@ enum rp_state {
     RP_CONST_WRITE,  /* wrote into read-only input bad_buf */
     RP_CRASHED,      /* any other fatal signal (signo) */
     RP_SYSCALL,      /* seccomp trapped syscall_nr */
-    RP_BADCALL       /* the descriptor was inconsistent (grader bug) */
+    RP_BADCALL,      /* the descriptor was inconsistent with the memfd */
+    RP_NOMEM         /* no address space left to map the buffers */
 };
 
 enum rp_access { RP_ACC_UNKNOWN = 0, RP_ACC_READ, RP_ACC_WRITE };

@@ -63,7 +63,7 @@ static void apply_defaults(struct sbx *s, const struct sbx_config *cfg)
     s->as_limit = cfg->as_limit ? cfg->as_limit : SBX_DEFAULT_AS_LIMIT;
     s->cpu_s = cfg->cpu_s ? cfg->cpu_s : SBX_DEFAULT_CPU_S;
     s->out_cap = cfg->output_cap ? cfg->output_cap : SBX_DEFAULT_OUTPUT_CAP;
-    s->ctl = s->res = s->out = s->memfd = -1;
+    s->ctl = s->res = s->out = s->memfd = s->books_fd = -1;
     s->nonce = (uint64_t)getpid() ^ (uint64_t)(ut_now_ms() * 1e3);
 }
 
@@ -134,26 +134,48 @@ void sbx_free(struct sbx *s)
 
 /* ---- running a call ------------------------------------------------------ */
 
-/* The runner signalled completion; check its record, then our copies. */
-static int returned(struct sbx *s, const struct sbx_call *c,
-                    const struct rp_header *mine, const unsigned char *mem,
-                    struct call_result *r, struct grd_err *e)
+/*
+ * A completion byte without a current "returned" record. Whatever the
+ * runner wrote (its memory is the submission's), this call fails with a
+ * reason and the next one gets a fresh runner: it is never an error of
+ * the grader, which laid the call out itself and checked it.
+ */
+static void not_returned(const struct sbx *s, const struct rp_header *rec,
+                         struct call_result *r)
 {
-    const struct rp_header *h = (const struct rp_header *)mem;
-
-    if (h->done != (mine->nonce ^ RP_DONE_XOR) || h->state != RP_RETURNED) {
-        if (h->state == RP_BADCALL && h->done == (mine->nonce ^ RP_DONE_XOR)) {
-            sbx_runner_stop(s);
-            return err_set(e, NULL, 0, 0, "the runner rejected the call "
-                           "layout");
-        }
+    if (rec != NULL && rec->state == RP_NOMEM)
+        sbx_set_detail(r, CALL_MEMORY, "ran out of memory: no room was left "
+                       "for the call's buffers (limit %zu MiB)",
+                       s->as_limit >> 20);
+    else if (rec != NULL && rec->state == RP_BADCALL)
         sbx_set_detail(r, CALL_CRASHED, "interfered with the grader's runner "
-                   "(wrote to its result channel)");
+                       "(it could no longer map the call's buffers)");
+    else
+        sbx_set_detail(r, CALL_CRASHED, "interfered with the grader's runner "
+                       "(wrote to its result channel)");
+}
+
+/* The runner signalled completion; check its record (rec: our copy, NULL
+ * when not from this call), then our copies of the buffers. */
+static void returned(struct sbx *s, const struct sbx_call *c,
+                     const struct rp_header *mine, const struct rp_header *rec,
+                     const unsigned char *mem, long before, struct call_result *r)
+{
+    if (rec == NULL || rec->state != RP_RETURNED) {
+        not_returned(s, rec, r);
         sbx_runner_stop(s);
-        return 0;
+        return;
     }
-    r->rc = h->rc;
-    r->live_allocs = (long)h->live_allocs;
+    r->rc = rec->rc;
+    /* every record precedes the completion byte: all are readable now */
+    if (s->books_fd < 0 || sbx_books_drain(&s->books, s->books_fd) < 0 ||
+        s->books.garbled) {
+        sbx_set_detail(r, CALL_CRASHED, "interfered with the grader's runner "
+                       "(its allocation records)");
+        sbx_runner_stop(s);
+        return;
+    }
+    r->live_allocs = sbx_books_live(&s->books) - before;
     sbx_drain_output(s);
     if (sbx_check_inputs(c, mine, mem, r) == 0) {
         r->status = CALL_RETURNED;
@@ -161,7 +183,6 @@ static int returned(struct sbx *s, const struct sbx_call *c,
     } else {
         sbx_runner_stop(s);   /* its memory is suspect: start afresh */
     }
-    return 0;
 }
 
 /*
@@ -189,18 +210,21 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     const struct rp_header *h;
     size_t view_len;
     double t0;
+    long before;
     char byte = 'c';
     enum wait_end end;
     int rc = 0;
 
     memset(r, 0, sizeof *r);
-    if (s->pid == 0 && sbx_runner_start(s, e) != 0)
-        return -1;
+    if (s->pid == 0 && (rc = sbx_runner_start(s, r, e)) != 0)
+        return rc < 0 ? -1 : 0;
     if (sbx_prepare(s, c, &mine, &mem, e) != 0) {
         sbx_runner_stop(s);
         return -1;
     }
     view_len = (size_t)s->mem_size;
+    before = sbx_books_live(&s->books);
+    s->books.alloc_failed = 0;
     h = (const struct rp_header *)mem;
     t0 = ut_now_ms();
     if (send(s->ctl, &byte, 1, MSG_NOSIGNAL) != 1)
@@ -210,7 +234,7 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     r->elapsed_ms = ut_now_ms() - t0;
     h = trusted_record(h, &mine, &rec);
     if (end == W_BYTE)
-        rc = returned(s, c, &mine, mem, r, e);
+        returned(s, c, &mine, h, mem, before, r);
     else if (end == W_EOF)
         sbx_runner_died(s, h, r);
     else if (end == W_TIMEOUT)

@@ -29,14 +29,19 @@
  *     canaries in the slack before each writable buffer, and a byte-wise
  *     comparison of every const input after the call.
  *
- * Trust: the runner's address space is the student's. Whatever it writes
- * into the shared header (result, live allocations, fault records, the
- * completion nonce) could be forged by the submission. The per-call nonce
- * only guards against reading a stale record from an earlier call. Forgery
- * gains nothing: a forged "returned" still has its outputs checked by the
+ * Trust: the runner's address space is the student's. Its state and the
+ * shared header are read-only while student code runs, so pure C cannot
+ * forge the record (raw system calls could: SECURITY.md, gap 1). Live
+ * allocations are counted here, from records the runner sends on a
+ * descriptor no student write() reaches (sbx_books.c). The per-call nonce
+ * guards against a stale record from an earlier call. A forgery gains
+ * little: a forged "returned" still has its outputs checked by the
  * properties, a forged fault record only fails the submission, and the
  * parent re-checks const inputs and canaries from its own copies. Buffer
- * layout is never read back from shared memory.
+ * layout is never read back from shared memory. Whatever the runner
+ * does -- a forged or malformed reply, no room for the buffers, a failed
+ * start -- ends that call with a reason (never a grader error), and the
+ * next call starts a fresh runner.
  *
  * The sandbox writes to the runner only through a socket with MSG_NOSIGNAL:
  * the caller need not ignore SIGPIPE. Not thread-safe: one struct sbx per

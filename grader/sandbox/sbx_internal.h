@@ -44,6 +44,18 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct call_result *r,
 #include <signal.h>
 #include <sys/types.h>
 
+/* The runner's live allocations, as its records on RP_FD_BOOKS say
+ * (sbx_books.c). Zeroed = empty. */
+struct sbx_books {
+    uint64_t *slot;        /* open addressing; 0 = empty */
+    size_t cap, n;
+    long untracked;        /* could not be stored: live for good */
+    int alloc_failed;      /* an allocation returned NULL */
+    int garbled;           /* a record of no known kind */
+    unsigned char part[sizeof(struct rp_book)];
+    size_t npart;          /* bytes of a record read so far */
+};
+
 struct sbx {
     char *runner;
     char *runner_dir;
@@ -60,6 +72,8 @@ struct sbx {
     size_t out_len;
     int out_trunc;
     uint64_t nonce;
+    int books_fd;        /* parent end of RP_FD_BOOKS; -1 when closed */
+    struct sbx_books books;
 };
 
 /* sbx_proc.c: the runner process and its pipes. */
@@ -71,9 +85,11 @@ void sbx_sleep_ms(long ms);
 /* Read what the output pipe holds now (bounded); closes it at EOF. */
 void sbx_drain_output(struct sbx *s);
 
-/* Start a runner and wait for its ready byte: 0, or -1 with e set (no
- * runner left behind). */
-int sbx_runner_start(struct sbx *s, struct grd_err *e);
+/* Start a runner and wait for its ready byte: 0; 1 when the runner
+ * failed to start (r says why: the submission's executable, e.g. a huge
+ * .bss); -1 with e set when the grader could not (memfd, pipes, fork).
+ * No runner is left behind on failure. */
+int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e);
 
 /* Kill the runner's group, reap it and close the channels. Idempotent. */
 void sbx_runner_stop(struct sbx *s);
@@ -85,6 +101,21 @@ int sbx_peek_exit(pid_t pid, siginfo_t *si);
 /* Wait for one byte on the result pipe until `until` (ms, monotonic),
  * draining output meanwhile. */
 enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte);
+
+/* sbx_books.c: allocations counted in the parent. */
+
+/* Apply n bytes of records (a record may span calls). */
+void sbx_books_feed(struct sbx_books *b, const unsigned char *data, size_t n);
+
+/* Read everything fd (non-blocking) holds now into b: 0 when drained,
+ * 1 at EOF, -1 on a read error. */
+int sbx_books_drain(struct sbx_books *b, int fd);
+
+/* Pointers live now, plus those that could not be tracked. */
+long sbx_books_live(const struct sbx_books *b);
+
+/* Forget everything (a new runner). */
+void sbx_books_reset(struct sbx_books *b);
 
 /* sbx_layout.c: the call in shared memory. */
 

@@ -179,25 +179,35 @@ static void child_exec(const struct sbx *s, pid_t parent,
 
 /* Make the channels: ctl is a socketpair so that writes can be
  * MSG_NOSIGNAL; res and out are pipes. Child ends go into kid[]. */
+/* Make the channels: ctl and books are socketpairs (writes to ctl can be
+ * MSG_NOSIGNAL; the runner sends books with sendto, which seccomp allows
+ * on that descriptor alone); res and out are pipes. Child ends go into
+ * kid[]. */
 static int make_channels(struct sbx *s, int kid[RP_FD_COUNT])
 {
-    int ctl[2], res[2], out[2];
+    int ctl[2], res[2], out[2], books[2];
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0)
         return -1;
-    if (cloexec_pipe(res) != 0) {
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, books) != 0) {
         close(ctl[0]), close(ctl[1]);
         return -1;
     }
-    if (cloexec_pipe(out) != 0) {
-        close(ctl[0]), close(ctl[1]), close(res[0]), close(res[1]);
+    if (cloexec_pipe(res) != 0) {
+        close(ctl[0]), close(ctl[1]), close(books[0]), close(books[1]);
         return -1;
     }
-    s->ctl = ctl[0], s->res = res[0], s->out = out[0];
+    if (cloexec_pipe(out) != 0) {
+        close(ctl[0]), close(ctl[1]), close(books[0]), close(books[1]);
+        close(res[0]), close(res[1]);
+        return -1;
+    }
+    s->ctl = ctl[0], s->res = res[0], s->out = out[0], s->books_fd = books[0];
     kid[RP_FD_CTL] = ctl[1], kid[RP_FD_OUT] = out[1];
     kid[RP_FD_ERR] = out[1], kid[RP_FD_MEM] = s->memfd;
-    kid[RP_FD_RES] = res[1];
+    kid[RP_FD_RES] = res[1], kid[RP_FD_BOOKS] = books[1];
     fcntl(s->out, F_SETFL, O_NONBLOCK);
+    fcntl(s->books_fd, F_SETFL, O_NONBLOCK);
     return 0;
 }
 
@@ -206,6 +216,7 @@ static void close_kid_ends(int kid[RP_FD_COUNT])
     close(kid[RP_FD_CTL]);
     close(kid[RP_FD_OUT]);
     close(kid[RP_FD_RES]);
+    close(kid[RP_FD_BOOKS]);
 }
 
 static void close_channels(struct sbx *s)
@@ -214,6 +225,8 @@ static void close_channels(struct sbx *s)
     close_fd(&s->res);
     close_fd(&s->out);
     close_fd(&s->memfd);
+    close_fd(&s->books_fd);
+    sbx_books_reset(&s->books);
     s->mem_size = 0;
 }
 
@@ -248,7 +261,7 @@ int sbx_peek_exit(pid_t pid, siginfo_t *si)
  * draining output meanwhile. */
 enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
 {
-    struct pollfd p[2];
+    struct pollfd p[3];
     double left;
     ssize_t n;
 
@@ -256,15 +269,20 @@ enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
         left = until - ut_now_ms();
         if (left <= 0)
             return W_TIMEOUT;
+        /* a closed descriptor (-1) is ignored by poll */
         p[0] = (struct pollfd){ .fd = s->res, .events = POLLIN };
         p[1] = (struct pollfd){ .fd = s->out, .events = POLLIN };
-        if (poll(p, s->out >= 0 ? 2 : 1, (int)ceil(left)) < 0) {
+        p[2] = (struct pollfd){ .fd = s->books_fd, .events = POLLIN };
+        if (poll(p, 3, (int)ceil(left)) < 0) {
             if (errno == EINTR)
                 continue;
             return W_ERROR;
         }
         if (s->out >= 0 && p[1].revents)
             sbx_drain_output(s);
+        if (s->books_fd >= 0 && p[2].revents &&
+            sbx_books_drain(&s->books, s->books_fd) != 0)
+            close_fd(&s->books_fd);   /* EOF: the runner is going */
         if (p[0].revents == 0)
             continue;
         n = read(s->res, byte, 1);
@@ -277,7 +295,9 @@ enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
     }
 }
 
-static int start_failed(struct sbx *s, struct grd_err *e)
+/* The runner (the submission's executable) did not come up: say why in r
+ * and leave no process behind. Returns 1. */
+static int start_failed(struct sbx *s, struct call_result *r)
 {
     siginfo_t si;
     int code = -1;
@@ -286,14 +306,17 @@ static int start_failed(struct sbx *s, struct grd_err *e)
         code = si.si_status;
     sbx_runner_stop(s);
     if (code == RP_EXIT_SETUP)
-        return err_set(e, s->runner, 0, 0,
-                       "the runner could not install its sandbox");
-    if (code == 127)
-        return err_set(e, s->runner, 0, 0, "could not execute the runner");
-    return err_set(e, s->runner, 0, 0, "the runner did not start");
+        sbx_set_detail(r, CALL_CRASHED, "the runner could not start: it "
+                       "could not install its sandbox");
+    else
+        sbx_set_detail(r, CALL_CRASHED, "the runner could not start%s (is "
+                       "a static array larger than the memory limit of "
+                       "%zu MiB?)", code == 127 ? " (exec failed)" : "",
+                       s->as_limit >> 20);
+    return 1;
 }
 
-int sbx_runner_start(struct sbx *s, struct grd_err *e)
+int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e)
 {
     int kid[RP_FD_COUNT];
     pid_t me = getpid();
@@ -323,6 +346,6 @@ int sbx_runner_start(struct sbx *s, struct grd_err *e)
     setpgid(s->pid, s->pid); /* also here: no window without a group */
     if (sbx_wait_byte(s, ut_now_ms() + START_TIMEOUT_MS, &c) != W_BYTE ||
         c != RP_READY_BYTE)
-        return start_failed(s, e);
+        return start_failed(s, r);
     return 0;
 }
