@@ -423,39 +423,81 @@ Test(hostile, looping_everywhere_graded_within_20s, .timeout = 120)
 /* ---- as an unprivileged user -------------------------------------------------- */
 
 #define NOBODY_ID 65534
+/* The raw system calls, and the attacks on the runner's own state and
+ * on the grader's hold on it (issue 11, class 4). */
 static const char *const nobody_attacks[] = {
     "forkbomb_raw.c", "kill_parent_raw.c", "write_results_raw.c", "membomb.c",
+    "forge_reply.c", "corrupt_page_size.c", "forge_leak_count.c",
+    "forge_alloc_record.c", "fill_alloc_table.c", "exhaust_memory.c",
+    "huge_bss.c", "long_helper_names.c",
 };
+#define N_NOBODY (sizeof nobody_attacks / sizeof nobody_attacks[0])
 
-/* In the unprivileged child: 0 when, for every attack, the grader
- * survived, every softmax test failed and the honest functions beside it
- * passed (so the runner did run as nobody); else a code saying what went
- * wrong. */
-static int grade_as_nobody(const struct spec_set *s, const char *stage)
+static struct criterion_test_params nobody_entries(void)
+{
+    struct entry *p = cr_malloc(sizeof *p * N_NOBODY);
+
+    for (size_t i = 0; i < N_NOBODY; i++)
+        snprintf(p[i].name, sizeof p[i].name, "%s", nobody_attacks[i]);
+    return cr_make_param_array(struct entry, p, N_NOBODY, NULL);
+}
+
+/* The entry's verdict without Criterion (the unprivileged child cannot
+ * report through it): 0 when it holds, else why not, as a code. */
+static int verdict_code(const struct tg_expect *x, const struct host_expect *h,
+                        const struct grade_result *r)
+{
+    struct strbuf sb;
+    struct grd_err e;
+    int bad;
+    size_t others = 0;
+
+    if (r->status != h->status)
+        return 20;
+    if (h->status != GRADE_OK)   /* refused: no test ran, the reason says why */
+        return r->score != 0.0 ? 21
+               : h->detail[0] && !strstr(r->status_detail ? r->status_detail : "", h->detail) ? 31
+               : 0;
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_result *t = &r->tests[i];
+        if (attacked(x, h, t->test) && (t->status == TEST_PASSED || t->score != 0.0))
+            return 21;
+        if (!attacked(x, h, t->test) && !tg_listed(x->maybe, x->n_maybe, t->test->id)) {
+            if (t->status != TEST_PASSED)
+                return 22;
+            others++;
+        }
+    }
+    /* the runner really ran as nobody: the honest functions passed */
+    if (h->status == GRADE_OK && others == 0)
+        return 30;
+    if (h->status == GRADE_OK && h->detail[0] && !detail_in_failures(x, h, r))
+        return 31;
+    sb_init(&sb, (size_t)8 << 20);
+    memset(&e, 0, sizeof e);
+    bad = rpt_write(r, RPT_GRADESCOPE, NULL, &sb, &e) != 0 ||
+          json_validate(sb_str(&sb), strlen(sb_str(&sb)), &e) != 0;
+    sb_release(&sb);
+    return bad ? 40 : 0;
+}
+
+/* In the unprivileged child: grade the staged entry, 0 when its verdict
+ * holds, 10 on a grader error, else verdict_code's. */
+static int grade_as_nobody(const struct spec_set *s, const char *stage, const char *name,
+                           const struct tg_expect *x, const struct host_expect *h)
 {
     struct grd_err e;
-    char data[HOST_PATH_MAX];
+    char data[HOST_PATH_MAX], path[HOST_PATH_MAX];
+    struct grade_result *r;
+    int code;
 
     snprintf(data, sizeof data, "%.1000s/data", stage);
-    for (size_t i = 0; i < sizeof nobody_attacks / sizeof nobody_attacks[0]; i++) {
-        char path[HOST_PATH_MAX];
-        struct grade_result *r;
-        snprintf(path, sizeof path, "%.1000s/%s", stage, nobody_attacks[i]);
-        size_t others = 0;
-        if ((r = host_grade_in(s, path, data, &e)) == NULL)
-            return 10 + (int)i;
-        for (size_t k = 0; k < r->n_tests; k++) {
-            int softmax = strncmp(r->tests[k].test->id, "softmax.", 8) == 0;
-            if (softmax && r->tests[k].status == TEST_PASSED)
-                return 20 + (int)i;
-            others += !softmax && r->tests[k].status == TEST_PASSED;
-        }
-        /* the runner really ran as nobody: the honest functions passed */
-        if (r->status != GRADE_OK || others == 0)
-            return 30 + (int)i;
-        grade_result_free(r);
-    }
-    return 0;
+    snprintf(path, sizeof path, "%.700s/%.255s", stage, name);
+    if ((r = host_grade_in(s, path, data, &e)) == NULL)
+        return 10;
+    code = verdict_code(x, h, r);
+    grade_result_free(r);
+    return code;
 }
 
 static int drop_to_nobody(const char *home)
@@ -465,57 +507,68 @@ static int drop_to_nobody(const char *home)
 }
 
 /*
- * Copy what grading as nobody reads -- the attacks, runner_main.o and the
+ * Copy what grading as nobody reads -- the attack, runner_main.o and the
  * grader's header -- into `stage`, owned by nobody: the checkout itself may
  * sit where nobody cannot read (root's home, say). As root, before the drop.
  */
-static void stage_for_nobody(const char *stage)
+static void stage_for_nobody(const char *stage, const char *name)
 {
-    char cmd[4 * HOST_PATH_MAX];
-    int n = snprintf(cmd, sizeof cmd,
-                     "mkdir -p '%s/data/include' && cp '%s/runner_main.o' '%s/data/' && "
-                     "cp '%s/include/attention.h' '%s/data/include/'",
-                     stage, TEST_BUILDDIR, stage, TEST_BUILDDIR, stage);
+    char cmd[16 * HOST_PATH_MAX];
 
-    for (size_t i = 0; i < sizeof nobody_attacks / sizeof nobody_attacks[0]; i++)
-        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " && cp '%s/%s' '%s/'", HOST_DIR,
-                      nobody_attacks[i], stage);
-    snprintf(cmd + n, sizeof cmd - (size_t)n, " && chown -R %d:%d '%s'", NOBODY_ID,
-             NOBODY_ID, stage);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/data/include' && cp '%s/runner_main.o' '%s/data/' && "
+             "cp '%s/include/attention.h' '%s/data/include/' && cp '%.700s/%.255s' '%s/' && "
+             "chown -R %d:%d '%s'",
+             stage, TEST_BUILDDIR, stage, TEST_BUILDDIR, stage, HOST_DIR, name, stage,
+             NOBODY_ID, NOBODY_ID, stage);
     cr_assert(system(cmd) == 0, "cannot stage the files for nobody: %s", cmd);
 }
 
-/* As root (CI), the same attacks are contained for an unprivileged user:
- * a forked child drops to nobody and grades them. Skipped when not root
- * (the suite then runs unprivileged already). */
-Test(hostile, contained_as_nobody, .timeout = 120)
+ParameterizedTestParameters(hostile, contained_as_nobody)
 {
+    return nobody_entries();
+}
+
+/* As root (CI), these attacks are contained for an unprivileged user too:
+ * a forked child drops to nobody and grades one, with the entry's own
+ * expectations, and checks its Gradescope JSON. Skipped when not root
+ * (the suite then runs unprivileged already). */
+ParameterizedTest(struct entry *p, hostile, contained_as_nobody, .timeout = 120)
+{
+    char src[HOST_PATH_MAX], sub[HOST_PATH_MAX], stage[HOST_PATH_MAX];
+    struct tg_expect x;
+    struct host_expect h;
     struct grd_err e;
     struct spec_set *s;
     struct arena a;
-    char stage[HOST_PATH_MAX];
     pid_t pid;
     int st = 0;
 
     if (geteuid() != 0)
         cr_skip_test("not root: the whole suite already runs unprivileged");
+    entry_paths(p->name, sub, src, sizeof sub);
+    tg_expectations(src, &x);
+    host_expectations(src, &h);
+    cr_assert(x.found && h.status != GRADE_ERROR, "%s: bad CATALOGUE block", p->name);
     cr_assert((s = tg_specs(1, &e)) != NULL, "specs: %s", e.msg);
     arena_enter(&a);
     cr_assert(chown(a.root, NOBODY_ID, NOBODY_ID) == 0 && chown(a.cwd, NOBODY_ID, NOBODY_ID) == 0 &&
               chown(a.tmp, NOBODY_ID, NOBODY_ID) == 0);
     snprintf(stage, sizeof stage, "%.1000s/stage", a.root);
-    stage_for_nobody(stage);
+    stage_for_nobody(stage, p->name);
     pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0)
-        _exit(drop_to_nobody(a.tmp) ? 2 : grade_as_nobody(s, stage));
+        _exit(drop_to_nobody(a.tmp) ? 2 : grade_as_nobody(s, stage, p->name, &x, &h));
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    expect_no_loot(a.cwd, 1, "as nobody"), expect_no_loot(a.tmp, 1, "as nobody");
-    expect_no_loot("/tmp", 0, "as nobody");
+    expect_no_loot(a.cwd, 1, p->name), expect_no_loot(a.tmp, 1, p->name);
+    expect_no_loot("/tmp", 0, p->name);
     arena_leave(&a);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-              "as nobody: status %d (2: cannot drop privileges, 1x: grader error, "
-              "2x: an attack passed a test, 3x: nothing ran)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+              "%s as nobody: status %d (2: cannot drop privileges, 10: grader error, "
+              "20: wrong status, 21: an attacked test passed, 22: an honest test failed, "
+              "30: nothing ran, 31: no failure says '%s', 40: invalid JSON)",
+              p->name, WIFEXITED(st) ? WEXITSTATUS(st) : -1, h.detail);
     spec_set_free(s);
 }

@@ -437,3 +437,80 @@ Test(sbx, lifecycle_leaves_no_process)
     cr_assert_eq(kill((pid_t)pid2, 0), -1);
     cr_assert_eq(errno, ESRCH);
 }
+
+/* Issue 11, class 4: the allocations are counted in the parent, so a table
+ * filled before leaking hides nothing (the runner's own table used to stop
+ * at 49,152 pointers). 98,000 allocations need a roomy deadline. */
+Test(sbx, a_filled_table_hides_no_leak)
+{
+    struct fixture f;
+    struct call_result r;
+    float pe[12];
+
+    fx_open(&f, "fill_table", 20000.0, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
+    cr_assert_eq(r.rc, ATTN_OK);
+    cr_expect_eq(r.live_allocs, 1, "live_allocs %ld", r.live_allocs);
+    fx_close(&f);
+}
+
+/* The forgeries of tests/hostile/ find the runner's state by scanning:
+ * reading it works (so their writes fault for the protection, not for a
+ * bad scan), and nothing else is disturbed. */
+Test(sbx, the_runner_state_is_readable_but_not_the_verdict)
+{
+    struct fixture f;
+    struct call_result r;
+    float pe[12];
+
+    fx_open(&f, "find_state", DEADLINE_MS, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
+    cr_expect_eq(r.rc, ATTN_OK, "the scan did not find the runner's state");
+    fx_close(&f);
+}
+
+/* A runner that cannot start (a .bss beyond its address space) fails the
+ * call with a reason, not the grader; the next call tries afresh. */
+Test(sbx, a_runner_that_cannot_start_fails_the_call)
+{
+    struct fixture f;
+    struct call_result r;
+    float pe[12];
+
+    fx_open(&f, "huge_bss", DEADLINE_MS, 0);
+    for (int i = 0; i < 2; i++) {
+        call_small(&f, IMPL_PE, pe, &r);
+        cr_expect_eq(r.status, CALL_CRASHED, "%d %s", r.status, r.detail);
+        cr_expect(strstr(r.detail, "the runner could not start") != NULL, "%s", r.detail);
+        cr_expect_eq(sbx_runner_pid(f.sbx), 0);
+    }
+    fx_close(&f);
+}
+
+/* Memory exhausted before a larger call: that call fails with a reason
+ * (the runner cannot map its buffers), not the grader, and the next call
+ * gets a fresh runner. */
+Test(sbx, no_room_for_the_next_call_fails_that_call)
+{
+    struct fixture f;
+    struct call_result r;
+    struct grd_err e = { 0 };
+    float pe[12];
+    size_t big = (size_t)1 << 20;    /* 4 MiB of floats: more than is left */
+    float *pe_big = malloc(big * sizeof *pe_big);
+
+    cr_assert_not_null(pe_big);
+    fx_open(&f, "exhaust", 5000.0, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
+    cr_assert_eq(f.impl.ops->positional_encoding(f.impl.self, pe_big, 1024, 1024, &r, &e), 0,
+                 "grader error: %s", e.msg);
+    cr_expect_eq(r.status, CALL_MEMORY, "%d %s", r.status, r.detail);
+    cr_expect(strstr(r.detail, "no room was left for the call's buffers") != NULL, "%s", r.detail);
+    cr_expect_eq(sbx_runner_pid(f.sbx), 0);
+    expect_fresh_softmax(&f, 0);
+    free(pe_big);
+    fx_close(&f);
+}
