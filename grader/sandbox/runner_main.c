@@ -14,6 +14,7 @@
  * signatures are fixed) to reach the call's state.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,11 +27,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
 #ifdef GRADER_SECCOMP
-#include <fcntl.h>
 #include <seccomp.h>
 #endif
 
@@ -390,7 +391,8 @@ static int load_seccomp(void)
 }
 #endif
 
-__attribute__((constructor(101))) static void runner_setup(void)
+/* Sandbox this process before any student code can run, then say so. */
+static void sandbox_self(void)
 {
     char ready = RP_READY_BYTE;
     void *h = mmap(NULL, RP_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -413,6 +415,18 @@ __attribute__((constructor(101))) static void runner_setup(void)
         _exit(RP_EXIT_SETUP);
     if (write(RP_FD_RES, &ready, 1) != 1)
         _exit(RP_EXIT_SETUP);
+}
+
+/*
+ * glibc passes (argc, argv, envp) to constructors. Run as "runner serve"
+ * the process is a fork server (serve() in main) and sandboxes only the
+ * children it forks; run plainly it sandboxes itself and serves calls.
+ */
+__attribute__((constructor(101))) static void runner_setup(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], RP_SERVE_ARG) == 0)
+        return;
+    sandbox_self();
 }
 
 /* ---- one call -------------------------------------------------------------- */
@@ -558,7 +572,8 @@ static void serve_call(struct rp_header *h)
     h->done = h->nonce ^ RP_DONE_XOR;
 }
 
-int main(void)
+/* Serve calls on the protocol descriptors until the grader closes them. */
+static void __attribute__((noreturn)) call_loop(void)
 {
     char c;
     ssize_t n;
@@ -575,4 +590,102 @@ int main(void)
         if (write(RP_FD_RES, &c, 1) != 1)
             _exit(0);
     }
+}
+
+/* ---- the fork server ------------------------------------------------------ */
+
+#ifdef __linux__
+/* Receive one spawn request: RP_SPAWN_FDS descriptors (ctl, out, mem, res,
+ * books) with one byte. Returns 1, 0 at EOF (the grader is done), -1. */
+static int recv_spawn(int fds[RP_SPAWN_FDS])
+{
+    char byte, ctrl[CMSG_SPACE(sizeof(int) * RP_SPAWN_FDS)];
+    struct iovec iov = { &byte, 1 };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = ctrl, .msg_controllen = sizeof ctrl };
+    struct cmsghdr *c;
+    ssize_t n;
+
+    while ((n = recvmsg(RP_FD_CTL, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0)
+        return n == 0 ? 0 : -1;
+    c = CMSG_FIRSTHDR(&m);
+    if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+        c->cmsg_len != CMSG_LEN(sizeof(int) * RP_SPAWN_FDS))
+        return -1;
+    memcpy(fds, CMSG_DATA(c), sizeof(int) * RP_SPAWN_FDS);
+    return 1;
+}
+
+/* In the new child: its own descriptors at RP_FD_*, nothing else open.
+ * The server holds 0..RP_FD_COUNT-1, so every received descriptor is
+ * above them and the dup2s overwrite no source (and drop O_CLOEXEC). */
+static void take_fds(const int got[RP_SPAWN_FDS])
+{
+    const int want[RP_FD_COUNT] = { got[0], got[1], got[1], got[2], got[3], got[4] };
+
+    for (int i = 0; i < RP_SPAWN_FDS; i++)
+        if (got[i] < RP_FD_COUNT)
+            _exit(RP_EXIT_SETUP);
+    for (int i = 0; i < RP_FD_COUNT; i++)
+        if (dup2(want[i], i) != i)
+            _exit(RP_EXIT_SETUP);
+    if (syscall(SYS_close_range, RP_FD_COUNT, ~0u, 0) != 0)
+        for (int i = RP_FD_COUNT; i < 64; i++)
+            close(i);
+}
+
+/*
+ * One test's runner: forked from the server's initialised state (dynamic
+ * loading and relocation done once, no student code ever run), then
+ * isolated exactly as an exec'd runner: its own address space, process
+ * group and descriptors, PR_SET_PDEATHSIG, and the whole sandbox --
+ * seccomp included -- before its first call. CLONE_PARENT makes it the
+ * grader's child, so that the grader reaps and classifies it itself.
+ */
+static void __attribute__((noreturn)) spawned(const int fds[RP_SPAWN_FDS], pid_t grader)
+{
+    take_fds(fds);
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != grader)
+        _exit(RP_EXIT_SETUP);
+    sandbox_self();
+    call_loop();
+}
+
+/* Fork a runner per request; reply with its pid (int32) on RP_FD_RES. */
+static void __attribute__((noreturn)) serve(void)
+{
+    pid_t grader = getppid();
+    char ready = RP_SERVER_BYTE;
+    int fds[RP_SPAWN_FDS], got;
+
+    if (write(RP_FD_RES, &ready, 1) != 1)
+        _exit(RP_EXIT_SETUP);
+    while ((got = recv_spawn(fds)) == 1) {
+        /* raw clone: glibc's fork() has no CLONE_PARENT */
+        long pid = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0, 0, 0, 0);
+        int32_t reply = (int32_t)pid;
+        if (pid == 0)
+            spawned(fds, grader);
+        for (int i = 0; i < RP_SPAWN_FDS; i++)
+            close(fds[i]);
+        if (write(RP_FD_RES, &reply, sizeof reply) != (ssize_t)sizeof reply)
+            _exit(0);
+    }
+    _exit(got == 0 ? 0 : RP_EXIT_SETUP);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+#ifdef __linux__
+    if (argc == 2 && strcmp(argv[1], RP_SERVE_ARG) == 0)
+        serve();
+#else
+    (void)argc, (void)argv;
+#endif
+    call_loop();
 }

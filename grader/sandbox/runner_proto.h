@@ -13,6 +13,14 @@
  * A fault in the runner is recorded in the header by its signal handler,
  * which then exits with RP_EXIT_FAULT.
  *
+ * Fork server (Linux): the executable is exec'd once as "runner serve"
+ * with only RP_FD_CTL (a socketpair) and RP_FD_RES; it writes
+ * RP_SERVER_BYTE, then for each request (one byte carrying RP_SPAWN_FDS
+ * descriptors by SCM_RIGHTS: ctl, out, mem, res, books) forks a test
+ * runner with CLONE_PARENT (the grader's child), which takes those at
+ * RP_FD_*, sandboxes itself and writes RP_READY_BYTE on its own res; the
+ * server replies with the runner's pid as an int32 on its res.
+ *
  * The header lives in memory the student's code can read and write. The
  * parent therefore never takes the layout back from it, and the result
  * fields are used only to classify how a call ended (see sbx.h).
@@ -31,6 +39,9 @@
 #define RP_EXIT_FAULT 86   /* exit code of the fault handler */
 #define RP_EXIT_SETUP 87   /* the runner could not sandbox itself */
 #define RP_READY_BYTE 'R'  /* first byte on the result pipe after setup */
+#define RP_SERVER_BYTE 'S' /* a fork server's first byte */
+#define RP_SERVE_ARG "serve" /* argv[1] of a fork server */
+#define RP_SPAWN_FDS 5     /* a spawn request carries ctl, out, mem, res, books */
 
 enum rp_fd {
     RP_FD_CTL = 0, /* control pipe, parent -> runner */

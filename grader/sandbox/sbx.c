@@ -64,6 +64,7 @@ static void apply_defaults(struct sbx *s, const struct sbx_config *cfg)
     s->cpu_s = cfg->cpu_s ? cfg->cpu_s : SBX_DEFAULT_CPU_S;
     s->out_cap = cfg->output_cap ? cfg->output_cap : SBX_DEFAULT_OUTPUT_CAP;
     s->ctl = s->res = s->out = s->memfd = s->books_fd = -1;
+    s->srv_ctl = s->srv_res = -1;
     s->nonce = (uint64_t)getpid() ^ (uint64_t)(ut_now_ms() * 1e3);
 }
 
@@ -126,6 +127,7 @@ void sbx_free(struct sbx *s)
     if (s == NULL)
         return;
     sbx_runner_stop(s);
+    sbx_server_stop(s);
     free(s->runner);
     free(s->runner_dir);
     free(s->outbuf);

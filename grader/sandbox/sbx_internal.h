@@ -73,6 +73,8 @@ struct sbx {
     int out_trunc;
     uint64_t nonce;
     int books_fd;        /* parent end of RP_FD_BOOKS; -1 when closed */
+    pid_t server;        /* the fork server (sbx_server.c); 0: none */
+    int srv_ctl, srv_res; /* its channels; -1 when closed */
     struct sbx_books books;
 };
 
@@ -101,6 +103,24 @@ int sbx_peek_exit(pid_t pid, siginfo_t *si);
 /* Wait for one byte on the result pipe until `until` (ms, monotonic),
  * draining output meanwhile. */
 enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte);
+
+/* Fork and exec the runner with fds[i] as descriptor i ("runner serve"
+ * when serve); the child's pid, or -1 (errno set). The child is in its own
+ * process group, with PR_SET_PDEATHSIG, the rlimits and an empty env. */
+pid_t sbx_exec_runner(const struct sbx *s, const int fds[RP_FD_COUNT], int serve);
+
+/* sbx_server.c: the fork server (Linux). */
+
+/* Have the fork server (started on first use, restarted once if it died)
+ * fork a test runner with the child ends kid[]; *pid is the runner, the
+ * grader's own child. 0; 1 when the server could not start or spawn (the
+ * submission's executable: the caller fails the call); -1 with e set on
+ * the grader's own failure. */
+int sbx_server_spawn(struct sbx *s, const int kid[RP_FD_COUNT], pid_t *pid,
+                     struct grd_err *e);
+
+/* Kill and reap the fork server, close its channels. Idempotent. */
+void sbx_server_stop(struct sbx *s);
 
 /* sbx_books.c: allocations counted in the parent. */
 

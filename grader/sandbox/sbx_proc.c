@@ -154,9 +154,10 @@ static void child_fds(const int fds[RP_FD_COUNT])
 
 /* In the forked child: only async-signal-safe calls until execve. */
 static void child_exec(const struct sbx *s, pid_t parent,
-                       const int fds[RP_FD_COUNT])
+                       const int fds[RP_FD_COUNT], int serve)
 {
-    char *const argv[] = { (char *)"runner", NULL };
+    char *const argv[] = { (char *)"runner", serve ? (char *)RP_SERVE_ARG : NULL,
+                           NULL };
     char *const envp[] = { NULL };
     sigset_t none;
 
@@ -316,10 +317,49 @@ static int start_failed(struct sbx *s, struct call_result *r)
     return 1;
 }
 
+pid_t sbx_exec_runner(const struct sbx *s, const int fds[RP_FD_COUNT], int serve)
+{
+    pid_t me = getpid();
+    pid_t pid = fork();
+
+    if (pid == 0)
+        child_exec(s, me, fds, serve);
+    if (pid > 0)
+        setpgid(pid, pid); /* also here: no window without a group */
+    return pid;
+}
+
+/* A test runner: forked by the fork server on Linux, exec'd elsewhere.
+ * 0, 1 (could not start: r set) or -1 (e set); kid[] is closed. */
+static int spawn(struct sbx *s, int kid[RP_FD_COUNT], struct call_result *r,
+                 struct grd_err *e)
+{
+    int rc = 0;
+
+#ifdef __linux__
+    rc = sbx_server_spawn(s, kid, &s->pid, e);
+    if (rc == 0)
+        setpgid(s->pid, s->pid);
+#else
+    s->pid = sbx_exec_runner(s, kid, 0);
+    if (s->pid < 0)
+        rc = err_set(e, NULL, 0, 0, "cannot fork: %s", strerror(errno));
+#endif
+    close_kid_ends(kid);
+    if (rc != 0) {
+        s->pid = 0;
+        close_channels(s);
+        if (rc > 0)
+            sbx_set_detail(r, CALL_CRASHED, "the runner could not start (is a "
+                           "static array larger than the memory limit of %zu "
+                           "MiB?)", s->as_limit >> 20);
+    }
+    return rc;
+}
+
 int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e)
 {
-    int kid[RP_FD_COUNT];
-    pid_t me = getpid();
+    int kid[RP_FD_COUNT], rc;
     char c = 0;
 
     s->memfd = make_memfd();
@@ -334,16 +374,8 @@ int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e)
         return err_set(e, NULL, 0, 0, "cannot create pipes: %s",
                        strerror(errno));
     }
-    s->pid = fork();
-    if (s->pid == 0)
-        child_exec(s, me, kid);
-    close_kid_ends(kid);
-    if (s->pid < 0) {
-        s->pid = 0;
-        close_channels(s);
-        return err_set(e, NULL, 0, 0, "cannot fork: %s", strerror(errno));
-    }
-    setpgid(s->pid, s->pid); /* also here: no window without a group */
+    if ((rc = spawn(s, kid, r, e)) != 0)
+        return rc;
     if (sbx_wait_byte(s, ut_now_ms() + START_TIMEOUT_MS, &c) != W_BYTE ||
         c != RP_READY_BYTE)
         return start_failed(s, r);
