@@ -31,6 +31,9 @@
 #define SPEC_CASES_CAP 1000
 #define SPEC_PARAMS_CAP 64
 #define SPEC_LIST_CAP 4096
+#define SPEC_SIZE_MAX (1 << 20)          /* largest size key in a case */
+#define SPEC_SEED_MAX 9007199254740992.0 /* 2^53: every seed exact in a double */
+#define SPEC_TIMEOUT_MAX_MS 600000L
 #define SHOW 60             /* at most this many bytes of a value in messages */
 
 /* ---- the loader's context ---------------------------------------------- */
@@ -220,10 +223,41 @@ static int param_list(struct ld *l, struct spec_param *p, const struct sy_node *
             return -1;
         if (rc == 0)
             return fail(l, x, "'%s' must be a flat list of numbers", p->key);
+        if (!isfinite(list[i]))
+            return fail(l, x, "'%s' must hold finite numbers, not %.*s", p->key, show(x),
+                        x->str);
     }
     p->kind = SPEC_LIST;
     p->list = v->n ? list : NULL;
     p->list_len = v->n;
+    return 0;
+}
+
+/* Case keys that are sizes (or a seed): whole numbers, bounded, so that
+ * no property ever rounds -1 to 0, 2.5 to 3, or casts 2^64 (UB). */
+static const char *const size_keys[] = {"rows", "cols", "n", "n_q", "n_k", "n_kv", "d",
+                                        "d_k", "d_v", "d_model", "d_ff", "heads"};
+
+static int is_size_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof size_keys / sizeof size_keys[0]; i++)
+        if (strcmp(key, size_keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A number of a case: finite; sizes and seeds whole and in range. */
+static int check_case_number(struct ld *l, const struct spec_param *p,
+                             const struct sy_node *v, double x)
+{
+    if (!isfinite(x))
+        return fail(l, v, "'%s' must be a finite number, not %.*s", p->key, show(v), v->str);
+    if (is_size_key(p->key) && (x < 0 || x > SPEC_SIZE_MAX || x != floor(x)))
+        return fail(l, v, "'%s' is a size: a whole number from 0 to %d, not %.*s", p->key,
+                    SPEC_SIZE_MAX, show(v), v->str);
+    if (strcmp(p->key, "seed") == 0 && (x < 0 || x > SPEC_SEED_MAX || x != floor(x)))
+        return fail(l, v, "'seed' must be a whole number from 0 to 2^53, not %.*s", show(v),
+                    v->str);
     return 0;
 }
 
@@ -243,7 +277,7 @@ static int param_value(struct ld *l, struct spec_param *p, const struct sy_node 
     rc = scalar_number(l, v, &p->num);
     p->kind = SPEC_NUM;
     if (rc != 0)
-        return rc < 0 ? -1 : 0;
+        return rc < 0 ? -1 : check_case_number(l, p, v, p->num);
     p->kind = SPEC_STR;
     p->str = sy_strndup(&l->keep, v->str, v->len);
     return p->str == NULL ? oom(l) : 0;
@@ -403,6 +437,9 @@ static int f_timeout(struct ld *l, void *obj, const struct sy_node *v)
     ms = v->kind == SY_SCALAR && v->plain ? strtol(v->str, &end, 10) : 0;
     if (ms <= 0 || errno != 0 || *end != '\0')
         return fail(l, v, "'timeout_ms' must be an integer > 0");
+    if (ms > SPEC_TIMEOUT_MAX_MS)
+        return fail(l, v, "'timeout_ms' must be at most %ld (10 minutes)",
+                    (long)SPEC_TIMEOUT_MAX_MS);
     ((struct tbuild *)obj)->t->timeout_ms = ms;
     return 0;
 }
