@@ -146,13 +146,26 @@ submit_array() { # OUT [sbatch options...]
     timeout --foreground 900 sbatch --parsable --array=1-$ntasks --output="$tmp/log/grade-%A_%a.log" \
         --export="$(export_vars "$so")" "$@" tests/slurm/grade-array.sbatch
 }
-# The documented merge job, run after the array: afterok.
+# The documented merge job, run after the array: afterok, and cancelled by
+# Slurm (not left pending for ever) when a task fails or is cancelled.
+submit_merge() { # ARRAY_JOB OUT [sbatch options...]
+    sm_j=$1 sm_o=$2; shift 2
+    timeout --foreground 300 sbatch --parsable --dependency=afterok:"$sm_j" \
+        --kill-on-invalid-dep=yes --output="$tmp/log/merge-%j.log" "$@" \
+        --wrap "$g merge --out $sm_o/all $sm_o/shard-*"
+}
 merge_job() { # ARRAY_JOB OUT
-    timeout --foreground 300 sbatch --wait --parsable --dependency=afterok:"$1" \
-        --output="$tmp/log/merge-%j.log" --wrap "$g merge --out $2/all $2/shard-*" \
-        >/dev/null || fail "the merge job after $1 failed: $(cat "$tmp"/log/merge-*.log 2>/dev/null | tail -n 3)"
+    submit_merge "$1" "$2" --wait >/dev/null ||
+        fail "the merge job after $1 failed: $(cat "$tmp"/log/merge-*.log 2>/dev/null | tail -n 3)"
 }
 task_state() { scontrol -o show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1; }
+# Submission to the last task's end, from Slurm's own times (whole seconds):
+# sbatch --wait polls with a growing interval and returns up to ~30 s later.
+span() { # JOB
+    scontrol -o show job "$1" | tr ' ' '\n' | sed -n 's/^\(SubmitTime\|EndTime\)=//p' |
+        while read -r t; do date -d "$t" +%s; done | sort -n | sed -n '1p;$p' | paste -s -d' ' |
+        awk '{ print $2 - $1 }'
+}
 run_times() { # JOB: the tasks' run times, "16+13+18 s"
     scontrol -o show job "$1" | sed -n 's/.*ArrayTaskId=\([0-9]*\) .*RunTime=\([0-9:-]*\).*/\1 \2/p' |
         sort -n | awk '{ n = split($2, t, ":"); s = t[n] + 60 * t[n - 1] + 3600 * t[n - 2];
@@ -188,6 +201,7 @@ out2=$tmp/out2; k=2
 expect=$(count_rows "$out1/shard-$k")
 [ "$expect" -ge 2 ] || fail "shard $k has $expect submissions: too few to cancel it mid-run"
 jid2=$(submit_array "$out2")
+mjid2=$(submit_merge "$jid2" "$out2")
 cl_n=3000 # 600 s
 while :; do
     st=$(task_state "${jid2}_$k")
@@ -199,6 +213,9 @@ done
 scancel "${jid2}_$k"
 cl_wait 600 sh -c "[ -z \"\$(squeue -h -j $jid2 -o %i)\" ]" || fail "job $jid2 still queued 600 s after scancel"
 [ "$(task_state "${jid2}_$k")" = CANCELLED ] || fail "task $k ended $(task_state "${jid2}_$k"), not CANCELLED"
+cl_wait 60 sh -c "scontrol -o show job $mjid2 | grep -q JobState=CANCELLED" ||
+    fail "the merge job $mjid2 is $(task_state "$mjid2") after task $k was cancelled, not CANCELLED"
+[ ! -e "$out2/all" ] || fail "the merge job ran although task $k was cancelled"
 done_k=$(count_rows "$out2/shard-$k")
 [ "$done_k" -lt "$expect" ] || fail "task $k had graded its whole shard before the cancel took"
 # A regraded submission gets a new row.tsv (written aside, then renamed):
@@ -214,8 +231,9 @@ regraded=$(LC_ALL=C comm -23 "$tmp/rows.before" "$tmp/rows.after" | wc -l)
 [ "$(count_rows "$out2/shard-$k")" -eq "$expect" ] || fail "the rerun did not finish shard $k"
 merge_job "$jid3" "$out2"
 same_tree "$tmp/single" "$out2/all" "resubmitted array job"
-say "cancelled task $k at $done_k/$expect; the rerun kept the $before graded rows, graded $((n_subs - before)), merge identical"
+say "cancelled task $k at $done_k/$expect (merge job cancelled by Slurm); the rerun kept the $before graded rows, graded $((n_subs - before)), merge identical"
 
-say "$n_subs submissions, $ntasks tasks, 2 CPUs: single run $t_single s; array job $t_array s" \
-    "(tasks $(run_times "$jid")); rerun after the cancel $t_rerun s (tasks $(run_times "$jid3"))"
+say "$n_subs submissions, $ntasks tasks, 2 CPUs: single run $t_single s;" \
+    "array job: submit to last end $(span "$jid") s, sbatch --wait $t_array s, tasks $(run_times "$jid");" \
+    "rerun after the cancel: $(span "$jid3") s, sbatch --wait $t_rerun s, tasks $(run_times "$jid3")"
 say "passed"
