@@ -88,7 +88,8 @@ fi
 
 g=$(cd "$build" && pwd)/grader
 [ -x "$g" ] || fail "$g not built (run make first)"
-spec=$src/specs/public.yaml
+# Two specs, to check SPEC's list (written.yaml leaves blank manual cells).
+specs="specs/public.yaml:specs/written.yaml"
 
 # --- The class: the catalogue plus correct submissions, files and folders ---
 class=$tmp/class; mkdir -p "$tmp/log"
@@ -129,15 +130,16 @@ say "one-node cluster up ($(sinfo -h -o '%P %c CPUs %t' 2>/dev/null || echo agno
 # --- The single run, timed on the same machine and CPUs ----------------------
 say "$n_subs submissions; single run: grader batch --jobs 2"
 t0=$(now)
-timeout --foreground 900 nice -n 10 "$g" batch --spec "$spec" --jobs 2 --out "$tmp/single" "$class" \
+timeout --foreground 900 nice -n 10 "$g" batch --spec "$src/specs/public.yaml" \
+    --spec "$src/specs/written.yaml" --jobs 2 --out "$tmp/single" "$class" \
     >"$tmp/single.log" 2>&1 || fail "the single batch failed: $(tail -n 3 "$tmp/single.log")"
 t_single=$(secs "$t0" "$(now)")
 
 cd "$src"
-# As documented: from the repository's root, GRADER and SPEC by default. Only
-# --output moves, so that the logs land in the temporary folder.
+# As documented: from the repository's root, GRADER by default, SPEC relative
+# to it. Only --output moves, so that the logs land in the temporary folder.
 export_vars() { # OUT
-    ev="ALL,N=$ntasks,CLASS=$class,OUT=$1"
+    ev="ALL,N=$ntasks,CLASS=$class,OUT=$1,SPEC=$specs"
     [ "$g" = "$src/build/grader" ] || ev="$ev,GRADER=$g"
     echo "$ev"
 }
