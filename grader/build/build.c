@@ -485,6 +485,13 @@ static int add_arg(char **argv, size_t *n, const char *prefix, const char *a, co
     return 0;
 }
 
+/* Mach-O spells a C symbol with a leading '_' (llvm-objcopy on macOS). */
+#ifdef __APPLE__
+#define SYM_PREFIX "_"
+#else
+#define SYM_PREFIX ""
+#endif
+
 /*
  * objcopy's argument vector: rename the allocator, and keep only the six
  * API names global (--keep-global-symbol), which localises every other
@@ -504,11 +511,12 @@ static char **objcopy_argv(const char *in, const char *out, size_t *n)
     bad = bad || add_arg(argv, n, tool && *tool ? tool : "objcopy", "", "");
     for (size_t i = 0; i < N_REDEFINED && !bad; i++) {
         char pair[64];
-        snprintf(pair, sizeof pair, "%s=%s", redefined[i][0], redefined[i][1]);
+        snprintf(pair, sizeof pair, SYM_PREFIX "%s=" SYM_PREFIX "%s", redefined[i][0],
+                 redefined[i][1]);
         bad = add_arg(argv, n, "--redefine-sym=", pair, "");
     }
     for (size_t i = 0; i < obj_api_count() && !bad; i++)
-        bad = add_arg(argv, n, "--keep-global-symbol=", obj_api_name(i), "");
+        bad = add_arg(argv, n, "--keep-global-symbol=" SYM_PREFIX, obj_api_name(i), "");
     bad = bad || add_arg(argv, n, in, "", "") || add_arg(argv, n, out, "", "");
     if (bad && argv != NULL) {
         free_args(argv, *n);

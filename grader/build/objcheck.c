@@ -306,6 +306,16 @@ void objc_missing_api(struct ctx *c)
             WARN(c, "does not define '%s': its tests count as not implemented", api_names[i]);
 }
 
+size_t obj_api_count(void)
+{
+    return N_API;
+}
+
+const char *obj_api_name(size_t i)
+{
+    return i < N_API ? api_names[i] : NULL;
+}
+
 #if !GRADER_PORTABLE
 /* ---- the ELF reader (the portable build reads `nm -P` instead:
  * objcheck_nm.c) ---- */
@@ -485,16 +495,6 @@ static void check_static_size(struct ctx *c)
                "%llu MiB): allocate large arrays with malloc", OBJ_MAX_STATIC_BYTES >> 20,
                name ? name : "?", (unsigned long long)(c->sh[big].sh_size >> 20));
     }
-}
-
-size_t obj_api_count(void)
-{
-    return N_API;
-}
-
-const char *obj_api_name(size_t i)
-{
-    return i < N_API ? api_names[i] : NULL;
 }
 
 /* The single SHT_SYMTAB, or NULL after recording a rejection. */
