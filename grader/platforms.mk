@@ -23,11 +23,9 @@ GS_OUT := $(DIST)/gradescope
 GS_STAGE := $(GS_OUT)/autograder
 C50_ASSIGNMENT ?= attention
 C50_OUT := $(DIST)/classroom50/$(C50_ASSIGNMENT)
-# Everything under grader/ that builds the grader (the top Makefile includes
-# the two .mk files, so they travel too).
-PLAT_GRADER := $(wildcard grader/*/*.c grader/*/*.h) grader/deps.sh \
-               grader/template.mk grader/platforms.mk \
-               $(wildcard grader/template/*)
+# Everything under grader/ that builds the grader; the bundle has its own
+# Makefile (grader/platforms/gradescope/Makefile), which only builds.
+PLAT_GRADER := $(wildcard grader/*/*.c grader/*/*.h) grader/deps.sh
 PLAT_SPECS := specs/public.yaml specs/hidden.yaml specs/written.yaml
 
 .PHONY: gradescope classroom50
@@ -36,7 +34,7 @@ gradescope:
 	mkdir -p '$(GS_STAGE)/reference' '$(GS_STAGE)/student_template' '$(GS_STAGE)/specs'
 	$(foreach d,$(sort $(dir $(PLAT_GRADER))),mkdir -p '$(GS_STAGE)/$(d)' &&) true
 	$(foreach f,$(PLAT_GRADER),cp '$(f)' '$(GS_STAGE)/$(f)' &&) true
-	cp Makefile '$(GS_STAGE)/Makefile'
+	cp $(PLAT_SRC)/gradescope/Makefile '$(GS_STAGE)/Makefile'
 	cp reference/attention.c '$(GS_STAGE)/reference/'
 	cp student_template/attention.h '$(GS_STAGE)/student_template/'
 	cp $(PLAT_SPECS) '$(GS_STAGE)/specs/'
