@@ -8,6 +8,8 @@ first broken rule).
       the stub, a buggy submission, a missing and a misnamed file, on time
       and late; every results.json checked against Gradescope's documented
       fields, its score against the grader's own rubric.
+  platforms.py ci SRCDIR BUILD   a compile error through the real grader:
+      JUnit against the xunit plugin's junit-10.xsd, GitHub annotations.
   platforms.py classroom50 SRCDIR BUILD   make classroom50; autograder.py run
       with the Classroom 50 runner's environment in a checkout of each
       submission; result.json checked field by field against
@@ -404,9 +406,50 @@ def classroom50(src, build):
     return 0
 
 
+# ---- plain CI: the formats a GitHub or GitLab job reads, on a compile error ----
+
+def ci(src, build):
+    """A submission that does not compile, through the real grader: JUnit
+    valid against the xunit schema with one <error> holding the compiler's
+    message; GitHub annotations with the error's line."""
+    tmp = tempfile.mkdtemp(prefix="plat-ci.")
+    try:
+        sub = os.path.join(tmp, "attention.c")
+        with open(sub, "w") as f:
+            f.write('#include "attention.h"\n\nint broken = ;\n')
+        grader = os.path.join(build, "grader")
+        spec = os.path.join(src, "specs", "public.yaml")
+        p = sh([grader, "grade", "--format", "junit", "--spec", spec, sub])
+        check(p.returncode == 0, "junit: the grader runs")
+        xml = os.path.join(tmp, "junit.xml")
+        with open(xml, "wb") as f:
+            f.write(p.stdout)
+        v = sh(["xmllint", "--noout", "--schema",
+                os.path.join(src, "tests", "junit-10.xsd"), xml])
+        check(v.returncode == 0, "junit-10.xsd accepts it:\n" + v.stderr.decode())
+        text = p.stdout.decode()
+        check(text.count("<testcase") == 1 and text.count("<error") == 1
+              and "<failure" not in text, "one test case, one <error>:\n" + text)
+        case = text[text.index("<testcase"):text.index("</testcase>")]
+        check("attention.c:3:14: error:" in case,
+              "the compiler's message is in the test case:\n" + case)
+        print("ok: a compile error is one JUnit <error> with the compiler's "
+              "message, valid against the xunit plugin's schema")
+        p = sh([grader, "grade", "--format", "github", "--spec", spec, sub])
+        out = p.stdout.decode()
+        check(out.startswith("::error file=attention.c,line=3,col=14,"
+                             "title=compile error::error: "),
+              "an ::error annotation on line 3:\n" + out[:500])
+        print("ok: the github format annotates attention.c line 3")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("gradescope", "classroom50"):
+    fns = {"gradescope": gradescope, "classroom50": classroom50, "ci": ci}
+    if len(sys.argv) != 4 or sys.argv[1] not in fns:
         print(__doc__)
         sys.exit(2)
-    fn = gradescope if sys.argv[1] == "gradescope" else classroom50
+    fn = fns[sys.argv[1]]
     sys.exit(fn(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])))
