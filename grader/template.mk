@@ -48,6 +48,8 @@ template:
 	  sed $(TPL_MAKEFILE_SED) student_template/Makefile; } > '$(TPL_OUT)/Makefile'
 	cp $(TPL_SRC)/grade.yml '$(TPL_OUT)/.github/workflows/grade.yml'
 	cp $(TPL_SRC)/gitignore '$(TPL_OUT)/.gitignore'
+	mkdir -p '$(TPL_OUT)/.devcontainer'
+	cp $(TPL_SRC)/devcontainer/devcontainer.json '$(TPL_OUT)/.devcontainer/devcontainer.json'
 	@sh $(TPL_SRC)/guard.sh '$(TPL_OUT)'
 	@echo "template: wrote $(TPL_OUT) (push it as the template repository: docs/CLASSROOM.md)"
 

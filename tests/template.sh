@@ -11,7 +11,8 @@
 #      and the workflow's grading steps (grade.yml) put the rubric in the
 #      step summary, annotate the failures and fail;
 #   6. with the reference copied in, make check gives full marks, exit 0;
-#   7. make map follows the locale for its glyphs; make vectors round-trips.
+#   7. make map follows the locale for its glyphs; make vectors round-trips;
+#   8. the portable student build (PORTABLE=1) grades the reference fully.
 # Usage: sh tests/template.sh SRCDIR STAFF_BUILD_DIR
 # Prints what it checks; exits 0 when everything holds, 1 otherwise.
 set -u
@@ -61,6 +62,17 @@ case " $pk " in
     *" libyaml-dev "*) ok "student deps.sh asks for: $pk" ;;
     *) bad "student deps.sh lacks libyaml-dev: $pk" ;;
 esac
+
+# The dev container (Codespaces, VS Code) installs those very packages.
+dc="$tree/.devcontainer/devcontainer.json"
+if [ -f "$dc" ] && grep -q '"image": *"[^"]*debian' "$dc"; then
+    for p in $pk; do
+        grep -q "install[^\"]* $p\b" "$dc" || bad "devcontainer.json does not install '$p'"
+    done
+    ok "devcontainer.json: Debian, with the packages deps.sh names"
+else
+    bad "the tree has no Debian .devcontainer/devcontainer.json"
+fi
 
 # ---- 2. nothing of the reference or the hidden spec in the tree ----
 n=0
@@ -217,6 +229,17 @@ if [ "$(grep -vc '^#' "$tmp/vectors.txt")" -eq 5 ] &&
     ok "vectors: 5 words, and map takes the file back"
 else
     bad "vectors:"; cat "$tmp/vectors.txt" "$tmp/map_vec.txt" | tail -n 20
+fi
+
+# ---- 8. the portable student build (what a Mac builds), in the clone ----
+if make -C "$clone" -j2 PORTABLE=1 GRD_OUT=build-portable GRADER=build-portable/grader \
+        GRD_OPT="-O2 -g -Werror" grader >"$tmp/pbuild.log" 2>&1 &&
+   make -C "$clone" --no-print-directory PORTABLE=1 GRD_OUT=build-portable \
+        GRADER=build-portable/grader check >"$tmp/pref.txt" 2>&1; then
+    set -- $(score_of "$tmp/pref.txt")
+    ok "portable student build (PORTABLE=1, -Werror): the reference scores ${1:-?} / ${2:-?}"
+else
+    bad "portable student build:"; tail -n 20 "$tmp/pbuild.log" "$tmp/pref.txt"
 fi
 
 [ "$fails" -eq 0 ] || { echo "template: $fails check(s) failed"; exit 1; }
