@@ -42,7 +42,8 @@ cl_write_conf() {
     cl_user=$(id -un)
     # proctrack/linuxproc and task/none: no cgroups (none in a container, and
     # Slurm 22.05 needs cgroup.conf for them); sched/builtin starts the next
-    # array task as soon as one ends. RealMemory covers the script's --mem=2G.
+    # array task as soon as one ends. RealMemory covers the script's
+    # --mem-per-cpu=1536M on 2 CPUs.
     cat >"$cl_dir/slurm.conf" <<EOF
 ClusterName=agtest
 SlurmctldHost=$cl_host(127.0.0.1)
@@ -73,7 +74,7 @@ SelectTypeParameters=CR_CPU_Memory
 ReturnToService=2
 KillWait=10
 MinJobAge=3600
-NodeName=agnode NodeAddr=127.0.0.1 CPUs=2 RealMemory=2048 State=UNKNOWN
+NodeName=agnode NodeAddr=127.0.0.1 CPUs=2 RealMemory=3072 State=UNKNOWN
 PartitionName=grade Nodes=agnode Default=YES MaxTime=INFINITE State=UP
 EOF
 }

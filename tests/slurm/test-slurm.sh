@@ -168,6 +168,11 @@ span() { # JOB
         while read -r t; do date -d "$t" +%s; done | sort -n | sed -n '1p;$p' | paste -s -d' ' |
         awk '{ print $2 - $1 }'
 }
+queued() { # JOB: submission to the first task's start
+    scontrol -o show job "$1" | tr ' ' '\n' | sed -n 's/^\(SubmitTime\|StartTime\)=//p' |
+        while read -r t; do date -d "$t" +%s; done | sort -n | sed -n '1p;2p' | paste -s -d' ' |
+        awk '{ print $2 - $1 }'
+}
 run_times() { # JOB: the tasks' run times, "16+13+18 s"
     scontrol -o show job "$1" | sed -n 's/.*ArrayTaskId=\([0-9]*\) .*RunTime=\([0-9:-]*\).*/\1 \2/p' |
         sort -n | awk '{ n = split($2, t, ":"); s = t[n] + 60 * t[n - 1] + 3600 * t[n - 2];
@@ -236,6 +241,6 @@ same_tree "$tmp/single" "$out2/all" "resubmitted array job"
 say "cancelled task $k at $done_k/$expect (merge job cancelled by Slurm); the rerun kept the $before graded rows, graded $((n_subs - before)), merge identical"
 
 say "$n_subs submissions, $ntasks tasks, 2 CPUs: single run $t_single s;" \
-    "array job: submit to last end $(span "$jid") s, sbatch --wait $t_array s, tasks $(run_times "$jid");" \
+    "array job: submit to last end $(span "$jid") s (first start after $(queued "$jid") s), sbatch --wait $t_array s, tasks $(run_times "$jid");" \
     "rerun after the cancel: $(span "$jid3") s, sbatch --wait $t_rerun s, tasks $(run_times "$jid3")"
 say "passed"
