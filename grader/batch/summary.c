@@ -235,10 +235,13 @@ static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids
     return rc | md_manual(rows, n, ids, n_tests, out) ? -1 : 0;
 }
 
+/* A failure worth a line of the table: not a test that passed its property
+ * and only waits for a value test ("withheld": the value test's own
+ * failure is the one to read). */
 static int ran_and_failed(const char *status)
 {
     return strcmp(status, "passed") != 0 && strcmp(status, "not_run") != 0 &&
-           strcmp(status, "manual_pending") != 0;
+           strcmp(status, "manual_pending") != 0 && strcmp(status, "withheld") != 0;
 }
 
 /* The message's first line with every number ("0.81", "-1e-05", "12")

@@ -163,9 +163,12 @@ int rpt_write_github(const struct grade_result *r, const struct rpt_opts *o,
         gh_command(&c, "error", grade_status_name(r->status), 0, 0,
                    d[0] ? d : "no test ran", strlen(d[0] ? d : "no test ran"));
     }
+    /* A withheld test passed its property: the value test it waits for
+     * carries the annotation (GitHub shows only the first few). */
     for (i = 0; r->status == GRADE_OK && i < r->n_tests; i++)
         if (r->tests[i].status != TEST_PASSED &&
-            r->tests[i].status != TEST_MANUAL_PENDING)
+            r->tests[i].status != TEST_MANUAL_PENDING &&
+            r->tests[i].status != TEST_WITHHELD)
             gh_test(&c, &r->tests[i]);
     gh_fenced_rubric(&c, e);
     return rpti_finish(&c, e);
