@@ -64,7 +64,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test bench clean check
+.PHONY: all deps demo test bench clean fuzz check
 all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h
 
 deps: $(DEPS_OK)
@@ -104,6 +104,38 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgrader.a $(REF_OBJS) $(wildcard tests/*.
 
 test: all $(TEST_BINS)
 	@sh tests/run.sh $(BUILD) $(TEST_BINS)
+	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS); \
+	else echo "fuzz: no $(FUZZ_CC): the fuzz harnesses were not run"; fi
+
+# make fuzz [FUZZ_SECONDS=N]: libFuzzer (clang, ASan + UBSan) on the spec
+# loader, the answers loader and the source rules (tests/fuzz/), each for
+# N seconds. The library code they need is built again, instrumented.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TEST_SECONDS ?= 3
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB := $(wildcard grader/core/*.c grader/spec/*.c) grader/build/srcrules.c \
+            grader/selfcheck/answers.c
+FUZZ_NAMES := spec answers srcrules
+FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(GRADER_HDRS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEFS) -Igrader -Istudent_template $(PKG_CFLAGS) \
+	    $< $(FUZZ_LIB) -o $@ $(PKG_LIBS)
+
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_NAMES); do \
+	    mkdir -p $(BUILD)/fuzz/corpus_$$f; \
+	    echo "fuzz_$$f: $(FUZZ_SECONDS) s"; \
+	    $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	        -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
+	        -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus_$$f \
+	        tests/fuzz/seeds_$$f 2>$(BUILD)/fuzz/fuzz_$$f.log || \
+	        { tail -40 $(BUILD)/fuzz/fuzz_$$f.log; exit 1; }; \
+	    tail -1 $(BUILD)/fuzz/fuzz_$$f.log; \
+	done
 
 # A quiet build first (one line; V=1 shows the commands), then the demo.
 demo:

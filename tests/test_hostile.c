@@ -26,6 +26,9 @@
 #include <criterion/parameterized.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
 #include <ftw.h>
 #include <grp.h>
 #include <sys/stat.h>
@@ -106,11 +109,37 @@ static void entry_paths(const char *name, char *sub, char *src, size_t n)
 {
     size_t len = strlen(name);
 
+    struct stat st;
+
     snprintf(sub, n, "%s/%s", HOST_DIR, name);
     if (len > 2 && strcmp(name + len - 2, ".c") == 0)
         snprintf(src, n, "%s", sub);
     else
         snprintf(src, n, "%.900s/attention.c", sub);
+    /* A directory whose attention.c is not ours (a symlink) keeps its
+     * CATALOGUE block in a file of that name. */
+    if (src != sub && strcmp(src, sub) != 0) {
+        char cat[HOST_PATH_MAX];
+        snprintf(cat, sizeof cat, "%.900s/CATALOGUE", sub);
+        if (stat(cat, &st) == 0)
+            snprintf(src, n, "%s", cat);
+    }
+}
+
+/* With an answers.yaml, the written part is graded too (it reads it). */
+static struct spec_set *entry_specs(const char *sub, struct grd_err *e)
+{
+    char answers[HOST_PATH_MAX];
+    struct stat st;
+    struct spec_set *s = tg_specs(1, e);
+
+    snprintf(answers, sizeof answers, "%.900s/answers.yaml", sub);
+    if (s != NULL && lstat(answers, &st) == 0 &&
+        spec_load(s, TEST_SRCDIR "/specs/written.yaml", prop_check_case, e) < 0) {
+        spec_set_free(s);
+        return NULL;
+    }
+    return s;
 }
 
 static void copy_field(const char *p, size_t skip, char *dst, size_t n)
@@ -352,12 +381,15 @@ ParameterizedTest(struct entry *p, hostile, contained, .timeout = 120)
     struct host_expect h;
     struct arena a;
     struct grd_err e;
-    struct spec_set *s = tg_specs(1, &e);
+    struct spec_set *s;
     struct grade_result *r;
 
-    cr_assert(s != NULL, "specs: %s", e.msg);
     entry_paths(p->name, sub, src, sizeof sub);
+    s = entry_specs(sub, &e);
+    cr_assert(s != NULL, "specs: %s", e.msg);
     snprintf(subdir, sizeof subdir, "%.*s", (int)(strrchr(src, '/') - src), src);
+    if (strcmp(src + strlen(src) - 9, "CATALOGUE") == 0)
+        snprintf(subdir, sizeof subdir, "%s", sub);
     tg_expectations(src, &x);
     host_expectations(src, &h);
     cr_assert(x.found, "%s has no CATALOGUE block", p->name);
@@ -571,4 +603,207 @@ ParameterizedTest(struct entry *p, hostile, contained_as_nobody, .timeout = 120)
               "30: nothing ran, 31: no failure says '%s', 40: invalid JSON)",
               p->name, WIFEXITED(st) ? WEXITSTATUS(st) : -1, h.detail);
     spec_set_free(s);
+}
+
+/* ---- a grader stopped mid-compile ------------------------------------------ */
+
+#define SLOW_SOURCE                                                              \
+    "#define A(x) x x x x x x x x\n#define B(x) A(A(x))\n#define C(x) B(B(x))\n"   \
+    "#define D(x) C(A(x))\nint attn_slow(int s);\n"                               \
+    "int attn_slow(int s) { D(s += s * 3 + 1;) return s; }\n"
+
+/* Processes whose command line mentions `needle` (the arena's scratch
+ * base: cc1 is given -dumpdir <scratch>/). */
+static int count_procs_naming(const char *needle)
+{
+    struct dirent **list = NULL;
+    int n = scandir("/proc", &list, NULL, NULL), found = 0;
+
+    for (int i = 0; i < n; i++) {
+        char path[300], buf[8192];
+        FILE *f;
+        size_t got;
+        if (list[i]->d_name[0] >= '1' && list[i]->d_name[0] <= '9') {
+            snprintf(path, sizeof path, "/proc/%s/cmdline", list[i]->d_name);
+            if ((f = fopen(path, "rb")) != NULL) {
+                got = fread(buf, 1, sizeof buf, f);
+                fclose(f);
+                found += memmem(buf, got, needle, strlen(needle)) != NULL;
+            }
+        }
+        free(list[i]);
+    }
+    free(list);
+    return found;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+
+    nanosleep(&t, NULL);
+}
+
+/* The grader, its data and the public spec, copied where nobody can read
+ * them (as the nobody test does), and a source that compiles for minutes. */
+static void stage_grader(const char *stage, const char *src)
+{
+    char cmd[16 * HOST_PATH_MAX];
+    FILE *f;
+
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/include' && cp '%s/grader' '%s/runner_main.o' '%s/' && "
+             "cp '%s/include/attention.h' '%s/include/' && cp '%s/specs/public.yaml' '%s/'",
+             stage, TEST_BUILDDIR, TEST_BUILDDIR, stage, TEST_BUILDDIR, stage, TEST_SRCDIR,
+             stage);
+    cr_assert(system(cmd) == 0, "cannot stage the grader: %s", cmd);
+    cr_assert((f = fopen(src, "w")) != NULL);
+    fputs(SLOW_SOURCE, f);
+    fclose(f);
+    if (geteuid() == 0) {
+        snprintf(cmd, sizeof cmd, "chown -R %d:%d '%s' '%s'", NOBODY_ID, NOBODY_ID, stage, src);
+        cr_assert(system(cmd) == 0);
+    }
+}
+
+/* SIGTERM to a grader while cc1 runs: the grader dies by it, and no
+ * process of the toolchain and no scratch directory outlive it. As nobody
+ * when the suite is root. */
+Test(hostile, killed_mid_compile_leaves_nothing, .timeout = 90)
+{
+    char stage[HOST_PATH_MAX], src[HOST_PATH_MAX], grader[HOST_PATH_MAX], spec[HOST_PATH_MAX];
+    struct listing left;
+    struct arena a;
+    pid_t pid;
+    int st = 0, seen = 0;
+
+    arena_enter(&a);
+    if (geteuid() == 0)
+        cr_assert(chown(a.root, NOBODY_ID, NOBODY_ID) == 0 &&
+                  chown(a.cwd, NOBODY_ID, NOBODY_ID) == 0 &&
+                  chown(a.tmp, NOBODY_ID, NOBODY_ID) == 0);
+    snprintf(stage, sizeof stage, "%.1000s/stage", a.root);
+    snprintf(src, sizeof src, "%.1000s/slow.c", a.cwd);
+    snprintf(grader, sizeof grader, "%.1000s/grader", stage);
+    snprintf(spec, sizeof spec, "%.1000s/public.yaml", stage);
+    stage_grader(stage, src);
+    pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        if (geteuid() == 0 && drop_to_nobody(a.tmp))
+            _exit(2);
+        execl(grader, "grader", "grade", "--spec", spec, src, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 160 && !seen; i++, sleep_ms(50))
+        seen = count_procs_naming(a.tmp) > 0;
+    cr_expect(seen, "the compiler never started");
+    sleep_ms(300);
+    kill(pid, SIGTERM);
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "the grader did not die by SIGTERM "
+              "(status %d)", st);
+    for (int i = 0; i < 40 && count_procs_naming(a.tmp) > 0; i++)
+        sleep_ms(50);
+    cr_expect(count_procs_naming(a.tmp) == 0, "a toolchain process outlived the grader");
+    list_dir(a.tmp, &left);
+    cr_expect(left.n == 0, "the scratch directory '%s' remains", left.n ? left.names[0] : "");
+    arena_leave(&a);
+}
+
+/* ---- the toolchain and file attacks, as nobody ------------------------------- */
+
+static const char *const nobody_toolchain[] = {
+    "include_outside.c", "line_directive.c", "line_marker.c", "proc_environ.c",
+    "dev_stdout.c", "incbin_pasted.c", "trigraph_comment.c", "nul_blanker.c",
+    "brackets_100k.c", "symlink_reference", "symlink_passwd", "symlink_answers",
+    "answers_vectors_passwd", "answers_vectors_up", "answers_nested",
+};
+
+/* 0 when r is valid Gradescope JSON. */
+static int json_ok(const struct grade_result *r)
+{
+    struct strbuf sb;
+    struct grd_err e;
+    int rc;
+
+    sb_init(&sb, (size_t)8 << 20);
+    memset(&e, 0, sizeof e);
+    rc = rpt_write(r, RPT_GRADESCOPE, NULL, &sb, &e) != 0 ||
+         json_validate(sb_str(&sb), strlen(sb_str(&sb)), &e) != 0;
+    sb_release(&sb);
+    return rc;
+}
+
+/* In the unprivileged child: each entry graded within 15 s into valid JSON
+ * with the status (and refusal detail) its CATALOGUE states; else a code:
+ * 10+i grader error, 40+i wrong status, 60+i invalid JSON, 80+i too slow. */
+static int grade_toolchain_as_nobody(const char *stage)
+{
+    char data[HOST_PATH_MAX];
+
+    snprintf(data, sizeof data, "%.1000s/data", stage);
+    for (size_t i = 0; i < sizeof nobody_toolchain / sizeof nobody_toolchain[0]; i++) {
+        char path[HOST_PATH_MAX], cat[HOST_PATH_MAX];
+        struct host_expect h;
+        struct grade_result *r;
+        struct grd_err e;
+        struct spec_set *s;
+        double t0 = ut_now_ms();
+        int bad;
+        snprintf(path, sizeof path, "%.1000s/%s", stage, nobody_toolchain[i]);
+        snprintf(cat, sizeof cat, "%.1000s/CATALOGUE", path);
+        host_expectations(access(cat, R_OK) == 0 ? cat : path, &h);
+        if ((s = entry_specs(path, &e)) == NULL || (r = host_grade_in(s, path, data, &e)) == NULL)
+            return 10 + (int)i;
+        bad = r->status != h.status ? 40
+              : h.status != GRADE_OK && h.detail[0] &&
+                      !(r->status_detail && strstr(r->status_detail, h.detail)) ? 40
+              : json_ok(r) ? 60 : ut_now_ms() - t0 > 15000.0 ? 80 : 0;
+        grade_result_free(r);
+        spec_set_free(s);
+        if (bad)
+            return bad + (int)i;
+    }
+    return 0;
+}
+
+Test(hostile, toolchain_and_file_attacks_contained_as_nobody, .timeout = 180)
+{
+    char stage[HOST_PATH_MAX], cmd[16 * HOST_PATH_MAX];
+    struct arena a;
+    pid_t pid;
+    int st = 0, n;
+
+    if (geteuid() != 0)
+        cr_skip_test("not root: the whole suite already runs unprivileged");
+    arena_enter(&a);
+    cr_assert(chown(a.root, NOBODY_ID, NOBODY_ID) == 0 && chown(a.cwd, NOBODY_ID, NOBODY_ID) == 0 &&
+              chown(a.tmp, NOBODY_ID, NOBODY_ID) == 0);
+    snprintf(stage, sizeof stage, "%.1000s/stage", a.root);
+    n = snprintf(cmd, sizeof cmd,
+                 "mkdir -p '%s/data/include' && cp '%s/runner_main.o' '%s/data/' && "
+                 "cp '%s/include/attention.h' '%s/data/include/'",
+                 stage, TEST_BUILDDIR, stage, TEST_BUILDDIR, stage);
+    for (size_t i = 0; i < sizeof nobody_toolchain / sizeof nobody_toolchain[0]; i++)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " && cp -a '%s/%s' '%s/'", HOST_DIR,
+                      nobody_toolchain[i], stage);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, " && chown -hR %d:%d '%s'", NOBODY_ID, NOBODY_ID,
+             stage);
+    cr_assert(system(cmd) == 0, "cannot stage the files for nobody: %s", cmd);
+    pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0)
+        _exit(drop_to_nobody(a.tmp) ? 2 : grade_toolchain_as_nobody(stage));
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    arena_leave(&a);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "as nobody: status %d (2: cannot drop privileges, 1x: grader error, 4x: wrong "
+              "status, 6x: invalid JSON, 8x: slower than 15 s; x indexes nobody_toolchain)",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
