@@ -1,7 +1,8 @@
 /*
- * spec_internal.h -- what spec.c (the set and its accessors) and
- * spec_load.c (the loader) share: the set's layout and its growable
- * vectors. Internal to the spec module.
+ * spec_internal.h -- what spec.c (the set and its accessors), spec_load.c
+ * (the loader) and spec_cases.c (a test's cases) share: the set's layout,
+ * its growable vectors and the loader's context. Internal to the spec
+ * module.
  */
 #ifndef GRD_SPEC_INTERNAL_H
 #define GRD_SPEC_INTERNAL_H
@@ -49,5 +50,54 @@ struct spec_set {
     struct sha256_ctx sha;   /* over the bytes of every loaded file */
     char hex[SHA256_HEX_LEN];
 };
+
+
+/* ---- the loader's context (spec_load.c, spec_cases.c) ----------------- */
+
+#define SPEC_SHOW 60 /* at most this many bytes of a value in messages */
+
+/* A test being built: the test itself, and where its parts were written. */
+struct tbuild {
+    struct spec_test *t;
+    const struct sy_node *id_node, *deps;
+};
+
+struct ld {
+    struct spec_set *set;
+    const char *name;        /* for messages, as given */
+    const char *file;        /* the same, owned by the batch */
+    const char *buf;
+    size_t len;
+    spec_check_fn check;
+    struct grd_err *e;
+    struct sy_arena tmp;        /* the tree and tbuilds: freed after the load */
+    struct sy_arena keep;       /* the batch: joins the set on success */
+    struct pvec tests, rules, pending; /* pending: tbuilds with depends_on */
+    struct idtab ids;        /* the ids of this file's tests */
+};
+
+/* Set l->e at `at` (NULL: no position) from a printf format; returns -1. */
+int spec_ld_fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "out of memory" in l->e; returns -1. */
+int spec_ld_oom(struct ld *l);
+
+/* The length to show of a scalar in a message, with "%.*s". */
+static inline int spec_ld_show(const struct sy_node *n)
+{
+    return (int)(n->len > SPEC_SHOW ? SPEC_SHOW : n->len);
+}
+
+/* sy_number() with the loader's file name and error: 1 a number, 0 not,
+ * -1 refused (l->e set). */
+static inline int spec_ld_number(struct ld *l, const struct sy_node *n, double *out)
+{
+    return sy_number(l->name, n, out, l->e);
+}
+
+/* One case of a test's `cases` list into *c, its numbers checked (finite;
+ * sizes and seeds whole and bounded). 0, or -1 with l->e set. */
+int spec_parse_case(struct ld *l, struct spec_case *c, const struct sy_node *map);
 
 #endif

@@ -29,40 +29,11 @@
 #define SPEC_TESTS_CAP 10000
 #define SPEC_RULES_CAP 1000
 #define SPEC_CASES_CAP 1000
-#define SPEC_PARAMS_CAP 64
-#define SPEC_LIST_CAP 4096
-#define SPEC_SIZE_MAX (1 << 20)          /* largest size key in a case */
-#define SPEC_SEED_MAX 9007199254740992.0 /* 2^53: every seed exact in a double */
 #define SPEC_TIMEOUT_MAX_MS 600000L
-#define SHOW 60             /* at most this many bytes of a value in messages */
 
 /* ---- the loader's context ---------------------------------------------- */
 
-
-/* A test being built: the test itself, and where its parts were written. */
-struct tbuild {
-    struct spec_test *t;
-    const struct sy_node *id_node, *deps;
-};
-
-struct ld {
-    struct spec_set *set;
-    const char *name;        /* for messages, as given */
-    const char *file;        /* the same, owned by the batch */
-    const char *buf;
-    size_t len;
-    spec_check_fn check;
-    struct grd_err *e;
-    struct sy_arena tmp;        /* the tree and tbuilds: freed after the load */
-    struct sy_arena keep;       /* the batch: joins the set on success */
-    struct pvec tests, rules, pending; /* pending: tbuilds with depends_on */
-    struct idtab ids;        /* the ids of this file's tests */
-};
-
-static int fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
+int spec_ld_fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
 {
     char msg[ERR_MSG_MAX];
     va_list ap;
@@ -73,15 +44,9 @@ static int fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
     return err_set(l->e, l->name, at ? at->line : 0, at ? at->col : 0, "%s", msg);
 }
 
-static int oom(struct ld *l)
+int spec_ld_oom(struct ld *l)
 {
     return err_set(l->e, l->name, 0, 0, "out of memory");
-}
-
-/* The length to show of a scalar in a message, with "%.*s". */
-static int show(const struct sy_node *n)
-{
-    return (int)(n->len > SHOW ? SHOW : n->len);
 }
 
 /* "unknown <what> 'x' (did you mean 'y'?)" or "... (expected one of a, b)". */
@@ -93,18 +58,13 @@ static int fail_unknown(struct ld *l, const struct sy_node *k, const char *what,
     size_t used = 0;
 
     if (s != NULL)
-        return fail(l, k, "unknown %s '%.*s' (did you mean '%s'?)", what, show(k),
+        return spec_ld_fail(l, k, "unknown %s '%.*s' (did you mean '%s'?)", what, spec_ld_show(k),
                     k->str, s);
     for (size_t i = 0; i < n && used < sizeof list; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                  i ? ", " : "", names[i]);
-    return fail(l, k, "unknown %s '%.*s' (expected one of %s)", what, show(k), k->str,
+    return spec_ld_fail(l, k, "unknown %s '%.*s' (expected one of %s)", what, spec_ld_show(k), k->str,
                 list);
-}
-
-static int scalar_number(struct ld *l, const struct sy_node *n, double *out)
-{
-    return sy_number(l->name, n, out, l->e);
 }
 
 /* A non-empty string value, copied into the batch. */
@@ -112,21 +72,21 @@ static int get_string(struct ld *l, const struct sy_node *v, const char *key,
                       const char **out)
 {
     if (v->kind != SY_SCALAR || v->len == 0)
-        return fail(l, v, "'%s' must be a non-empty string", key);
+        return spec_ld_fail(l, v, "'%s' must be a non-empty string", key);
     *out = sy_strndup(&l->keep, v->str, v->len);
-    return *out == NULL ? oom(l) : 0;
+    return *out == NULL ? spec_ld_oom(l) : 0;
 }
 
 /* A finite number value with v > min (or v >= min when `or_equal`). */
 static int get_number(struct ld *l, const struct sy_node *v, const char *key,
                       double min, int or_equal, double *out)
 {
-    int rc = scalar_number(l, v, out);
+    int rc = spec_ld_number(l, v, out);
 
     if (rc < 0)
         return -1;
     if (rc == 0 || !isfinite(*out) || *out < min || (!or_equal && *out == min))
-        return fail(l, v, "'%s' must be a number %s %g", key, or_equal ? ">=" : ">",
+        return spec_ld_fail(l, v, "'%s' must be a number %s %g", key, or_equal ? ">=" : ">",
                     min);
     return 0;
 }
@@ -149,7 +109,7 @@ static int field_index(struct ld *l, const struct sy_node *k, const struct field
     const char *names[MAX_FIELDS];
 
     if (k->kind != SY_SCALAR)
-        return fail(l, k, "expected a key name, found %s", sy_kind_name(k));
+        return spec_ld_fail(l, k, "expected a key name, found %s", sy_kind_name(k));
     for (size_t i = 0; i < nf; i++) {
         if (strcmp(k->str, f[i].name) == 0)
             return (int)i;
@@ -163,7 +123,7 @@ static int check_required(struct ld *l, const struct sy_node *map, const struct 
 {
     for (size_t i = 0; i < nf; i++)
         if (f[i].required && seen[i] == NULL)
-            return fail(l, map, "missing required key '%s'", f[i].name);
+            return spec_ld_fail(l, map, "missing required key '%s'", f[i].name);
     return 0;
 }
 
@@ -175,13 +135,13 @@ static int walk_fields(struct ld *l, const struct sy_node *map, const char *what
     const struct sy_node *seen[MAX_FIELDS] = {NULL};
 
     if (map->kind != SY_MAP)
-        return fail(l, map, "expected a map for %s, found %s", what, sy_kind_name(map));
+        return spec_ld_fail(l, map, "expected a map for %s, found %s", what, sy_kind_name(map));
     for (const struct sy_node *k = map->first; k != NULL; k = k->next->next) {
         int i = field_index(l, k, f, nf);
         if (i < 0)
             return -1;
         if (seen[i] != NULL)
-            return fail(l, k, "duplicate key '%s' (first at %d:%d)", f[i].name,
+            return spec_ld_fail(l, k, "duplicate key '%s' (first at %d:%d)", f[i].name,
                         seen[i]->line, seen[i]->col);
         seen[i] = k;
         if (f[i].fn(l, obj, k->next) != 0)
@@ -200,117 +160,7 @@ static int is_empty(const struct sy_node *v)
 static int expect_list(struct ld *l, const struct sy_node *v, const char *key)
 {
     if (v->kind != SY_SEQ && !is_empty(v))
-        return fail(l, v, "expected a list for '%s', found %s", key, sy_kind_name(v));
-    return 0;
-}
-
-/* ---- cases --------------------------------------------------------------- */
-
-static int param_list(struct ld *l, struct spec_param *p, const struct sy_node *v)
-{
-    double *list;
-    size_t i = 0;
-
-    if (v->n > SPEC_LIST_CAP)
-        return fail(l, v, "list '%s' is too long (at most %d items)", p->key,
-                    SPEC_LIST_CAP);
-    list = sy_array(&l->keep, v->n, sizeof *list);
-    if (list == NULL)
-        return oom(l);
-    for (const struct sy_node *x = v->first; x != NULL; x = x->next, i++) {
-        int rc = scalar_number(l, x, &list[i]);
-        if (rc < 0)
-            return -1;
-        if (rc == 0)
-            return fail(l, x, "'%s' must be a flat list of numbers", p->key);
-        if (!isfinite(list[i]))
-            return fail(l, x, "'%s' must hold finite numbers, not %.*s", p->key, show(x),
-                        x->str);
-    }
-    p->kind = SPEC_LIST;
-    p->list = v->n ? list : NULL;
-    p->list_len = v->n;
-    return 0;
-}
-
-/* Case keys that are sizes (or a seed): whole numbers, bounded, so that
- * no property ever rounds -1 to 0, 2.5 to 3, or casts 2^64 (UB). */
-static const char *const size_keys[] = {"rows", "cols", "n", "n_q", "n_k", "n_kv", "d",
-                                        "d_k", "d_v", "d_model", "d_ff", "heads"};
-
-static int is_size_key(const char *key)
-{
-    for (size_t i = 0; i < sizeof size_keys / sizeof size_keys[0]; i++)
-        if (strcmp(key, size_keys[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* A number of a case: finite; sizes and seeds whole and in range. */
-static int check_case_number(struct ld *l, const struct spec_param *p,
-                             const struct sy_node *v, double x)
-{
-    if (!isfinite(x))
-        return fail(l, v, "'%s' must be a finite number, not %.*s", p->key, show(v), v->str);
-    if (is_size_key(p->key) && (x < 0 || x > SPEC_SIZE_MAX || x != floor(x)))
-        return fail(l, v, "'%s' is a size: a whole number from 0 to %d, not %.*s", p->key,
-                    SPEC_SIZE_MAX, show(v), v->str);
-    if (strcmp(p->key, "seed") == 0 && (x < 0 || x > SPEC_SEED_MAX || x != floor(x)))
-        return fail(l, v, "'seed' must be a whole number from 0 to 2^53, not %.*s", show(v),
-                    v->str);
-    return 0;
-}
-
-static int param_value(struct ld *l, struct spec_param *p, const struct sy_node *v)
-{
-    int rc;
-
-    p->line = v->line;
-    p->col = v->col;
-    if (v->kind == SY_SEQ)
-        return param_list(l, p, v);
-    if (v->kind == SY_MAP)
-        return fail(l, v, "'%s' must be a number, a string or a list of numbers, "
-                    "not a map", p->key);
-    if (v->plain && v->len == 0)
-        return fail(l, v, "missing value for '%s'", p->key);
-    rc = scalar_number(l, v, &p->num);
-    p->kind = SPEC_NUM;
-    if (rc != 0)
-        return rc < 0 ? -1 : check_case_number(l, p, v, p->num);
-    p->kind = SPEC_STR;
-    p->str = sy_strndup(&l->keep, v->str, v->len);
-    return p->str == NULL ? oom(l) : 0;
-}
-
-static int parse_case(struct ld *l, struct spec_case *c, const struct sy_node *map)
-{
-    struct spec_param *ps;
-    size_t i = 0;
-
-    c->line = map->line;
-    c->col = map->col;
-    if (map->kind != SY_MAP)
-        return fail(l, map, "expected a map for a case, found %s", sy_kind_name(map));
-    if (map->n / 2 > SPEC_PARAMS_CAP)
-        return fail(l, map, "too many keys in a case (at most %d)", SPEC_PARAMS_CAP);
-    ps = sy_array(&l->keep, map->n / 2, sizeof *ps);
-    if (ps == NULL)
-        return oom(l);
-    for (const struct sy_node *k = map->first; k != NULL; k = k->next->next, i++) {
-        if (k->kind != SY_SCALAR || k->len == 0)
-            return fail(l, k, "expected a key name in a case");
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(ps[j].key, k->str) == 0)
-                return fail(l, k, "duplicate key '%.*s' (first at %d:%d)", show(k),
-                            k->str, ps[j].line, ps[j].col);
-        if ((ps[i].key = sy_strndup(&l->keep, k->str, k->len)) == NULL)
-            return oom(l);
-        if (param_value(l, &ps[i], k->next) != 0)
-            return -1;
-    }
-    c->params = ps;
-    c->n_params = i;
+        return spec_ld_fail(l, v, "expected a list for '%s', found %s", key, sy_kind_name(v));
     return 0;
 }
 
@@ -345,8 +195,8 @@ static int f_id(struct ld *l, void *obj, const struct sy_node *v)
         return -1;
     b->id_node = v;
     if (!valid_test_id(b->t->id))
-        return fail(l, v, "invalid id '%.*s': expected '<function>.<property>' in "
-                    "lowercase letters, digits and '_'", show(v), v->str);
+        return spec_ld_fail(l, v, "invalid id '%.*s': expected '<function>.<property>' in "
+                    "lowercase letters, digits and '_'", spec_ld_show(v), v->str);
     return 0;
 }
 
@@ -381,7 +231,7 @@ static int f_points(struct ld *l, void *obj, const struct sy_node *v)
     /* Scores are kept in whole hundredths of a point (grade.h), so that
      * every report's total is the exact sum of its parts. */
     if (*pts > 1e9 || fabs(*pts * 100.0 - nearbyint(*pts * 100.0)) > 1e-6)
-        return fail(l, v, "'points' must be a whole number of hundredths (such as 1.25), "
+        return spec_ld_fail(l, v, "'points' must be a whole number of hundredths (such as 1.25), "
                     "at most 1e9");
     return 0;
 }
@@ -391,7 +241,7 @@ static int get_enum(struct ld *l, const struct sy_node *v, const char *what,
                     const char *const *names, size_t n)
 {
     if (v->kind != SY_SCALAR)
-        return fail(l, v, "'%s' must be one of its names, not a %s", what,
+        return spec_ld_fail(l, v, "'%s' must be one of its names, not a %s", what,
                     sy_kind_name(v));
     for (size_t i = 0; i < n; i++)
         if (strcmp(v->str, names[i]) == 0)
@@ -436,9 +286,9 @@ static int f_timeout(struct ld *l, void *obj, const struct sy_node *v)
     errno = 0;
     ms = v->kind == SY_SCALAR && v->plain ? strtol(v->str, &end, 10) : 0;
     if (ms <= 0 || errno != 0 || *end != '\0')
-        return fail(l, v, "'timeout_ms' must be an integer > 0");
+        return spec_ld_fail(l, v, "'timeout_ms' must be an integer > 0");
     if (ms > SPEC_TIMEOUT_MAX_MS)
-        return fail(l, v, "'timeout_ms' must be at most %ld (10 minutes)",
+        return spec_ld_fail(l, v, "'timeout_ms' must be at most %ld (10 minutes)",
                     (long)SPEC_TIMEOUT_MAX_MS);
     ((struct tbuild *)obj)->t->timeout_ms = ms;
     return 0;
@@ -458,7 +308,7 @@ static int f_depends_on(struct ld *l, void *obj, const struct sy_node *v)
     if (expect_list(l, v, "depends_on") != 0)
         return -1;
     if ((ids = sy_array(&l->keep, v->n, sizeof *ids)) == NULL)
-        return oom(l);
+        return spec_ld_oom(l);
     for (const struct sy_node *x = v->first; x != NULL; x = x->next)
         if (get_string(l, x, "depends_on", &ids[i++]) != 0)
             return -1;
@@ -477,13 +327,13 @@ static int f_cases(struct ld *l, void *obj, const struct sy_node *v)
     if (expect_list(l, v, "cases") != 0)
         return -1;
     if (v->n == 0)
-        return fail(l, v, "empty 'cases': a test needs at least one case");
+        return spec_ld_fail(l, v, "empty 'cases': a test needs at least one case");
     if (v->n > SPEC_CASES_CAP)
-        return fail(l, v, "too many cases (at most %d)", SPEC_CASES_CAP);
+        return spec_ld_fail(l, v, "too many cases (at most %d)", SPEC_CASES_CAP);
     if ((cs = sy_array(&l->keep, v->n, sizeof *cs)) == NULL)
-        return oom(l);
+        return spec_ld_oom(l);
     for (const struct sy_node *x = v->first; x != NULL; x = x->next)
-        if (parse_case(l, &cs[i++], x) != 0)
+        if (spec_parse_case(l, &cs[i++], x) != 0)
             return -1;
     b->t->cases = cs;
     b->t->n_cases = v->n;
@@ -511,7 +361,7 @@ static int check_unique(struct ld *l, const struct tbuild *b)
     if (first == NULL)
         first = spec_idtab_get(&l->ids, t->id);
     if (first != NULL)
-        return fail(l, &at, "duplicate id '%s' (first defined at %s:%d:%d)", t->id,
+        return spec_ld_fail(l, &at, "duplicate id '%s' (first defined at %s:%d:%d)", t->id,
                     first->file, first->line, first->col);
     return 0;
 }
@@ -544,15 +394,15 @@ static int finish_test(struct ld *l, struct tbuild *b)
     size_t fl = strlen(t->function);
 
     if (strncmp(t->id, t->function, fl) != 0 || t->id[fl] != '.')
-        return fail(l, b->id_node, "id '%s' must begin with '%s.' (its function)",
+        return spec_ld_fail(l, b->id_node, "id '%s' must begin with '%s.' (its function)",
                     t->id, t->function);
     if (check_unique(l, b) != 0 || check_cases(l, t) != 0)
         return -1;
     if (spec_idtab_reserve(&l->ids, l->ids.n + 1) != 0 || spec_pvec_push(&l->tests, b->t) != 0)
-        return oom(l);
+        return spec_ld_oom(l);
     spec_idtab_put(&l->ids, t);
     if (b->deps != NULL && spec_pvec_push(&l->pending, b) != 0)
-        return oom(l);
+        return spec_ld_oom(l);
     return 0;
 }
 
@@ -561,7 +411,7 @@ static int parse_test(struct ld *l, const struct sy_node *map)
     struct tbuild *b = sy_alloc(&l->tmp, sizeof *b);
 
     if (b == NULL || (b->t = sy_alloc(&l->keep, sizeof *b->t)) == NULL)
-        return oom(l);
+        return spec_ld_oom(l);
     b->t->tolerance = -1.0;
     b->t->file = l->file;
     b->t->line = map->line;
@@ -580,9 +430,9 @@ static int check_depends(struct ld *l)
         for (size_t j = 0; j < b->t->n_depends_on; j++, x = x->next) {
             const char *id = b->t->depends_on[j];
             if (strcmp(id, b->t->id) == 0)
-                return fail(l, x, "test '%s' depends on itself", id);
+                return spec_ld_fail(l, x, "test '%s' depends on itself", id);
             if (spec_find(l->set, id) == NULL && spec_idtab_get(&l->ids, id) == NULL)
-                return fail(l, x, "unknown test '%s' in 'depends_on' (no test with "
+                return spec_ld_fail(l, x, "unknown test '%s' in 'depends_on' (no test with "
                             "this id is loaded)", id);
         }
     }
@@ -604,14 +454,14 @@ static int r_id(struct ld *l, void *obj, const struct sy_node *v)
     if (get_string(l, v, "id", &r->id) != 0)
         return -1;
     if (!valid_rule_id(r->id))
-        return fail(l, v, "invalid rule id '%.*s': expected lowercase letters, digits "
-                    "and '_'", show(v), v->str);
+        return spec_ld_fail(l, v, "invalid rule id '%.*s': expected lowercase letters, digits "
+                    "and '_'", spec_ld_show(v), v->str);
     for (size_t i = 0; i < l->set->rules.n + l->rules.n; i++) {
         const struct spec_rule *o = i < l->set->rules.n
                                         ? l->set->rules.v[i]
                                         : l->rules.v[i - l->set->rules.n];
         if (strcmp(o->id, r->id) == 0)
-            return fail(l, v, "duplicate rule id '%s' (first defined at %s:%d:%d)",
+            return spec_ld_fail(l, v, "duplicate rule id '%s' (first defined at %s:%d:%d)",
                         r->id, o->file, o->line, o->col);
     }
     return 0;
@@ -636,7 +486,7 @@ static int r_pattern(struct ld *l, void *obj, const struct sy_node *v)
     }
     if (pcre2_get_error_message(code, why, sizeof why) < 0)
         snprintf((char *)why, sizeof why, "error %d", code);
-    return fail(l, v, "invalid 'pattern': %s at offset %zu", (const char *)why,
+    return spec_ld_fail(l, v, "invalid 'pattern': %s at offset %zu", (const char *)why,
                 (size_t)off);
 }
 
@@ -653,13 +503,13 @@ static int parse_rule(struct ld *l, const struct sy_node *map)
     struct spec_rule *r = sy_alloc(&l->keep, sizeof *r);
 
     if (r == NULL)
-        return oom(l);
+        return spec_ld_oom(l);
     r->file = l->file;
     r->line = map->line;
     r->col = map->col;
     if (walk_fields(l, map, "a source rule", rule_fields, 3, r) != 0)
         return -1;
-    return spec_pvec_push(&l->rules, r) != 0 ? oom(l) : 0;
+    return spec_pvec_push(&l->rules, r) != 0 ? spec_ld_oom(l) : 0;
 }
 
 /* ---- the top level -------------------------------------------------------------- */
@@ -667,16 +517,16 @@ static int parse_rule(struct ld *l, const struct sy_node *map)
 static int top_version(struct ld *l, void *obj, const struct sy_node *v)
 {
     double ver;
-    int rc = scalar_number(l, v, &ver);
+    int rc = spec_ld_number(l, v, &ver);
 
     (void)obj;
     if (rc < 0)
         return -1;
     if (v->kind != SY_SCALAR)
-        return fail(l, v, "'version' must be 1, not %s", sy_kind_name(v));
+        return spec_ld_fail(l, v, "'version' must be 1, not %s", sy_kind_name(v));
     if (rc == 0 || ver != 1.0)
-        return fail(l, v, "unsupported 'version' '%.*s' (this grader reads version 1)",
-                    show(v), v->str);
+        return spec_ld_fail(l, v, "unsupported 'version' '%.*s' (this grader reads version 1)",
+                    spec_ld_show(v), v->str);
     return 0;
 }
 
@@ -687,7 +537,7 @@ static int top_rules(struct ld *l, void *obj, const struct sy_node *v)
         return -1;
     for (const struct sy_node *x = v->first; x != NULL; x = x->next) {
         if (l->set->rules.n + l->rules.n >= SPEC_RULES_CAP)
-            return fail(l, x, "too many source rules (at most %d)", SPEC_RULES_CAP);
+            return spec_ld_fail(l, x, "too many source rules (at most %d)", SPEC_RULES_CAP);
         if (parse_rule(l, x) != 0)
             return -1;
     }
@@ -701,7 +551,7 @@ static int top_tests(struct ld *l, void *obj, const struct sy_node *v)
         return -1;
     for (const struct sy_node *x = v->first; x != NULL; x = x->next) {
         if (l->set->tests.n + l->tests.n >= SPEC_TESTS_CAP)
-            return fail(l, x, "too many tests (at most %d)", SPEC_TESTS_CAP);
+            return spec_ld_fail(l, x, "too many tests (at most %d)", SPEC_TESTS_CAP);
         if (parse_test(l, x) != 0)
             return -1;
     }
@@ -717,12 +567,12 @@ static int walk_root(struct ld *l, const struct sy_node *root)
         return err_set(l->e, l->name, 0, 0,
                        "empty spec: expected a map with 'version' and 'tests'");
     if (root->kind != SY_MAP)
-        return fail(l, root, "expected a map with 'version' and 'tests' at the top "
+        return spec_ld_fail(l, root, "expected a map with 'version' and 'tests' at the top "
                     "level, found %s", sy_kind_name(root));
     if (walk_fields(l, root, "the top level", top_fields, 3, NULL) != 0)
         return -1;
     if (l->tests.n == 0 && l->rules.n == 0)
-        return fail(l, root, "the spec defines no tests and no source rules");
+        return spec_ld_fail(l, root, "the spec defines no tests and no source rules");
     return check_depends(l);
 }
 
@@ -739,7 +589,7 @@ static int commit(struct ld *l)
     if (spec_pvec_reserve(&s->tests, l->tests.n) != 0 ||
         spec_pvec_reserve(&s->rules, l->rules.n) != 0 ||
         spec_idtab_reserve(&s->ids, s->tests.n + l->tests.n) != 0)
-        return oom(l);
+        return spec_ld_oom(l);
     for (size_t i = 0; i < l->tests.n; i++) {
         s->tests.v[s->tests.n++] = l->tests.v[i];
         spec_idtab_put(&s->ids, l->tests.v[i]);
@@ -778,7 +628,7 @@ int spec_load_buffer(struct spec_set *s, const char *name, const char *buf,
                        "to 1 MiB)", l.name);
     l.file = sy_strndup(&l.keep, l.name, strlen(l.name));
     if (l.file == NULL)
-        rc = oom(&l);
+        rc = spec_ld_oom(&l);
     else if ((rc = sy_parse(l.name, buf, len, &l.tmp, &root, l.e)) == 0 &&
              (rc = walk_root(&l, root)) == 0)
         rc = commit(&l);

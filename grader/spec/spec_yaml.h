@@ -2,7 +2,7 @@
  * spec_yaml.h -- the YAML layer under the spec loader (spec_load.c): an
  * arena, and a small tree built from libyaml's events.
  *
- * Internal to the spec module (spec_load.c and spec_internal.h include
+ * Internal to the spec module (spec_load.c, spec_cases.c and spec_internal.h include
  * it). The tree keeps what validation needs and no more: scalars (with
  * whether they were quoted), lists and maps, each with its 1-based line and column. Anchors,
  * aliases, tags and second documents are refused while building, so every
