@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #if CPT_LINUX
@@ -33,6 +34,25 @@ int cpt_pipe_cloexec(int p[2])
 
         close(p[0]);
         close(p[1]);
+        errno = err;
+        return -1;
+    }
+    return 0;
+#endif
+}
+
+int cpt_socketpair_cloexec(int sv[2])
+{
+#if CPT_LINUX
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+#else
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return -1;
+    if (set_cloexec(sv[0]) < 0 || set_cloexec(sv[1]) < 0) {
+        int err = errno;
+
+        close(sv[0]);
+        close(sv[1]);
         errno = err;
         return -1;
     }

@@ -25,6 +25,10 @@ int cpt_pipe_cloexec(int p[2]);
  * temporary file under $TMPDIR (else /tmp) unlinked at once. */
 int cpt_anon_fd(const char *name);
 
+/* socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv); the fallback
+ * sets FD_CLOEXEC on both ends. */
+int cpt_socketpair_cloexec(int sv[2]);
+
 /* mkostemp(tmpl, O_CLOEXEC); the fallback is mkstemp and FD_CLOEXEC. */
 int cpt_mkstemp_cloexec(char *tmpl);
 

@@ -188,9 +188,9 @@ static int make_channels(struct sbx *s, int kid[RP_FD_COUNT])
 {
     int ctl[2], res[2], out[2], books[2];
 
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0)
+    if (cpt_socketpair_cloexec(ctl) != 0)
         return -1;
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, books) != 0) {
+    if (cpt_socketpair_cloexec(books) != 0) {
         close(ctl[0]), close(ctl[1]);
         return -1;
     }

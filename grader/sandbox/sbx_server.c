@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/compat.h"
 #include "sandbox/runner_proto.h"
 #include "sandbox/sbx_internal.h"
 #include "core/util.h"
@@ -77,11 +78,11 @@ static int server_start(struct sbx *s, struct grd_err *e)
 
     if (null < 0)
         return err_set(e, "/dev/null", 0, 0, "cannot open: %s", strerror(errno));
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) {
+    if (cpt_socketpair_cloexec(ctl) != 0) {
         close(null);
         return err_set(e, NULL, 0, 0, "cannot create pipes: %s", strerror(errno));
     }
-    if (pipe2(res, O_CLOEXEC) != 0) {
+    if (cpt_pipe_cloexec(res) != 0) {
         close(null), close(ctl[0]), close(ctl[1]);
         return err_set(e, NULL, 0, 0, "cannot create pipes: %s", strerror(errno));
     }
