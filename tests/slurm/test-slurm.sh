@@ -17,7 +17,8 @@
 # Without Slurm and munge it installs them (root with apt-get), or prints
 # "test-slurm: skipped: ..." and exits 0. TEST_SLURM_PRETEND_MISSING="sbatch
 # munged" (or "all") treats those tools as missing and installs nothing, to
-# check that path; TEST_SLURM_REQUIRE=1 turns a skip into a failure.
+# check that path; TEST_SLURM_REQUIRE=1 turns a skip into a failure;
+# TEST_SLURM_KEEP=1 keeps the temporary folder (the daemons still stop).
 set -eu
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd); src=$(cd "$here/../.." && pwd)
@@ -58,7 +59,11 @@ cleanup() {
             [ -f "$f" ] && { echo "--- $f:" >&2; tail -n 5 "$f" >&2; }
         done
     fi
-    rm -rf "$tmp"
+    if [ -n "${TEST_SLURM_KEEP:-}" ]; then
+        echo "test-slurm: kept $tmp" >&2
+    else
+        rm -rf "$tmp"
+    fi
     exit "$rc"
 }
 trap cleanup EXIT
@@ -225,9 +230,18 @@ cl_wait 60 sh -c "scontrol -o show job $mjid2 | grep -q JobState=CANCELLED" ||
 [ ! -e "$out2/all" ] || fail "the merge job ran although task $k was cancelled"
 done_k=$(count_rows "$out2/shard-$k")
 [ "$done_k" -lt "$expect" ] || fail "task $k had graded its whole shard before the cancel took"
-# A regraded submission gets a new row.tsv (written aside, then renamed):
-# every one there now must keep its inode and mtime through the rerun.
-find "$out2" -name row.tsv -exec stat -c '%n %i %y' {} + | LC_ALL=C sort >"$tmp/rows.before"
+# scancel signals every process of the task, the grader's workers too: one
+# being graded then may die before the grader stops it and leave a row with
+# status error ("died of signal 15"), which a rerun retries by design. Any
+# other row must keep its inode and mtime through the rerun (a regraded
+# submission gets a new row.tsv: written aside, then renamed).
+find "$out2" -name row.tsv | LC_ALL=C sort >"$tmp/rows.all"
+{ xargs -r grep -l '^status	error$' <"$tmp/rows.all" || true; } >"$tmp/rows.error"
+n_err=$(wc -l <"$tmp/rows.error")
+[ "$n_err" -le 2 ] || fail "the cancel left $n_err rows with status error, more than its 2 workers"
+! grep -v "/shard-$k/" "$tmp/rows.error" >/dev/null || fail "rows with status error outside shard $k"
+grep -v -x -F -f "$tmp/rows.error" "$tmp/rows.all" | xargs -r stat -c '%n %i %y' |
+    LC_ALL=C sort >"$tmp/rows.before"
 before=$(wc -l <"$tmp/rows.before")
 t0=$(now)
 jid3=$(submit_array "$out2" --wait) || fail "the resubmitted array job failed ($?)"
@@ -238,7 +252,8 @@ regraded=$(LC_ALL=C comm -23 "$tmp/rows.before" "$tmp/rows.after" | wc -l)
 [ "$(count_rows "$out2/shard-$k")" -eq "$expect" ] || fail "the rerun did not finish shard $k"
 merge_job "$jid3" "$out2"
 same_tree "$tmp/single" "$out2/all" "resubmitted array job"
-say "cancelled task $k at $done_k/$expect (merge job cancelled by Slurm); the rerun kept the $before graded rows, graded $((n_subs - before)), merge identical"
+say "cancelled task $k at $done_k/$expect (merge job cancelled by Slurm, $n_err in-flight row(s) left as error);" \
+    "the rerun kept the $before graded rows, graded $((n_subs - before)), merge identical"
 
 say "$n_subs submissions, $ntasks tasks, 2 CPUs: single run $t_single s;" \
     "array job: submit to last end $(span "$jid") s (first start after $(queued "$jid") s), sbatch --wait $t_array s, tasks $(run_times "$jid");" \
