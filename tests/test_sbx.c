@@ -514,3 +514,27 @@ Test(sbx, no_room_for_the_next_call_fails_that_call)
     free(pe_big);
     fx_close(&f);
 }
+
+/* The fork server (issue 15): every test gets a fresh runner forked from a
+ * state no student code has touched. Within a test one runner serves
+ * every call (its statics persist); after sbx_restart nothing does. */
+Test(sbx, each_runner_starts_from_a_clean_state)
+{
+    struct fixture f;
+    struct call_result r;
+    float pe[12];
+    long first;
+
+    fx_open(&f, "remember", DEADLINE_MS, 0);
+    for (int test = 0; test < 3; test++) {
+        call_small(&f, IMPL_PE, pe, &r);
+        cr_expect_eq(r.rc, ATTN_OK, "test %d: the runner remembered an earlier test", test);
+        first = sbx_runner_pid(f.sbx);
+        call_small(&f, IMPL_PE, pe, &r);
+        cr_expect_eq(r.rc, ATTN_EINVAL, "test %d: a second call saw a fresh runner", test);
+        cr_expect_eq(sbx_runner_pid(f.sbx), first, "one runner serves a test's calls");
+        sbx_restart(f.sbx);
+        cr_expect_eq(sbx_runner_pid(f.sbx), 0);
+    }
+    fx_close(&f);
+}
