@@ -336,7 +336,7 @@ static int spawn(struct sbx *s, int kid[RP_FD_COUNT], struct call_result *r,
 {
     int rc = 0;
 
-#ifdef __linux__
+#if CPT_LINUX
     rc = sbx_server_spawn(s, kid, &s->pid, e);
     if (rc == 0)
         setpgid(s->pid, s->pid);

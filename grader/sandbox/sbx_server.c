@@ -8,7 +8,8 @@
  * ran student code), sandboxes itself -- seccomp included -- before its
  * first call, gets its own channels, and is the grader's own child
  * (CLONE_PARENT), which the grader kills by process group and reaps
- * exactly as before. Linux only: elsewhere every runner is exec'd.
+ * exactly as before. Linux only (CPT_LINUX): elsewhere, and in the
+ * portable build, every runner is exec'd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,8 @@
 #include "sandbox/runner_proto.h"
 #include "sandbox/sbx_internal.h"
 #include "core/util.h"
+
+#if CPT_LINUX
 
 #define SERVER_TIMEOUT_MS 10000.0  /* exec + dynamic loading; one fork */
 
@@ -144,3 +147,10 @@ int sbx_server_spawn(struct sbx *s, const int kid[RP_FD_COUNT], pid_t *pid,
     }
     return 1;
 }
+#else
+/* Not on Linux: sbx_proc.c execs every runner; nothing to stop. */
+void sbx_server_stop(struct sbx *s)
+{
+    (void)s;
+}
+#endif
