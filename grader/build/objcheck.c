@@ -48,16 +48,6 @@ static const char *const api_names[OBJC_N_API] = {
     "attn_softmax_rows", "attn_scaled_dot_product", "attn_positional_encoding",
     "attn_multi_head", "attn_layer_norm", "attn_transformer_block",
 };
-
-size_t obj_api_count(void)
-{
-    return OBJC_N_API;
-}
-
-const char *obj_api_name(size_t i)
-{
-    return i < OBJC_N_API ? api_names[i] : NULL;
-}
 #define N_API OBJC_N_API
 
 /* Sorted by strcmp (bsearch); tests check the order. libm comes in its
