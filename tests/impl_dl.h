@@ -130,7 +130,7 @@ static int idl_block(void *self, float *X, size_t n, size_t d_model,
 }
 
 static const struct impl_ops idl_ops = {
-    idl_softmax, idl_sdpa, idl_pe, idl_mha, idl_ln, idl_block,
+    idl_softmax, idl_sdpa, idl_pe, idl_mha, idl_ln, idl_block, NULL,
 };
 
 /* Compile `src` to a shared object and load it. 0 or -1 (msg in err). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 
 double ut_now_ms(void)
@@ -15,6 +16,31 @@ double ut_now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double ms_of(const struct timespec *ts)
+{
+    return (double)ts->tv_sec * 1e3 + (double)ts->tv_nsec / 1e6;
+}
+
+double ut_thread_cpu_ms(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return ut_now_ms(); /* no CPU clock: the wall clock is an upper bound */
+    return ms_of(&ts);
+}
+
+double ut_proc_cpu_ms(int pid)
+{
+    struct timespec ts;
+    clockid_t id;
+
+    if (pid <= 0 || clock_getcpuclockid((pid_t)pid, &id) != 0 ||
+        clock_gettime(id, &ts) != 0)
+        return -1;
+    return ms_of(&ts);
 }
 
 int ut_has_suffix(const char *s, const char *suffix)

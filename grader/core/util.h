@@ -9,6 +9,17 @@
 /* Milliseconds on CLOCK_MONOTONIC: for deadlines and durations only. */
 double ut_now_ms(void);
 
+/*
+ * Milliseconds of CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID).
+ * Unlike the wall clock it barely moves with the machine's load, so the
+ * deadlines and the speed verdicts are measured in it.
+ */
+double ut_thread_cpu_ms(void);
+
+/* Milliseconds of CPU time process `pid` has used (its CPU clock, read
+ * from outside), or -1 when it cannot be read (no such process). */
+double ut_proc_cpu_ms(int pid);
+
 /* 1 when `s` ends with `suffix`, else 0. */
 int ut_has_suffix(const char *s, const char *suffix);
 

@@ -286,11 +286,22 @@ static const char *hook_output(void *self, size_t *len)
     return sbx_output(self, len);
 }
 
+static void hook_wall_end(void *self, double until)
+{
+    sbx_set_wall_end(self, until);
+}
+
+static double hook_cpu_used(void *self)
+{
+    return sbx_cpu_used(self);
+}
+
 static int run_tests(struct job *j, struct grd_err *e)
 {
     struct sbx_config cfg = {j->runner, 0, 0, 0, 0};
     struct sbx *s = sbx_new(&cfg, e);
-    struct grun_hooks h = {s, hook_reset, hook_deadline, hook_output};
+    struct grun_hooks h = {s, hook_reset, hook_deadline, hook_output, hook_wall_end,
+                           hook_cpu_used};
     const struct impl *ref = NULL;
     int rc;
 #if GRADER_STAFF

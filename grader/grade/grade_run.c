@@ -14,10 +14,20 @@
 #include "core/strbuf.h"
 #include "core/util.h"
 
+/* A call's deadline is CPU time (see sbx.h): DEADLINE_FACTOR x the CPU
+ * time the reference's whole property takes on the same case, at least
+ * DEADLINE_FLOOR_MS. CPU time barely moves with the machine's load, so a
+ * slow submission's verdicts are the same on a busy machine as on an idle
+ * one; the wall clock only stops calls that sleep. */
 #define DEADLINE_FACTOR 50.0    /* x the reference's time on the same case */
-#define DEADLINE_FLOOR_MS 250.0 /* scheduling noise on a shared machine */
+#define DEADLINE_FLOOR_MS 250.0 /* start-up and page faults of a fresh runner */
 #define DEADLINE_DEFAULT_MS 1000.0 /* no reference (student build) */
+/* The budget is CPU time too: the grader's own (the reference, trusted
+ * math) plus the runners'. The wall clock is a safety net at
+ * BUDGET_WALL_FACTOR x it, for calls that sleep or a machine so loaded
+ * that nothing runs. */
 #define BUDGET_DEFAULT_MS 15000.0
+#define BUDGET_WALL_FACTOR 2.0
 #define MAX_FN_TIMEOUTS 2       /* then the function's later tests are skipped */
 #define OUTPUT_SHOWN 400        /* bytes of the submission's output shown */
 
@@ -163,7 +173,7 @@ struct loop {
     const struct grade_opts *o;
     struct grade_result *r;
     const char *submission_dir;
-    double t0, budget_ms;
+    double t0, cpu0, budget_ms;
     int fn_timeouts[IMPL_FN_COUNT + 1]; /* + the written part */
 };
 
@@ -174,6 +184,14 @@ struct tally {
     struct prop_verdict fail;    /* the smallest failing case's verdict */
     double elapsed_ms;
 };
+
+/* The CPU time (ms) the submission's grading was charged so far. */
+static double charged_ms(const struct loop *L)
+{
+    double runners = L->h && L->h->cpu_used ? L->h->cpu_used(L->h->self) : 0.0;
+
+    return ut_thread_cpu_ms() - L->cpu0 + runners;
+}
 
 static double case_deadline(struct loop *L, const struct prop_def *d,
                             const struct spec_test *t, const struct spec_case *c,
@@ -190,10 +208,10 @@ static double case_deadline(struct loop *L, const struct prop_def *d,
     env = (struct prop_env){*L->reference, L->reference, L->o->seed, 0,
                             L->submission_dir};
     memset(&v, 0, sizeof v);
-    t0 = ut_now_ms();
+    t0 = ut_thread_cpu_ms();
     if (d->run(&env, t, c, &v, e) < 0)
         return -1;
-    return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (ut_now_ms() - t0));
+    return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (ut_thread_cpu_ms() - t0));
 }
 
 static int run_case(struct loop *L, const struct prop_def *d,
@@ -202,6 +220,7 @@ static int run_case(struct loop *L, const struct prop_def *d,
 {
     const struct spec_case *c = &t->cases[k];
     double deadline = case_deadline(L, d, t, c, e);
+    double left = L->budget_ms - charged_ms(L);
     struct prop_env env = {L->student, L->reference, L->o->seed, deadline,
                            L->submission_dir};
     struct prop_verdict v;
@@ -209,6 +228,10 @@ static int run_case(struct loop *L, const struct prop_def *d,
 
     if (deadline < 0)
         return -1;
+    /* no call outlasts the budget: napping just under every deadline
+     * cannot add up past it */
+    if (deadline > left)
+        deadline = fmax(left, 1.0);
     if (L->h && L->h->set_deadline)
         L->h->set_deadline(L->h->self, deadline);
     memset(&v, 0, sizeof v);
@@ -350,9 +373,11 @@ static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
  * function timed out too often already (each would cost a deadline). */
 static const char *skip_reason(struct loop *L, size_t fn, char *buf, size_t n)
 {
-    if (ut_now_ms() - L->t0 > L->budget_ms) {
+    if (charged_ms(L) > L->budget_ms ||
+        ut_now_ms() - L->t0 > BUDGET_WALL_FACTOR * L->budget_ms) {
         L->r->status = GRADE_BUDGET_EXHAUSTED;
-        snprintf(buf, n, "not run: the submission used up its time budget of %.0f s",
+        snprintf(buf, n, "not run: the submission used up its time budget of %.0f s "
+                 "(CPU time)",
                  L->budget_ms / 1e3);
         return buf;
     }
@@ -460,7 +485,12 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     L.r = r;
     L.submission_dir = submission_dir;
     L.t0 = ut_now_ms();
+    L.cpu0 = ut_thread_cpu_ms();
     L.budget_ms = o->budget_ms > 0 ? o->budget_ms : BUDGET_DEFAULT_MS;
+    /* every call ends with the budget, so napping calls cannot add up
+     * past it (the budget is checked only between tests) */
+    if (h && h->set_wall_end)
+        h->set_wall_end(h->self, L.t0 + BUDGET_WALL_FACTOR * L.budget_ms);
     for (size_t i = 0; i < sel->n_tests; i++) {
         if (sel->cases[i] == NULL)
             continue;

@@ -21,6 +21,11 @@ struct grun_hooks {
     void (*set_deadline)(void *self, double ms);
     /* What the implementation printed since the last reset (may be NULL). */
     const char *(*output)(void *self, size_t *len);
+    /* No call may run past `until` (ut_now_ms() time): the end of the
+     * submission's budget (may be NULL). */
+    void (*set_wall_end)(void *self, double until);
+    /* CPU time (ms) the implementation's calls used so far (may be NULL). */
+    double (*cpu_used)(void *self);
 };
 
 /* Which tests and cases a run covers. */

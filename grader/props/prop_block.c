@@ -432,6 +432,7 @@ static int perm_body(const struct prop_env *env, struct blk_data *d,
         pu_permutation(p, d->n, &r);
         for (size_t i = 0; i < d->n; i++)
             memcpy(d->x0 + i * d->d, x0 + p[i] * d->d, d->d * sizeof *x0);
+        pc_fresh(&env->student);
         ok = blk_call(env, d, v, e);
         if (ok == 1)
             ok = check_block_perm(d, out1, p, tol, v);

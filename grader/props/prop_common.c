@@ -79,6 +79,19 @@ static void mask_row_random(unsigned char *row, size_t n, struct pu_rng *rng)
     row[pu_rng_below(rng, n)] = 1; /* every query keeps at least one key */
 }
 
+/* attention.h: "mask[i * n_k + j] != 0 means query i may attend to key
+ * j". The "bytes" kind is "random" with every visible entry a byte of
+ * 1..255 (2, 128 and 255 among them), so that `mask == 1` shows. */
+static void mask_row_bytes(unsigned char *row, size_t n, struct pu_rng *rng)
+{
+    static const unsigned char edge[] = {255, 2, 128};
+
+    mask_row_random(row, n, rng);
+    for (size_t j = 0, seen = 0; j < n; j++)
+        if (row[j])
+            row[j] = seen < 3 ? edge[seen++] : (unsigned char)(1 + pu_rng_below(rng, 255));
+}
+
 /* Fill k->mask (rows x cols) for k->mask_kind; none leaves it NULL. */
 static int build_mask(struct pc_call *k, size_t rows, size_t cols,
                       struct pu_rng *rng, struct grd_err *e)
@@ -88,9 +101,10 @@ static int build_mask(struct pc_call *k, size_t rows, size_t cols,
 
     if (strcmp(kind, "none") == 0)
         return 0;
-    if (strcmp(kind, "causal") && strcmp(kind, "random") && strcmp(kind, "full_row"))
+    if (strcmp(kind, "causal") && strcmp(kind, "random") && strcmp(kind, "full_row") &&
+        strcmp(kind, "bytes"))
         return err_set(e, NULL, 0, 0, "unknown mask '%s' (expected none, causal, "
-                       "random or full_row)", kind);
+                       "random, bytes or full_row)", kind);
     if (elems(rows, cols, &n, e) < 0 || (k->mask = pu_bytes(n)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory building the mask");
     for (size_t i = 0; i < rows; i++) {
@@ -98,6 +112,8 @@ static int build_mask(struct pc_call *k, size_t rows, size_t cols,
         if (strcmp(kind, "causal") == 0)
             for (size_t j = 0; j < cols; j++)
                 row[j] = j <= i;
+        else if (strcmp(kind, "bytes") == 0)
+            mask_row_bytes(row, cols, rng);
         else
             mask_row_random(row, cols, rng);
     }
@@ -344,6 +360,12 @@ int pc_setup(const struct prop_env *env, const struct spec_test *t,
     if (pc_fn(t, &fn) < 0)
         return err_set(e, NULL, 0, 0, "unknown function '%s'", t->function);
     return pc_build(fn, env, t, c, k, e);
+}
+
+void pc_fresh(const struct impl *im)
+{
+    if (im->ops->restart != NULL)
+        im->ops->restart(im->self);
 }
 
 int pc_call_ok(const struct prop_env *env, struct pc_call *k, const char *fn,

@@ -90,6 +90,15 @@ int pc_setup(const struct prop_env *env, const struct spec_test *t,
              const struct spec_case *c, struct pc_call *k, struct grd_err *e)
     __attribute__((warn_unused_result));
 
+/*
+ * Before a call that a property compares with an earlier one (a
+ * permutation, a scaling, a shift): a fresh process for `im` when it has
+ * one, so that the call cannot be computed from the previous call's
+ * inputs and outputs (a transformed copy would pass every metamorphic
+ * check). Cannot fail; the next call starts the process.
+ */
+void pc_fresh(const struct impl *im);
+
 /* Free every buffer of k and zero it. Safe on a zeroed or released k. */
 void pc_release(struct pc_call *k);
 
@@ -152,6 +161,20 @@ int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
 int pc_run_matches_reference(const struct prop_env *env, const struct spec_test *t,
                              const struct spec_case *c, struct prop_verdict *v,
                              struct grd_err *e);
+
+/*
+ * After a `values` test's own check passed: in the staff build (with the
+ * reference), the same function on inputs drawn from the case's seed
+ * (pu_case_seed: the course seed of `grader batch --seed` mixed in), so
+ * that answers remembered for the spec's public inputs earn nothing in the
+ * TA's grade. Shapes as pc_build reads them from c; compared with the
+ * reference at the function's matches_reference tolerance. Returns 1 (also
+ * without a reference: the student build checks the spec's values only),
+ * 0 with v failed, -1 on a grader error (e set).
+ */
+int pc_check_seeded(const struct prop_env *env, const struct spec_test *t,
+                    const struct spec_case *c, struct prop_verdict *v,
+                    struct grd_err *e);
 
 /* NULL-terminated case keys of pc_build and the generic runners. */
 extern const char *const pc_generic_keys[];

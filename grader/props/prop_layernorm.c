@@ -443,6 +443,8 @@ static int run_values(const struct prop_env *env, const struct spec_test *t,
     ok = ln_call(env, &d, v, e);
     if (ok == 1)
         ok = check_values(&d, ex->list, pc_tol(t), v);
+    if (ok == 1)
+        ok = pc_check_seeded(env, t, c, v, e);
     ln_free(&d);
     if (ok < 0)
         return -1;

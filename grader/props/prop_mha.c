@@ -283,6 +283,7 @@ static int perm_body(const struct prop_env *env, struct mha_data *d,
         pu_rng_seed(&r, (uint64_t)n * 7919u + d->s.heads);
         pu_permutation(s.p, d->s.n_q, &r);
         permute_rows(d->xq, s.x0, s.p, d->s.n_q, d->s.d_model);
+        pc_fresh(&env->student);
         ok = mha_call(env, d, 0, v, e);
         if (ok == 1)
             ok = check_permuted(d, s.out1, s.p, tol, v);
@@ -347,6 +348,7 @@ static int cross_body(const struct prop_env *env, struct mha_data *d,
         return ok == 1 ? 0 : ok;
     if (permute_kv(d, e) < 0 || mha_expect(d, e) < 0)
         return -1;
+    pc_fresh(&env->student);
     ok = mha_call(env, d, 0, v, e);
     if (ok != 1 || mha_check_out(d, " after permuting the rows of Xkv", tol, v))
         return ok;

@@ -32,14 +32,6 @@ static int build(const struct prop_env *env, const struct spec_test *t,
     return pc_build(IMPL_PE, env, t, c, k, e);
 }
 
-/* The exact PE[p][i] in double. */
-static double pe_exact(size_t p, size_t i, size_t d)
-{
-    double w = pow(10000.0, -(double)(2 * (i / 2)) / (double)d);
-
-    return i % 2 == 0 ? sin((double)p * w) : cos((double)p * w);
-}
-
 /* The tolerance on a PE entry at position p. */
 static double pe_atol(double tol, double per_pos, size_t p)
 {
@@ -96,19 +88,28 @@ static int check_formula(const struct spec_test *t, const struct spec_case *c,
                          const char *label, struct grd_err *e)
 {
     double per_pos = spec_num(c, "per_position", PE_PER_POS);
+    double *w = calloc(k->d, sizeof *w);
 
-    (void)e;
+    if (w == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    /* one frequency per column, not one pow per entry: the check of a long
+     * encoding costs n*d sin/cos and d pow, about half of what it did */
+    for (size_t i = 0; i < k->d; i++)
+        w[i] = pow(10000.0, -(double)(2 * (i / 2)) / (double)k->d);
     for (size_t p = 0; p < k->n; p++)
         for (size_t i = 0; i < k->d; i++) {
-            double want = pe_exact(p, i, k->d), got = k->out[0][p * k->d + i];
+            double want = i % 2 == 0 ? sin((double)p * w[i]) : cos((double)p * w[i]);
+            double got = k->out[0][p * k->d + i];
             double atol = pe_atol(pc_tol(t), per_pos, p);
             if (pu_close(want, got, atol, 0))
                 continue;
             pu_fail(v, "PE[%zu][%zu] is %.9g, expected %s(...) = %.9g +- %.2e in %s", p, i,
                     got, i % 2 ? "cos" : "sin", want, atol, label);
             formula_hint(v, p, i, k->d, got);
+            free(w);
             return 0;
         }
+    free(w);
     return 1;
 }
 

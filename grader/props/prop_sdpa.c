@@ -279,6 +279,7 @@ static int check_causal_future(const struct prop_env *env, struct pc_call *k,
     pu_rng_seed(&rng, 0xca05a1);
     pu_fill_gauss(k->in[1] + h * k->d_k, (k->n_k - h) * k->d_k, &rng, 3.0);
     pu_fill_gauss(k->in[2] + h * k->d_v, (k->n_k - h) * k->d_v, &rng, 3.0);
+    pc_fresh(&env->student);
     ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < nq * k->d_v; i++)
         if (!pu_close(before[i], k->out[0][i], atol, 0)) {
@@ -390,6 +391,7 @@ static int permuted_call(const struct prop_env *env, const struct spec_test *t,
                   permute_rows(k->in[0], k->n_q, k->d_k, p)) ||
         permute_mask(k, p, by_key) < 0)
         goto done;
+    pc_fresh(&env->student);
     if ((ok = pc_call_ok(env, k, FN, v, e)) != 1)
         goto done;
     ok = close_permuted(k->out[0], o1, k->n_q, k->d_v, by_key ? NULL : p, 1,
@@ -473,6 +475,7 @@ static int check_affine(const struct prop_env *env, const struct spec_test *t,
     for (size_t i = 0; i < k->in_len[2]; i++)
         k->in[2][i] = (float)(a * k->in[2][i] + b[i % k->d_v]);
     atol = psd_out_atol(k, pc_tol(t));  /* on the new V: covers |a V + b| */
+    pc_fresh(&env->student);
     ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++) {
         size_t r = i / k->d_v;
@@ -553,6 +556,7 @@ static int check_cq(const struct prop_env *env, const struct spec_test *t,
         k->in[0][i] = (float)(s * k->in[0][i]);
     for (size_t i = 0; i < k->in_len[1]; i++)
         k->in[1][i] = (float)(k->in[1][i] / s);
+    pc_fresh(&env->student);
     ok = pc_call_ok(env, k, FN, v, e);
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++)
         if (!pu_close(o1[i], k->out[0][i], psd_out_atol(k, pc_tol(t)), 0)) {

@@ -301,5 +301,7 @@ int psd_run_values(const struct prop_env *env, const struct spec_test *t,
         list_into(c, "expected", k.out[0], k.out_len[0], e) < 0)
         return pc_finish(&k, -1, v);
     ok = check_values(env, t, c, &k, v, label, e);
+    if (ok == 1)
+        ok = pc_check_seeded(env, t, c, v, e);
     return pc_finish(&k, ok, v);
 }

@@ -207,6 +207,7 @@ static int run_shift(const struct prop_env *env, const struct spec_test *t,
         memcpy(base, k.out[0], k.out_len[0] * sizeof *base);
         for (size_t i = 0; i < k.out_len[0]; i++)
             k.init[0][i] = (float)(k.init[0][i] + row_shift(&k, shift, i / k.cols));
+        pc_fresh(&env->student);
         ok = pc_call_ok(env, &k, FN, v, e);
     }
     if (ok == 1)
@@ -318,6 +319,8 @@ static int run_values(const struct prop_env *env, const struct spec_test *t,
     ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = check_values(&k, exp->list, pc_tol(t), v, label);
+    if (ok == 1)
+        ok = pc_check_seeded(env, t, c, v, e);
     return pc_finish(&k, ok, v);
 }
 

@@ -58,6 +58,9 @@ struct call_result {
     int signo;              /* the signal for CALL_CRASHED, else 0 */
     long live_allocs;       /* allocations still live after the call */
     double elapsed_ms;      /* wall time of the call, measured by the parent */
+    double cpu_ms;          /* CPU time of the call, measured by the parent
+                               (the runner's CPU clock; for a local call, the
+                               thread's): what speed verdicts use */
     char detail[CALL_DETAIL_MAX]; /* e.g. "wrote past the end of `out`" */
 };
 
@@ -88,6 +91,10 @@ struct impl_ops {
                              const float *b2, const unsigned char *mask,
                              float eps, struct call_result *r,
                              struct grd_err *e);
+    /* Make the next call in a fresh process, so that it cannot lean on
+     * anything an earlier call left behind (NULL: nothing to restart,
+     * e.g. trusted code linked into the grader). */
+    void (*restart)(void *self);
 };
 
 struct impl {

@@ -10,10 +10,12 @@
 #include "attention.h"
 #include "core/util.h"
 
-/* Start a call: clear the result and return the start time. */
+/* Start a call: clear the result, note the thread's CPU time in cpu_ms
+ * and return the start time. */
 static double call_begin(struct call_result *r)
 {
     memset(r, 0, sizeof *r);
+    r->cpu_ms = ut_thread_cpu_ms();
     return ut_now_ms();
 }
 
@@ -21,6 +23,7 @@ static double call_begin(struct call_result *r)
 static int call_end(struct call_result *r, double t0, int rc)
 {
     r->elapsed_ms = ut_now_ms() - t0;
+    r->cpu_ms = ut_thread_cpu_ms() - r->cpu_ms;
     r->status = CALL_RETURNED;
     r->rc = rc;
     return 0;

@@ -99,6 +99,16 @@ void sbx_set_deadline(struct sbx *s, double ms)
         s->deadline_ms = ms;
 }
 
+void sbx_set_wall_end(struct sbx *s, double until)
+{
+    s->wall_end = until > 0 ? until : 0;
+}
+
+double sbx_cpu_used(const struct sbx *s)
+{
+    return s->cpu_total_ms;
+}
+
 void sbx_restart(struct sbx *s)
 {
     sbx_runner_stop(s);
@@ -204,6 +214,45 @@ static const struct rp_header *trusted_record(const struct rp_header *shared,
     return rec;
 }
 
+/* When the wall clock stops the call started at t0 (see SBX_WALL_FACTOR). */
+static double wall_limit(const struct sbx *s, double t0)
+{
+    double until = t0 + SBX_WALL_FACTOR * s->deadline_ms + SBX_WALL_SLACK_MS;
+
+    return s->wall_end > 0 && s->wall_end < until ? s->wall_end : until;
+}
+
+/*
+ * Wait for the runner's byte while it has used less than its CPU deadline
+ * (cpu0: its CPU clock at the start) and the wall limit has not passed.
+ * CPU time never runs ahead of the wall clock, so each wait lasts what the
+ * runner could still burn; then the CPU clock decides. When the CPU clock
+ * cannot be read (the runner is gone) the wait ends at once and the pipe
+ * tells what happened.
+ */
+static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte,
+                               double *cpu_used)
+{
+    double wall = wall_limit(s, t0), left = s->deadline_ms;
+    enum wait_end end;
+
+    s->wall_ms = 0;
+    for (;;) {
+        end = sbx_wait_byte(s, fmin(ut_now_ms() + left, wall), byte);
+        double now = ut_proc_cpu_ms((int)s->pid);
+        *cpu_used = now >= 0 && cpu0 >= 0 ? now - cpu0 : ut_now_ms() - t0;
+        if (end != W_TIMEOUT)
+            return end;
+        left = s->deadline_ms - *cpu_used;
+        if (left <= 0)
+            return W_TIMEOUT;
+        if (ut_now_ms() >= wall) {
+            s->wall_ms = wall - t0;
+            return W_TIMEOUT;
+        }
+    }
+}
+
 int sbx_run_call(struct sbx *s, const struct sbx_call *c,
                  struct call_result *r, struct grd_err *e)
 {
@@ -211,7 +260,7 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     unsigned char *mem = NULL;
     const struct rp_header *h;
     size_t view_len;
-    double t0;
+    double t0, cpu0;
     long before;
     char byte = 'c';
     enum wait_end end;
@@ -228,12 +277,14 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     before = sbx_books_live(&s->books);
     s->books.alloc_failed = 0;
     h = (const struct rp_header *)mem;
+    cpu0 = ut_proc_cpu_ms((int)s->pid);
     t0 = ut_now_ms();
     if (send(s->ctl, &byte, 1, MSG_NOSIGNAL) != 1)
         end = W_EOF;
     else
-        end = sbx_wait_byte(s, t0 + s->deadline_ms, &byte);
+        end = wait_call(s, t0, cpu0, &byte, &r->cpu_ms);
     r->elapsed_ms = ut_now_ms() - t0;
+    s->cpu_total_ms += r->cpu_ms;
     h = trusted_record(h, &mine, &rec);
     if (end == W_BYTE)
         returned(s, c, &mine, h, mem, before, r);

@@ -62,7 +62,9 @@
 
 struct sbx_config {
     const char *runner;   /* path of the linked runner executable */
-    double deadline_ms;   /* wall-clock limit per call; 0: default */
+    double deadline_ms;   /* CPU-time limit per call (ms); the wall clock
+                             is only a safety net at SBX_WALL_FACTOR x it
+                             (see sbx_run_call); 0: default */
     size_t as_limit;      /* RLIMIT_AS of the runner in bytes; 0: default */
     unsigned cpu_s;       /* RLIMIT_CPU of one runner process (one test);
                              0: default */
@@ -82,6 +84,24 @@ struct sbx *sbx_new(const struct sbx_config *cfg, struct grd_err *e)
 
 /* Change the per-call deadline (ms > 0); takes effect at the next call. */
 void sbx_set_deadline(struct sbx *s, double ms);
+
+/*
+ * The deadline is CPU time: the runner's CPU clock, read by the parent, so
+ * that a loaded machine (the runner waiting for a core) does not turn a
+ * call into a timeout. A call that does not burn CPU (it sleeps, or blocks)
+ * is stopped by the wall clock at SBX_WALL_FACTOR x the deadline plus
+ * SBX_WALL_SLACK_MS, and never after the end set by sbx_set_wall_end.
+ */
+#define SBX_WALL_FACTOR 5.0
+#define SBX_WALL_SLACK_MS 1000.0
+
+/* No call may run past `until` (ut_now_ms() time; 0: no such end), so
+ * that a grading's whole budget bounds every call in it. */
+void sbx_set_wall_end(struct sbx *s, double until);
+
+/* The CPU time (ms) all calls of this sandbox used so far, across
+ * restarts: what a submission's budget is charged. */
+double sbx_cpu_used(const struct sbx *s);
 
 /*
  * Kill the current runner (if any) and forget its output, so that the next

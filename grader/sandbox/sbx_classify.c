@@ -202,8 +202,12 @@ void sbx_timed_out(struct sbx *s, const struct rp_header *h,
     if (s->books_fd >= 0)
         sbx_books_drain(&s->books, s->books_fd);
     if (seen < 0 || (si.si_code == CLD_KILLED && si.si_status == SIGKILL)) {
-        sbx_set_detail(r, CALL_TIMEOUT, "did not return within %.0f ms",
-                   s->deadline_ms);
+        if (s->wall_ms > 0)
+            sbx_set_detail(r, CALL_TIMEOUT, "did not return within %.0f ms of the "
+                           "wall clock (sleeping or blocked?)", s->wall_ms);
+        else
+            sbx_set_detail(r, CALL_TIMEOUT, "did not return within %.0f ms",
+                           s->deadline_ms);
     } else {
         classify_exit(s, &si, h, r);
     }

@@ -59,7 +59,10 @@ struct sbx_books {
 struct sbx {
     char *runner;
     char *runner_dir;
-    double deadline_ms;
+    double deadline_ms;  /* CPU time a call may use */
+    double wall_end;     /* ut_now_ms() no call may pass; 0: none */
+    double wall_ms;      /* the last call's wall limit, when it tripped; else 0 */
+    double cpu_total_ms; /* CPU time of every call so far, timed out ones too */
     size_t as_limit;
     unsigned cpu_s;
     size_t out_cap;

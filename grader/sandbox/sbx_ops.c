@@ -147,6 +147,13 @@ static int op_block(void *self, float *X, size_t n, size_t d_model,
     return sbx_run_call(self, &c, r, e);
 }
 
+/* Stop the runner; the next call starts a fresh one. The output the
+ * submission printed so far is kept for the rubric (sbx_restart drops it). */
+static void op_restart(void *self)
+{
+    sbx_runner_stop(self);
+}
+
 static const struct impl_ops sbx_ops = {
     .softmax_rows = op_softmax,
     .scaled_dot_product = op_sdpa,
@@ -154,6 +161,7 @@ static const struct impl_ops sbx_ops = {
     .multi_head = op_mha,
     .layer_norm = op_layer_norm,
     .transformer_block = op_block,
+    .restart = op_restart,
 };
 
 struct impl sbx_impl(struct sbx *s)

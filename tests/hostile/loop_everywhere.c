@@ -4,7 +4,7 @@
  * expect-fail-functions: softmax sdpa pe mha layernorm block
  * expect-detail: did not return within
  *
- * The time-bound entry: graded completely in 20 s or less (each function
+ * The time-bound entry: graded completely in 20 s of CPU time or less (each function
  * costs two deadlines, then its later tests are skipped).
  *
  * Hostile entry (tests/test_hostile.c): reference/attention.c with the
