@@ -58,7 +58,9 @@ int pmha_forward_d(const struct pmha_dims *s, const double *xq,
 /*
  * Fill an n_q x n_kv mask of `kind`: "causal" (key j visible to query i
  * when j <= i), "random" (each entry visible with probability 0.7, key 0
- * always visible) or "full_row" (random, with query 0's keys all hidden).
+ * always visible), "bytes" (random, with visible entries any byte of
+ * 1..255, not only 1) or "full_row" (random, with query 0's keys all
+ * hidden).
  * Returns 0, or -1 for any other kind (the caller handles "none").
  */
 int pmha_fill_mask(unsigned char *m, size_t n_q, size_t n_kv,

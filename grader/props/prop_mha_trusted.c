@@ -129,14 +129,18 @@ int pmha_forward_d(const struct pmha_dims *s, const double *xq,
 int pmha_fill_mask(unsigned char *m, size_t n_q, size_t n_kv,
                    const char *kind, struct pu_rng *r)
 {
-    int causal = strcmp(kind, "causal") == 0;
+    int causal = strcmp(kind, "causal") == 0, bytes = strcmp(kind, "bytes") == 0;
 
-    if (!causal && strcmp(kind, "random") != 0 && strcmp(kind, "full_row") != 0)
+    if (!causal && !bytes && strcmp(kind, "random") != 0 && strcmp(kind, "full_row") != 0)
         return -1;
     for (size_t i = 0; i < n_q; i++)
         for (size_t j = 0; j < n_kv; j++)
             m[i * n_kv + j] = causal ? j <= i
                                      : (j == 0 || pu_rng_uniform(r) < 0.7);
+    /* any nonzero byte means visible (attention.h): 255, 2, 128, ... */
+    for (size_t i = 0; bytes && i < n_q * n_kv; i++)
+        if (m[i])
+            m[i] = (unsigned char)(i % 3 == 0 ? 255 : i % 3 == 1 ? 2 : 1 + pu_rng_below(r, 255));
     if (strcmp(kind, "full_row") == 0)
         memset(m, 0, n_kv);
     return 0;
