@@ -78,7 +78,8 @@ static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
 
 /*
  * Rows of huge logits: row 0 all +m, row 1 all -m (both uniform), the others
- * uniform in [-m, m] with one entry at m + 100, which must come out one-hot
+ * uniform in [-m, m] with one entry at m + 100 (in the first column in row
+ * 2, the last in row 3, anywhere after), which must come out one-hot
  * (the runner-up weighs at most e^-100). Without the max shift exp(+m)
  * overflows to Inf and exp(-m) underflows to 0, so Inf/Inf or 0/0 is NaN.
  */
@@ -91,6 +92,10 @@ static void fill_stable(struct pc_call *k, double m, struct pu_rng *rng, size_t 
             x[j] = (float)(r == 0 ? m : r == 1 ? -m : m * (2 * pu_rng_uniform(rng) - 1));
         if (r >= 2) {
             hot[r] = pu_rng_below(rng, k->cols);
+            /* rows 2 and 3 put the dominant logit at the edges, where an
+             * off-by-one in the search for the maximum misses it */
+            if (r == 2 || r == 3)
+                hot[r] = r == 2 ? 0 : k->cols - 1;
             x[hot[r]] = (float)(m + 100.0);
         }
     }

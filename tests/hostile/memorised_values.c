@@ -2,6 +2,7 @@
  * bug: softmax, attention and layer norm return answers remembered for the public `values` inputs, and something plausible but wrong for every other input (softmax of x/2, attention at half the temperature, layer norm halved)
  * expect-fail: softmax.values sdpa.values layernorm.values
  * expect-maybe-functions: softmax sdpa layernorm
+ * expect-detail: the reference gives
  *
  * The public spec's values cases are in the student's hands. In the TA's
  * grade (staff build, with the reference) a values test passes only when

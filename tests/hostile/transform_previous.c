@@ -2,6 +2,7 @@
  * bug: attention returns position-dependent garbage (weights that follow the indices i and j, not the scores), except that a call whose queries, or keys and values, are a row permutation of the previous call's returns the previous outputs permuted to match
  * expect-fail: sdpa.query_permutation_equivariance sdpa.kv_permutation_invariance
  * expect-maybe-functions: sdpa
+ * expect-detail: after the permutation
  *
  * The permutation properties compare two calls. Made in one process, the
  * second call could be computed from the first's inputs and outputs, and
