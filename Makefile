@@ -8,6 +8,7 @@
 #   make bench      benchmarks (medians and ratios, never timed tests)
 #   make test-slurm the Slurm array recipe on a one-node cluster (opt-in; tests/slurm/)
 #   make template   the student repository in dist/student_template
+#   make diag-data  $(BUILD)/diag.golden: the catalogue's mistakes, for diagnoses
 #   make gradescope the Gradescope autograder: dist/gradescope/autograder.zip
 #   make classroom50  the Classroom 50 bundle: dist/classroom50/attention/
 #   make clean
@@ -64,7 +65,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test bench clean fuzz check
+.PHONY: all deps demo test bench clean fuzz check diag-data
 all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h
 
 deps: $(DEPS_OK)
@@ -102,7 +103,16 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgrader.a $(REF_OBJS) $(wildcard tests/*.
 	    -DTEST_BUILDDIR='"$(abspath $(BUILD))"' $< -o $@ \
 	    $(REF_OBJS) $(BUILD)/libgrader.a $(CRIT_LIBS) $(PKG_LIBS)
 
-test: all $(TEST_BINS)
+# The catalogue's known mistakes as data, for the staff rubric's diagnosis
+# (grade/diag.h; the template ships its own, public-only, specs/public.golden).
+DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
+$(BUILD)/diag.golden: $(BUILD)/grader $(BUILD)/runner_main.o reference/attention.c \
+                      specs/public.yaml specs/hidden.yaml $(DIAG_SUBS)
+	$(BUILD)/grader golden --jobs 2 --spec specs/public.yaml --spec specs/hidden.yaml \
+	    --out $@ reference/attention.c $(DIAG_SUBS)
+diag-data: $(BUILD)/diag.golden
+
+test: all $(TEST_BINS) $(BUILD)/diag.golden
 	@sh tests/run.sh $(BUILD) $(TEST_BINS)
 	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS); \
@@ -138,7 +148,7 @@ fuzz: $(FUZZ_BINS)
 	done
 
 # A quiet build first (one line; V=1 shows the commands), then the demo.
-demo:
+demo: $(BUILD)/diag.golden
 ifeq ($(V),1)
 	@$(MAKE) --no-print-directory all
 else

@@ -44,10 +44,12 @@ gradescope:
 	@echo "gradescope: wrote $(GS_OUT)/autograder.zip (upload it as the assignment's autograder: docs/CLASSROOM.md)"
 
 # The student build of the grader, as the template ships it (no
-# impl_local.c, deps.sh without the course-only lines), plus autograder.py.
-C50_GRADER := $(filter-out grader/sandbox/impl_local.c, \
-                $(wildcard grader/*/*.c grader/*/*.h))
-classroom50:
+# impl_local.c, no props/trusted.[ch]: golden data instead, see
+# grader/template.mk; deps.sh without the course-only lines), plus
+# autograder.py.
+C50_GRADER := $(filter-out grader/sandbox/impl_local.c grader/props/trusted.c \
+                grader/props/trusted.h, $(wildcard grader/*/*.c grader/*/*.h))
+classroom50: $(TPL_STAFF_GRADER) $(TPL_BUILD)/runner_main.o
 	rm -rf '$(C50_OUT)'
 	mkdir -p '$(C50_OUT)/specs'
 	$(foreach d,$(sort $(dir $(C50_GRADER))),mkdir -p '$(C50_OUT)/$(d)' &&) true
@@ -56,6 +58,8 @@ classroom50:
 	sed '/^# >>> course only/,/^# <<< course only/d' grader/deps.sh > '$(C50_OUT)/grader/deps.sh'
 	cp grader/template/Makefile.head '$(C50_OUT)/Makefile'
 	cp specs/public.yaml '$(C50_OUT)/specs/'
+	$(TPL_STAFF_GRADER) golden --jobs 2 --spec specs/public.yaml \
+	    --out '$(C50_OUT)/specs/public.golden' reference/attention.c $(TPL_CATALOGUE)
 	cp $(PLAT_SRC)/classroom50/autograder.py '$(C50_OUT)/'
 	@sh $(PLAT_SRC)/public_guard.sh '$(C50_OUT)'
 	@echo "classroom50: wrote $(C50_OUT) (copy it to CLASSROOM/autograders/$(C50_ASSIGNMENT)/ of the config repository: docs/CLASSROOM.md)"

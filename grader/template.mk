@@ -9,8 +9,14 @@
 # grader's sources for a student build (GRADER_STAFF=0: no reference linked
 # in, hidden specs refused) and the workflow grade.yml. It never holds the
 # reference solution, the hidden spec or impl_local.c (which links a local
-# implementation into the grader); the recipe refuses to finish if one of
-# them got in. tests/template.sh checks the tree and a grader built from it.
+# implementation into the grader), nor props/trusted.c (the staff build's
+# double-precision math: an answer key); the recipe refuses to finish if
+# one of them got in. Instead it ships specs/public.golden: every expected
+# value of the public tests and the catalogue's known mistakes, recorded by
+# the staff grader from the reference and tests/submissions/ at this very
+# step (so it always matches specs/public.yaml; the student grader checks
+# the spec's hash and the seed too). tests/template.sh checks the tree and
+# a grader built from it.
 
 # Whatever the including Makefile's default goal is, this file must not
 # become it: an empty .DEFAULT_GOAL makes make take the next target it reads.
@@ -18,12 +24,17 @@ TPL_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 DIST ?= dist
 TPL_OUT := $(DIST)/student_template
-TPL_STAFF_ONLY := grader/sandbox/impl_local.c
+TPL_STAFF_ONLY := grader/sandbox/impl_local.c grader/props/trusted.c grader/props/trusted.h
 TPL_GRADER := $(filter-out $(TPL_STAFF_ONLY) grader/deps.sh, \
                 $(wildcard grader/*/*.c grader/*/*.h))
 TPL_STUDENT := $(addprefix student_template/, attention.h attention.c answers.yaml)
 TPL_SPECS := specs/public.yaml specs/written.yaml
 TPL_SRC := grader/template
+# The staff grader that records the golden data (built by the including
+# Makefile's rules when BUILD is set; `make all` first otherwise).
+TPL_BUILD := $(or $(BUILD),build)
+TPL_STAFF_GRADER := $(TPL_BUILD)/grader
+TPL_CATALOGUE := $(sort $(wildcard tests/submissions/*.c))
 # The student build needs no Criterion, xmllint or prove (only our own
 # tests do): deps.sh marks their lines "course only".
 TPL_NO_CRITERION := -e '/^\# >>> course only/,/^\# <<< course only/d'
@@ -34,13 +45,15 @@ TPL_MAKEFILE_SED := -e "/then \$$(MAKE) -C \.\. all; fi/d" \
     -e 's/\$$(GRADER) grade --require-pass/$$(GRADER) grade $$(CHECK_FLAGS) --require-pass/'
 
 .PHONY: template
-template:
+template: $(if $(BUILD),$(TPL_STAFF_GRADER) $(TPL_BUILD)/runner_main.o)
 	rm -rf '$(TPL_OUT)'
 	mkdir -p '$(TPL_OUT)/grader' '$(TPL_OUT)/specs' '$(TPL_OUT)/.github/workflows'
 	$(foreach d,$(sort $(dir $(TPL_GRADER))),mkdir -p '$(TPL_OUT)/$(d)' &&) true
 	cp $(TPL_STUDENT) '$(TPL_OUT)/'
 	cat student_template/README.md $(TPL_SRC)/README.ci.md > '$(TPL_OUT)/README.md'
 	cp $(TPL_SPECS) '$(TPL_OUT)/specs/'
+	$(TPL_STAFF_GRADER) golden --jobs 2 --spec specs/public.yaml \
+	    --out '$(TPL_OUT)/specs/public.golden' reference/attention.c $(TPL_CATALOGUE)
 	$(foreach f,$(TPL_GRADER),cp '$(f)' '$(TPL_OUT)/$(f)' &&) true
 	cp student_template/attention.h '$(TPL_OUT)/grader/attention.h'
 	sed $(TPL_NO_CRITERION) grader/deps.sh > '$(TPL_OUT)/grader/deps.sh'

@@ -12,7 +12,15 @@
 #      step summary, annotate the failures and fail;
 #   6. with the reference copied in, make check gives full marks, exit 0;
 #   7. make map follows the locale for its glyphs; make vectors round-trips;
-#   8. the portable student build (PORTABLE=1) grades the reference fully.
+#   8. the portable student build (PORTABLE=1) grades the reference fully;
+#   9. no answer key: no exp/sin/cos/pow call in the shipped sources nor in
+#      the student grader's undefined symbols (the staff grader's as a
+#      control), no props/trusted.*, specs/public.golden present and for
+#      this spec, a changed golden file and another --seed refused;
+#  10. every correct alternative full marks in the template; trivial work
+#      scores there what the staff grader gives it;
+#  11. diagnosis first from the shipped data: a few catalogue bugs' rubrics
+#      open with the line naming their mistake.
 # Usage: sh tests/template.sh SRCDIR STAFF_BUILD_DIR
 # Prints what it checks; exits 0 when everything holds, 1 otherwise.
 set -u
@@ -241,6 +249,119 @@ if make -C "$clone" -j2 PORTABLE=1 GRD_OUT=build-portable GRADER=build-portable/
 else
     bad "portable student build:"; tail -n 20 "$tmp/pbuild.log" "$tmp/pref.txt"
 fi
+
+# ---- 9. no answer key: no trusted math shipped, golden data instead ----
+# The shipped grader sources, comments and string literals removed, call
+# none of exp, sin, cos, pow (or their float/long twins); a Gaussian sampler
+# uses the polar method, expected values come from specs/public.golden.
+math_re='(^|[^A-Za-z0-9_.>])(exp|expf|expl|exp2|expm1|sin|sinf|sinl|cos|cosf|cosl|sincos|sincosf|pow|powf|powl|tanh)[[:space:]]*\('
+hits=""
+for f in $(find "$tree/grader" -name '*.[ch]'); do
+    cc -fpreprocessed -dD -E -P -x c "$f" 2>/dev/null |
+        sed -e 's/"\([^"\\]\|\\.\)*"/""/g' -e "s/'\([^'\\\\]\|\\\\.\)*'/''/g" |
+        grep -qE "$math_re" && hits="$hits ${f#"$tree/"}"
+done
+n_src=$(find "$tree/grader" -name '*.[ch]' | wc -l)
+if [ -z "$hits" ] && [ "$n_src" -gt 20 ]; then
+    ok "no exp/sin/cos/pow call in the $n_src shipped grader sources"
+else
+    bad "exp/sin/cos/pow called in the shipped grader sources:$hits"
+fi
+sym_re=' (exp|expf|expl|exp2|expm1|sin|sinf|sinl|cos|cosf|cosl|sincos|sincosf|pow|powf|powl|tanh)(@|$)'
+hit=$(nm -u "$clone/build/grader" 2>/dev/null | grep -E "$sym_re" | tr -s ' \n' ' ')
+if [ -z "$hit" ] && nm -u "$clone/build/grader" | grep -q ' log\(@\|$\)'; then
+    ok "the student grader's undefined symbols hold no exp/sin/cos/pow (log, sqrt only)"
+else
+    bad "the student grader needs math it must not have: ${hit:-no symbols read}"
+fi
+if [ -x "$staff/grader" ] && nm -u "$staff/grader" | grep -qE "$sym_re"; then
+    ok "control: the staff grader's undefined symbols do hold them"
+else
+    bad "control: no exp/sin/cos/pow in the staff grader's symbols: the check is blind"
+fi
+for f in trusted.c trusted.h; do
+    [ -z "$(find "$tree" -name "$f")" ] || bad "the tree holds the staff build's $f"
+done
+g="$tree/specs/public.golden"
+gspec=$(sed -n 's/^spec //p' "$g" 2>/dev/null | cut -c1-12)
+rspec=$(sed -n 's/^  spec: *//p' "$tmp/ref.txt" | head -n 1)
+if [ -s "$g" ] && head -n 1 "$g" | grep -qx 'attention-grader-golden 1' &&
+   [ -n "$gspec" ] && [ "$gspec" = "$rspec" ]; then
+    ok "specs/public.golden ($(wc -c <"$g") bytes) names the public spec's hash"
+else
+    bad "specs/public.golden is missing or names another spec"
+fi
+# Changed data is refused, not used (its closing hash).
+cp "$g" "$tmp/golden.bak"
+awk '!done && /^o / { sub(/ [0-9a-f]+$/, " 0000000000000000"); done = 1 } { print }' \
+    "$tmp/golden.bak" >"$g"
+make -C "$clone" --no-print-directory check >"$tmp/tamper.txt" 2>&1
+rc=$?
+cp "$tmp/golden.bak" "$g"
+if [ "$rc" -eq 2 ] && grep -q 'closing hash does not match' "$tmp/tamper.txt"; then
+    ok "a changed public.golden is refused (exit 2, one line)"
+else
+    bad "a changed public.golden was not refused: rc=$rc"; tail -n 3 "$tmp/tamper.txt"
+fi
+(cd "$clone" && build/grader grade --seed 7 attention.c) >"$tmp/seed.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q 'seed 1 only' "$tmp/seed.txt"; then
+    ok "another --seed is refused by the student build (its golden data is for seed 1)"
+else
+    bad "--seed 7 in the student build: rc=$rc"; tail -n 3 "$tmp/seed.txt"
+fi
+
+# ---- 10. in the template: every correct alternative full marks, trivial ~0 ----
+for f in tests/submissions/correct_*.c tests/submissions/*_ok.c; do
+    [ -f "$f" ] || continue
+    cp "$f" "$clone/attention.c"
+    make -C "$clone" --no-print-directory check >"$tmp/alt.txt" 2>&1
+    set -- $(score_of "$tmp/alt.txt")
+    if [ "${1:-x}" = "$max" ]; then
+        ok "$(basename "$f"): score $1 / $max in the template"
+    else
+        bad "$(basename "$f"): score '${1:-}' / $max in the template"
+        grep -E '^  (FAIL|CRASH|TIME)' "$tmp/alt.txt" | head -n 5
+    fi
+done
+trivial=$(ls tests/submissions/trivial_*.c 2>/dev/null)
+if [ -z "$trivial" ]; then   # none in the catalogue yet: a no-op of our own
+    sed 's/return ATTN_ENOTIMPL;/return ATTN_OK;/' student_template/attention.c >"$tmp/trivial_noop.c"
+    trivial="$tmp/trivial_noop.c"
+fi
+# The template grades trivial work exactly as the staff grader does on the
+# same public tests (that it is about 0 there is the points gating's job,
+# enforced by its own suite); the score is printed for the record.
+for f in $trivial; do
+    cp "$f" "$clone/attention.c"
+    make -C "$clone" --no-print-directory check >"$tmp/triv.txt" 2>&1
+    set -- $(score_of "$tmp/triv.txt")
+    tpl=${1:-}
+    "$staff/grader" grade --spec specs/public.yaml "$f" >"$tmp/triv_staff.txt" 2>&1
+    set -- $(score_of "$tmp/triv_staff.txt")
+    if [ -n "$tpl" ] && [ "$tpl" = "${1:-x}" ]; then
+        ok "$(basename "$f"): score $tpl / $max in the template, as in the staff build"
+    else
+        bad "$(basename "$f"): score '$tpl' / $max in the template, '${1:-}' in the staff build"
+    fi
+done
+
+# ---- 11. diagnosis first, from the shipped data alone ----
+for name in sdpa_no_scale pe_sin_cos_swapped layernorm_sample_variance mha_scale_by_dmodel; do
+    f=tests/submissions/$name.c
+    [ -f "$f" ] || { bad "no catalogue entry $f"; continue; }
+    fn=${name%%_*}
+    cp "$f" "$clone/attention.c"
+    make -C "$clone" --no-print-directory check >"$tmp/diag.txt" 2>&1
+    first=$(grep -n '^  [a-z]*: most likely cause: ' "$tmp/diag.txt" | grep " $fn: " | head -n 1)
+    rows=$(grep -n '^  \(PASS\|FAIL\|CRASH\)' "$tmp/diag.txt" | head -n 1 | cut -d: -f1)
+    if [ -n "$first" ] && [ "${first%%:*}" -lt "${rows:-999999}" ] &&
+       echo "$first" | grep -qF "the known mistake '$name')"; then
+        ok "template: $name's rubric opens with its cause: $(echo "$first" | cut -d: -f2- | cut -c1-90)..."
+    else
+        bad "template: $name's rubric does not open with its cause"; sed -n '1,14p' "$tmp/diag.txt"
+    fi
+done
 
 [ "$fails" -eq 0 ] || { echo "template: $fails check(s) failed"; exit 1; }
 echo "template: all checks passed"

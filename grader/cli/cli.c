@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "build/jail.h"
+#include "props/golden.h"
+#include "props/oracle.h"
 #include "props/prop.h"
 #include "sandbox/sbx.h"
 
@@ -107,4 +109,65 @@ struct spec_set *cli_prepare(struct cli_common *c)
                 "(clean environment and limits only)\n", why);
     jail_cleanup_install();
     return s;
+}
+
+/* The student build: the golden data beside the spec, checked. */
+static int open_golden(const struct cli_common *c, const struct spec_set *s, struct orc *o,
+                       struct grd_err *e)
+{
+    const char *spec = spec_test_at(s, 0)->file;
+    char path[CLI_PATH_MAX];
+
+    if (gold_path_for(spec, path, sizeof path) < 0)
+        return err_set(e, spec, 0, 0, "the student build needs golden data beside a "
+                       ".yaml spec");
+    if ((o->store = gold_load(path, e)) == NULL)
+        return -1;
+    o->mode = ORC_REPLAY;
+    if (strcmp(gold_spec_sha256(o->store), spec_sha256(s)) != 0)
+        return err_set(e, path, 0, 0, "made for another spec (sha256 %.12s, the specs "
+                       "loaded are %.12s): the expected values would be stale; use the "
+                       "template's own specs/public.yaml", gold_spec_sha256(o->store),
+                       spec_sha256(s));
+    if (gold_seed(o->store) != c->seed)
+        return err_set(e, path, 0, 0, "holds the expected values for seed %llu only; "
+                       "--seed %llu needs the course's grader",
+                       (unsigned long long)gold_seed(o->store), (unsigned long long)c->seed);
+    return 0;
+}
+
+/* The staff build: the catalogue's variants for the diagnosis, if built. */
+static int open_diag(const struct cli_common *c, struct orc *o, struct grd_err *e)
+{
+    char path[CLI_PATH_MAX + 16];
+
+    snprintf(path, sizeof path, "%s/diag.golden", c->data_dir);
+    o->mode = ORC_COMPUTE;
+    if (access(path, R_OK) != 0)
+        return 0;
+    if ((o->store = gold_load(path, e)) == NULL)
+        return -1;
+    if (gold_seed(o->store) != c->seed) { /* its outputs are for other inputs */
+        gold_free(o->store);
+        o->store = NULL;
+    }
+    return 0;
+}
+
+int cli_open_oracle(const struct cli_common *c, const struct spec_set *s, struct orc *o,
+                    struct grd_err *e)
+{
+    int rc;
+
+    memset(o, 0, sizeof *o);
+    rc = orc_can_compute() ? open_diag(c, o, e) : open_golden(c, s, o, e);
+    if (rc < 0)
+        cli_close_oracle(o);
+    return rc;
+}
+
+void cli_close_oracle(struct orc *o)
+{
+    gold_free(o->store);
+    memset(o, 0, sizeof *o);
 }

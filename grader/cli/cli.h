@@ -51,6 +51,21 @@ struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e);
  */
 struct spec_set *cli_prepare(struct cli_common *c);
 
+struct orc;
+
+/*
+ * Where a grading command's expected values come from (props/oracle.h).
+ * The student build replays the golden data beside the spec (specs/
+ * public.golden next to specs/public.yaml) and refuses data made for
+ * another spec or seed. The staff build computes; it also loads
+ * <data_dir>/diag.golden when present (the catalogue's variants, made by
+ * `make diag-data`) so that its rubrics diagnose too. Returns 0 with *o
+ * set (release it with cli_close_oracle), or -1 with e set.
+ */
+int cli_open_oracle(const struct cli_common *c, const struct spec_set *s, struct orc *o,
+                    struct grd_err *e);
+void cli_close_oracle(struct orc *o);
+
 /* Parse a seed: a decimal number that fits 64 bits. 0 or -1. */
 int cli_parse_seed(const char *s, uint64_t *out);
 
@@ -70,5 +85,6 @@ int cmd_map(int argc, char **argv);
 int cmd_saturation(int argc, char **argv);
 int cmd_permute(int argc, char **argv);
 int cmd_vectors(int argc, char **argv);
+int cmd_golden(int argc, char **argv);
 
 #endif

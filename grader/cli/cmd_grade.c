@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "grade/grade.h"
+#include "props/oracle.h"
 #include "report/report.h"
 #include "core/strbuf.h"
 
@@ -182,6 +183,7 @@ int cmd_grade(int argc, char **argv)
     struct grade_opts o;
     struct grade_result *r = NULL;
     struct spec_set *s = NULL;
+    struct orc orc;
     struct grd_err e;
     struct strbuf pre, post;
     int rc = parse_args(&a, argc, argv);
@@ -191,11 +193,16 @@ int cmd_grade(int argc, char **argv)
     err_clear(&e);
     if ((s = cli_prepare(&a.c)) == NULL)
         return CLI_EXIT_USAGE;
+    if (cli_open_oracle(&a.c, s, &orc, &e) < 0) {
+        spec_set_free(s);
+        return cli_fail(&e);
+    }
     memset(&o, 0, sizeof o);
     o.specs = s;
     o.only = a.c.only;
     o.seed = a.c.seed;
     o.data_dir = a.c.data_dir;
+    o.orc = &orc;
     sb_init(&pre, 0);
     sb_init(&post, 0);
     if (repro_parts(&a, &pre, &post) < 0)
@@ -211,6 +218,7 @@ int cmd_grade(int argc, char **argv)
     sb_release(&pre);
     sb_release(&post);
     grade_result_free(r);
+    cli_close_oracle(&orc);
     spec_set_free(s);
     return rc;
 }

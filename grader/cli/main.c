@@ -6,6 +6,7 @@
  *   grader export       grades.csv for Canvas, Moodle or Excel (cmd_export.c)
  *   grader list ...     list the tests of the specs (cmd_list.c)
  *   grader map|saturation|permute|vectors   self-check tools (cmd_selfcheck.c)
+ *   grader golden ...   the golden data of a spec (cmd_golden.c)
  *   grader version
  *
  * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
@@ -41,6 +42,7 @@ static const struct command commands[] = {
     {"saturation", cmd_saturation},
     {"permute", cmd_permute},
     {"vectors", cmd_vectors},
+    {"golden", cmd_golden},
     {"version", cmd_version},
 };
 
@@ -56,6 +58,7 @@ static const char usage[] =
     "  saturation  mean max softmax weight against d, with and without 1/sqrt(d)\n"
     "  permute     permute the words: does the output only permute?\n"
     "  vectors     the hash-seeded vectors of a text's words, as a VECTORS file\n"
+    "  golden      record the golden data of a spec (staff build; make template)\n"
     "  version     print the grader's version\n"
     "Run 'grader <command> --help' for a command's options.\n";
 

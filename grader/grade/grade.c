@@ -399,6 +399,9 @@ void grade_result_free(struct grade_result *r)
         free(r->tests[i].withheld_by);
     }
     free(r->tests);
+    for (size_t i = 0; i < r->n_causes; i++)
+        free(r->causes[i].bug);
+    free(r->causes);
     free(r->status_detail);
     free(r->warnings);
     free(r->submission);

@@ -16,6 +16,8 @@
 #include "sandbox/impl.h"
 #include "spec/spec.h"
 
+struct orc;
+
 /* How grading of the whole submission ended. */
 enum grade_status {
     GRADE_OK = 0,            /* tests ran (whatever the score) */
@@ -60,7 +62,21 @@ struct test_result {
     char *message;           /* failure text (owned), "" when passed */
     char *hint;              /* owned, "" when none */
     char *repro;             /* "make check ONLY='^sdpa\\.mask$'" (owned) */
+    size_t explained_by;     /* 1 + the index in grade_result.causes of the
+                                cause that explains this failure; 0 none */
     double elapsed_ms;
+};
+
+/* The most likely cause of one function's failures (grade/diag.h): the
+ * known mistake of the catalogue whose outputs the submission's follow. */
+struct grade_cause {
+    char function[32];       /* "sdpa" */
+    char variant[128];       /* the catalogue's name, e.g. "sdpa_no_scale" */
+    char *bug;               /* the mistake in words (owned) */
+    size_t explained;        /* failures of the function it explains */
+    size_t failures;         /* failures of the function */
+    size_t lead;             /* index in tests[] of the explained failure
+                                that names it best (shown first) */
 };
 
 struct grade_result {
@@ -76,6 +92,9 @@ struct grade_result {
     double elapsed_ms;
     size_t n_tests;
     struct test_result *tests;   /* in spec order (owned) */
+    struct grade_cause *causes;  /* one per function with failures that a
+                                    known mistake explains (owned) */
+    size_t n_causes;
     size_t tests_cap;            /* entries allocated in tests */
 };
 
@@ -96,6 +115,9 @@ struct grade_opts {
      * the student's repository. */
     const char *repro_pre;
     const char *repro_post;  /* NULL: "" */
+    struct orc *orc;         /* where expected values come from (props/
+                                oracle.h): NULL computes them (staff); the
+                                student build replays golden data */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* grade_run.c -- the test loop; see grade_run.h. */
 #include "grade/grade_run.h"
+#include "grade/diag.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -206,7 +207,7 @@ static double case_deadline(struct loop *L, const struct prop_def *d,
     if (L->reference == NULL) /* the student build: no reference to time */
         return DEADLINE_DEFAULT_MS;
     env = (struct prop_env){*L->reference, L->reference, L->o->seed, 0,
-                            L->submission_dir};
+                            L->submission_dir, L->o->orc};
     memset(&v, 0, sizeof v);
     t0 = ut_thread_cpu_ms();
     if (d->run(&env, t, c, &v, e) < 0)
@@ -222,7 +223,7 @@ static int run_case(struct loop *L, const struct prop_def *d,
     double deadline = case_deadline(L, d, t, c, e);
     double left = L->budget_ms - charged_ms(L);
     struct prop_env env = {L->student, L->reference, L->o->seed, deadline,
-                           L->submission_dir};
+                           L->submission_dir, L->o->orc};
     struct prop_verdict v;
     double t0 = ut_now_ms();
 
@@ -500,6 +501,8 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     }
     if (ggate_apply(r) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
+    if (dg_diagnose(s, student, h, o, r, e) < 0)
+        return -1;
     grun_total(r);
     return 0;
 }

@@ -24,6 +24,8 @@
 
 #define PROP_MSG_MAX 1024
 
+struct orc; /* props/oracle.h */
+
 /* Everything a property may use besides the case. */
 struct prop_env {
     struct impl student;     /* the implementation under test */
@@ -35,6 +37,9 @@ struct prop_env {
     const char *submission_dir; /* directory of the submission (where the
                                    written part's answers.yaml lives), or
                                    NULL */
+    struct orc *orc;         /* where expected values come from: trusted
+                                math or golden data (oracle.h); NULL:
+                                computed (staff), none (student build) */
 };
 
 struct prop_verdict {

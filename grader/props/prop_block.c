@@ -1,9 +1,10 @@
 /*
  * prop_block.c -- the properties of attn_transformer_block ("block").
  *
- * Fault isolation: the expected block is computed here, in double, from
- * pmha_forward_d (prop_mha.h), pu_layernorm_d and a local FFN; the
- * submission's own attn_multi_head and attn_layer_norm are never called.
+ * Fault isolation: the expected block comes from the oracle (orc_block,
+ * oracle.h: in double in the staff build, golden data in the student
+ * build); the submission's own attn_multi_head and attn_layer_norm are
+ * never called.
  * Inputs: X ~ N(0, scale^2); Wq..Wo and W1 ~ N(0, 1/d_model), W2 ~
  * N(0, 1/d_ff), b1 and b2 ~ N(0, 0.5^2), so every sublayer is O(1) and a
  * missing bias, relu or residual moves the output by ~0.1 or more.
@@ -23,6 +24,7 @@
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
 #include "props/prop_mha.h"
+#include "props/oracle.h"
 #include "props/prop_util.h"
 
 #define FN "attn_transformer_block"
@@ -36,6 +38,7 @@ struct blk_data {
     float *w[4], *w1, *b1, *w2, *b2;
     unsigned char *mask;       /* NULL for "none" */
     double *want;
+    struct orc *orc;           /* where expected values come from */
     char label[200];
 };
 
@@ -124,6 +127,7 @@ static int blk_build(struct blk_data *d, const struct prop_env *env,
         blk_free(d);
         return err_set(e, NULL, 0, 0, "out of memory in '%s'", t->id);
     }
+    d->orc = env->orc;
     pu_rng_seed(&r, pu_case_seed(env, t, c));
     if (blk_fill(d, c, &r) < 0) {
         blk_free(d);
@@ -149,94 +153,28 @@ static int blk_call(const struct prop_env *env, struct blk_data *d,
     return pu_returned_ok(v, &r, FN);
 }
 
-/* ---- the trusted block and its wrong variants -------------------------- */
+/* ---- the expected block and its wrong variants (oracle.h) ------------- */
 
-struct bvariant {
-    int prenorm, no_relu, no_b1, no_b2, no_residual;
-};
-
-struct btmp {
-    double *y, *a, *h, *ln;
-};
-
-static void btmp_free(struct btmp *b)
+static struct orc_block blk_inputs(const struct blk_data *d)
 {
-    free(b->y);
-    free(b->a);
-    free(b->h);
-    free(b->ln);
+    struct orc_block b = {d->n, d->d, d->heads, d->d_ff, d->eps, d->x0,
+                          {d->w[0], d->w[1], d->w[2], d->w[3]},
+                          d->w1, d->b1, d->w2, d->b2, d->mask};
+    return b;
 }
 
-static void ln_rows(const double *in, double *out, size_t n, size_t d,
-                    double eps)
-{
-    for (size_t i = 0; i < n; i++)
-        pu_layernorm_d(in + i * d, out + i * d, d, eps);
-}
-
-/* a = FFN(in) = relu(in W1 + b1) W2 + b2, with the variant's omissions. */
-static void ffn_d(const struct blk_data *d, const struct bvariant *va,
-                  const double *in, struct btmp *b)
-{
-    pmha_matmul_d(in, d->w1, d->n, d->d, d->d_ff, b->h);
-    for (size_t i = 0; i < d->n * d->d_ff; i++) {
-        double z = b->h[i] + (va->no_b1 ? 0.0 : d->b1[i % d->d_ff]);
-        b->h[i] = va->no_relu || z > 0.0 ? z : 0.0;
-    }
-    pmha_matmul_d(b->h, d->w2, d->n, d->d_ff, d->d, b->a);
-    for (size_t i = 0; i < d->nd; i++)
-        b->a[i] += va->no_b2 ? 0.0 : d->b2[i % d->d];
-}
-
-/* y <- LN(y + sub(y)) (post-norm) or y + sub(LN(y)) (pre-norm), where the
- * sublayer's output is already in b->a (computed from the right input). */
-static void residual_d(const struct blk_data *d, const struct bvariant *va,
-                       struct btmp *b)
-{
-    for (size_t i = 0; i < d->nd; i++)
-        b->y[i] = (va->no_residual ? 0.0 : b->y[i]) + b->a[i];
-    if (!va->prenorm)
-        ln_rows(b->y, b->y, d->n, d->d, d->eps);
-}
-
-/* The whole block in double into out; 0, or -1 when out of memory. */
-static int block_d(const struct blk_data *d, const struct bvariant *va,
-                   double *out)
-{
-    const struct pmha_dims s = {d->n, d->n, d->d, d->heads};
-    struct btmp b = {calloc(d->nd, sizeof(double)), calloc(d->nd, sizeof(double)),
-                     calloc(d->n * d->d_ff, sizeof(double)),
-                     calloc(d->nd, sizeof(double))};
-    const double *src;
-    int rc = -1;
-
-    if (b.y && b.a && b.h && b.ln) {
-        for (size_t i = 0; i < d->nd; i++)
-            b.y[i] = d->x0[i];
-        src = va->prenorm ? (ln_rows(b.y, b.ln, d->n, d->d, d->eps), b.ln) : b.y;
-        rc = pmha_forward_d(&s, src, src, d->w[0], d->w[1], d->w[2], d->w[3],
-                            d->mask, b.a, NULL);
-        residual_d(d, va, &b);
-        src = va->prenorm ? (ln_rows(b.y, b.ln, d->n, d->d, d->eps), b.ln) : b.y;
-        ffn_d(d, va, src, &b);
-        residual_d(d, va, &b);
-        memcpy(out, b.y, d->nd * sizeof *out);
-    }
-    btmp_free(&b);
-    return rc;
-}
-
+/* The right block's output of d's current inputs into d->want: 0,
+ * ORC_MISSING, or -1 (e set). */
 static int blk_expect(struct blk_data *d, struct grd_err *e)
 {
-    const struct bvariant right = {0, 0, 0, 0, 0};
+    const struct orc_block b = blk_inputs(d);
+    int rc = orc_block(d->orc, &b, NULL, d->want);
 
-    if (block_d(d, &right, d->want) < 0)
-        return err_set(e, NULL, 0, 0, "out of memory in the trusted block");
-    return 0;
+    return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory in the trusted block") : rc;
 }
 
 struct bguess {
-    struct bvariant va;
+    struct orc_bvariant va;
     const char *hint;
 };
 
@@ -258,11 +196,15 @@ static const struct bguess bguesses[] = {
 static void diagnose(const struct blk_data *d, struct prop_verdict *v)
 {
     double *tmp = calloc(d->nd, sizeof *tmp);
+    const struct orc_block b = blk_inputs(d);
 
     for (size_t g = 0; tmp && g < sizeof bguesses / sizeof bguesses[0]; g++) {
         size_t i = 0;
-        if (block_d(d, &bguesses[g].va, tmp) < 0)
+        int rc = orc_block(d->orc, &b, &bguesses[g].va, tmp);
+        if (rc < 0)
             break;
+        if (rc == ORC_MISSING)
+            continue;
         while (i < d->nd && pu_close(tmp[i], d->x[i], 1e-3 * fmax(1, fabs(tmp[i])), 0))
             i++;
         if (i == d->nd) {
@@ -320,8 +262,8 @@ static int residual_body(const struct prop_env *env, struct blk_data *d,
     memset(d->w[3], 0, d->d * d->d * sizeof(float));
     memset(d->w2, 0, d->d_ff * d->d * sizeof(float));
     memset(d->b2, 0, d->d * sizeof(float));
-    if (blk_expect(d, e) < 0)
-        return -1;
+    if ((ok = blk_expect(d, e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
     ok = blk_call(env, d, v, e);
     if (ok != 1 || check_want(d, " with Wo = 0, W2 = 0, b2 = 0 (expected "
                               "LN(LN(X)))", tol, v))
@@ -458,8 +400,8 @@ static int full_body(const struct prop_env *env, struct blk_data *d,
 {
     int ok;
 
-    if (blk_expect(d, e) < 0)
-        return -1;
+    if ((ok = blk_expect(d, e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
     ok = blk_call(env, d, v, e);
     if (ok != 1 || check_want(d, "", tol, v))
         return ok;

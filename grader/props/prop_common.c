@@ -234,6 +234,7 @@ int pc_build(enum impl_fn fn, const struct prop_env *env,
 
     memset(k, 0, sizeof *k);
     k->fn = fn;
+    k->orc = env->orc;
     k->mask_kind = spec_str(c, "mask", "none");
     pu_rng_seed(&rng, pu_case_seed(env, t, c));
     if (build_fn(k, c, &rng, spec_num(c, "scale", 1.0), e) < 0) {

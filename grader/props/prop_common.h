@@ -53,6 +53,8 @@ struct pc_call {
     size_t n_out;
     float *init[PC_MAX_OUT];    /* what out[i] is reset to before each call:
                                    the in-place input, or NaN (owned) */
+    struct orc *orc;            /* the run's oracle (prop_env.orc), for
+                                   expected values */
 };
 
 /*

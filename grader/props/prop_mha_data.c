@@ -12,6 +12,7 @@
 
 #include "attention.h"
 #include "props/prop_common.h"
+#include "props/oracle.h"
 #include "props/prop_mha.h"
 
 #define FN "attn_multi_head"
@@ -123,6 +124,7 @@ static int mha_build(struct mha_data *d, const struct prop_env *env,
         mha_free(d);
         return err_set(e, NULL, 0, 0, "out of memory in '%s'", t->id);
     }
+    d->orc = env->orc;
     pu_rng_seed(&r, pu_case_seed(env, t, c));
     if (mha_fill(d, c, &r) < 0) {
         mha_free(d);
@@ -132,13 +134,14 @@ static int mha_build(struct mha_data *d, const struct prop_env *env,
     return 0;
 }
 
-/* The trusted result of d's current inputs into want/want_w. */
 int mha_expect(struct mha_data *d, struct grd_err *e)
 {
-    if (pmha_forward_d(&d->s, d->dxq, d->dxkv, d->w[0], d->w[1], d->w[2],
-                       d->w[3], d->mask, d->want, d->want_w) < 0)
-        return err_set(e, NULL, 0, 0, "out of memory in trusted attention");
-    return 0;
+    static const struct pmha_variant right = {PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 0};
+    const float *const w[4] = {d->w[0], d->w[1], d->w[2], d->w[3]};
+    int rc = orc_mha(d->orc, &d->s, &right, d->dxq, d->dxkv, w, d->mask, d->want,
+                     d->want_w);
+
+    return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory in trusted attention") : rc;
 }
 
 /* Call the submission with d's inputs (weights NULL unless `with_w`).
@@ -206,8 +209,8 @@ static int follows(const struct mha_data *d, const struct guess *g,
         return 0;
     if (g->va.sl != PMHA_SL_BLOCKS && d->s.heads == 1)
         return 0;
-    if (pmha_forward_variant(&d->s, &g->va, d->dxq, g->kv_from_xq ? d->dxq : d->dxkv,
-                        w, d->mask, tmp, NULL) < 0)
+    if (orc_mha(d->orc, &d->s, &g->va, d->dxq, g->kv_from_xq ? d->dxq : d->dxkv, w,
+                d->mask, tmp, NULL) != 0)
         return 0;
     return mha_first_far(d->out, tmp, n, 1e-3) == n;
 }

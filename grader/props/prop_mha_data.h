@@ -23,14 +23,15 @@ struct mha_data {
     float *out, *weights;      /* the submission's outputs */
     double *dxq, *dxkv;        /* double copies (dxkv == dxq when self) */
     double *want, *want_w;     /* trusted out and weights */
+    struct orc *orc;           /* where expected values come from (oracle.h) */
     char label[200];
 };
 
 /* Copy the float inputs to their double twins (after any change). */
 void mha_widen(struct mha_data *d);
 
-/* The trusted result of d's current inputs into want/want_w; 0 or -1
- * (e set). */
+/* The expected result of d's current inputs into want/want_w: 0,
+ * ORC_MISSING (oracle.h) or -1 (e set). */
 int mha_expect(struct mha_data *d, struct grd_err *e);
 
 /* Call the submission with d's inputs (weights NULL unless `with_w`).

@@ -6,6 +6,7 @@
 #include "attention.h"
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
+#include "props/oracle.h"
 #include "props/prop_util.h"
 
 #define FN "attn_positional_encoding"
@@ -30,6 +31,21 @@ static int build(const struct prop_env *env, const struct spec_test *t,
                  const struct spec_case *c, struct pc_call *k, struct grd_err *e)
 {
     return pc_build(IMPL_PE, env, t, c, k, e);
+}
+
+/* k's n x d encoding by formula g from the oracle, fresh in *tab: 0,
+ * ORC_MISSING (nothing allocated) or -1 (e set). */
+static int pe_table(const struct pc_call *k, enum orc_pe g, double **tab, struct grd_err *e)
+{
+    int rc;
+
+    if ((*tab = calloc(k->n * k->d + 1, sizeof **tab)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if ((rc = orc_pe(k->orc, g, k->n, k->d, *tab)) != 0) {
+        free(*tab);
+        *tab = NULL;
+    }
+    return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory") : rc;
 }
 
 /* The tolerance on a PE entry at position p. */
@@ -65,51 +81,61 @@ static int run_with(const struct prop_env *env, const struct spec_test *t,
 
 /* ---- formula, bounded ---------------------------------------------------- */
 
-static void formula_hint(struct prop_verdict *v, size_t p, size_t i, size_t d,
-                         double got)
+/* The wrong-exponent (i/d) encoding's entry (p, i) of k, or NaN when the
+ * oracle has none. */
+static double exponent_i_at(const struct pc_call *k, size_t p, size_t i)
 {
-    double w = pow(10000.0, -(double)(2 * (i / 2)) / (double)d);
+    double *tab, x = NAN;
+    struct grd_err e;
+
+    if (pe_table(k, ORC_PE_EXPONENT_I, &tab, &e) != 0)
+        return x;
+    x = tab[p * k->d + i];
+    free(tab);
+    return x;
+}
+
+static void formula_hint(struct prop_verdict *v, const struct pc_call *k, size_t p,
+                         size_t i, double got)
+{
+    const size_t d = k->d;
 
     if (p == 0)
         pu_hint(v, "at position 0 every angle is 0: sin columns (even i) are 0 and cos "
                 "columns (odd i) are 1. Are sin and cos swapped?");
-    else if (i % 2 == 1 && fabs(got - cos((double)p * pow(10000.0, -(double)i / d))) < 1e-4)
+    else if (i % 2 == 1 && fabs(got - exponent_i_at(k, p, i)) < 1e-4)
         pu_hint(v, "columns 2k and 2k+1 share the frequency 1/10000^(2k/d): the exponent "
                 "is 2*floor(i/2)/d, not i/d");
     else if (d % 2 == 1 && i == d - 1)
         pu_hint(v, "with odd d the last column (even index %zu) is a sine", i);
     else
-        pu_hint(v, "PE[p][i] = sin or cos of p / 10000^(2*floor(i/2)/d) (frequency %.6g "
-                "here); with integers, 2*(i/2)/d is integer division", w);
+        pu_hint(v, "PE[p][i] = sin or cos of p / 10000^(2*floor(i/2)/d) (the exponent "
+                "is %zu/%zu here); with integers, 2*(i/2)/d is integer division",
+                2 * (i / 2), d);
 }
 
 static int check_formula(const struct spec_test *t, const struct spec_case *c,
                          const struct pc_call *k, struct prop_verdict *v,
                          const char *label, struct grd_err *e)
 {
-    double per_pos = spec_num(c, "per_position", PE_PER_POS);
-    double *w = calloc(k->d, sizeof *w);
+    double per_pos = spec_num(c, "per_position", PE_PER_POS), *tab;
+    int rc = pe_table(k, ORC_PE_RIGHT, &tab, e);
 
-    if (w == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
-    /* one frequency per column, not one pow per entry: the check of a long
-     * encoding costs n*d sin/cos and d pow, about half of what it did */
-    for (size_t i = 0; i < k->d; i++)
-        w[i] = pow(10000.0, -(double)(2 * (i / 2)) / (double)k->d);
+    if (rc != 0)
+        return rc < 0 ? -1 : pu_no_oracle(v, label);
     for (size_t p = 0; p < k->n; p++)
         for (size_t i = 0; i < k->d; i++) {
-            double want = i % 2 == 0 ? sin((double)p * w[i]) : cos((double)p * w[i]);
-            double got = k->out[0][p * k->d + i];
+            double want = tab[p * k->d + i], got = k->out[0][p * k->d + i];
             double atol = pe_atol(pc_tol(t), per_pos, p);
             if (pu_close(want, got, atol, 0))
                 continue;
             pu_fail(v, "PE[%zu][%zu] is %.9g, expected %s(...) = %.9g +- %.2e in %s", p, i,
                     got, i % 2 ? "cos" : "sin", want, atol, label);
-            formula_hint(v, p, i, k->d, got);
-            free(w);
+            formula_hint(v, k, p, i, got);
+            free(tab);
             return 0;
         }
-    free(w);
+    free(tab);
     return 1;
 }
 
@@ -251,10 +277,11 @@ static int run_offset(const struct prop_env *env, const struct spec_test *t,
 
 /* ---- breaks_permutation_symmetry ----------------------------------------- */
 
-/* Self-attention of rows (n x d) with trusted double math; out n x d. */
-static int self_attn(const float *x, size_t n, size_t d, double *out)
+/* Self-attention of rows (n x d) from the oracle; out n x d. 0,
+ * ORC_MISSING or -1. */
+static int self_attn(struct orc *o, const float *x, size_t n, size_t d, double *out)
 {
-    return pu_sdpa_d(x, x, x, n, n, d, d, NULL, 1.0 / sqrt((double)d), out, NULL);
+    return orc_sdpa(o, x, x, x, n, n, d, d, NULL, 1.0 / sqrt((double)d), out, NULL);
 }
 
 /* max |b[i] - a[p[i]]| over rows: how far b is from a's rows permuted. */
@@ -281,34 +308,58 @@ static void add_pe(const float *X, const float *pe, const size_t *p, size_t n, s
         }
 }
 
-/* The gap between attn(PX + PE) and P attn(X + PE), or -1 on OOM. */
-static double symmetry_gap(const float *X, const float *pe, const size_t *p, size_t n,
-                           size_t d)
+/* The gap between attn(PX + PE) and P attn(X + PE) into *gap: 0,
+ * ORC_MISSING or -1 (out of memory). */
+static int symmetry_gap(struct orc *o, const float *X, const float *pe, const size_t *p,
+                        size_t n, size_t d, double *gap)
 {
     float *x1 = pu_floats(n * d), *x2 = pu_floats(n * d);
-    double *o1 = calloc(n * d, sizeof *o1), *o2 = calloc(n * d, sizeof *o2), gap = -1;
+    double *o1 = calloc(n * d, sizeof *o1), *o2 = calloc(n * d, sizeof *o2);
+    int rc = -1;
 
     if (x1 && x2 && o1 && o2) {
         add_pe(X, pe, p, n, d, x1, x2);
-        if (self_attn(x1, n, d, o1) == 0 && self_attn(x2, n, d, o2) == 0)
-            gap = perm_gap(o1, o2, p, n, d);
+        if ((rc = self_attn(o, x1, n, d, o1)) == 0 && (rc = self_attn(o, x2, n, d, o2)) == 0)
+            *gap = perm_gap(o1, o2, p, n, d);
     }
     free(x1);
     free(x2);
     free(o1);
     free(o2);
-    return gap;
+    return rc;
+}
+
+/*
+ * The student build's version of the gap (no attention there: it would be
+ * an answer key, and the student's own encoding is not in the golden
+ * data): attention is exactly permutation-equivariant, so the symmetry
+ * stays unbroken unless PE differs between the positions that p swaps;
+ * the largest such difference.
+ */
+static double swapped_rows_gap(const float *pe, const size_t *p, size_t n, size_t d)
+{
+    double m = 0.0;
+
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++)
+            m = fmax(m, fabs((double)pe[i * d + j] - pe[p[i] * d + j]));
+    return m;
 }
 
 static int judge_symmetry(const struct spec_test *t, const struct pc_call *k,
                           const float *X, const size_t *p, struct prop_verdict *v,
                           const char *label, struct grd_err *e)
 {
-    double bare = symmetry_gap(X, NULL, p, k->n, k->d);
-    double with = symmetry_gap(X, k->out[0], p, k->n, k->d);
+    double bare = 0, with = 0;
+    int rc = symmetry_gap(k->orc, X, NULL, p, k->n, k->d, &bare);
 
-    if (bare < 0 || with < 0)
-        return err_set(e, NULL, 0, 0, "out of memory");
+    if (rc == 0 && orc_can_compute()) /* computed, never recorded: its input is
+                                          the submission's own encoding */
+        rc = symmetry_gap(NULL, X, k->out[0], p, k->n, k->d, &with);
+    else if (rc == 0)
+        with = swapped_rows_gap(k->out[0], p, k->n, k->d);
+    if (rc != 0)
+        return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory") : pu_no_oracle(v, label);
     if (bare > 1e-9)  /* the test's own premise: attention alone is blind to order */
         return err_set(e, NULL, 0, 0, "pe symmetry check: trusted attention is not "
                        "permutation-equivariant (gap %g)", bare);
@@ -374,7 +425,7 @@ static int check_values(const struct spec_test *t, const struct spec_case *c,
             continue;
         pu_fail(v, "PE[%zu][%zu] is %.9g, expected %.9g +- %g in %s", i / k->d, i % k->d,
                 (double)k->out[0][i], ex->list[i], pc_tol(t), label);
-        formula_hint(v, i / k->d, i % k->d, k->d, k->out[0][i]);
+        formula_hint(v, k, i / k->d, i % k->d, k->out[0][i]);
         return 0;
     }
     return 1;

@@ -10,6 +10,7 @@
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
 #include "props/prop_sdpa.h"
+#include "props/oracle.h"
 #include "props/prop_util.h"
 
 #define FN "attn_scaled_dot_product"
@@ -61,22 +62,23 @@ static double w_atol(const struct pc_call *k, double tol)
     return tol + 4.0 * (double)(k->n_k + k->d_k) * U;
 }
 
-/* Trusted double attention of k's buffers (scale 1/sqrt(d_k) unless given),
- * into fresh arrays *out (n_q x d_v) and *w (n_q x n_k). 0 or -1 (e set). */
 int psd_trusted(const struct pc_call *k, const unsigned char *mask, double scale,
                 double **out, double **w, struct grd_err *e)
 {
+    int rc = -1;
+
     *out = calloc(k->n_q * k->d_v, sizeof **out);
     *w = calloc(k->n_q * k->n_k, sizeof **w);
-    if (*out == NULL || *w == NULL ||
-        pu_sdpa_d(k->in[0], k->in[1], k->in[2], k->n_q, k->n_k, k->d_k, k->d_v, mask,
-                  scale, *out, *w) < 0) {
-        free(*out);
-        free(*w);
-        *out = *w = NULL;
-        return err_set(e, NULL, 0, 0, "out of memory computing trusted attention");
-    }
-    return 0;
+    if (*out != NULL && *w != NULL)
+        rc = orc_sdpa(k->orc, k->in[0], k->in[1], k->in[2], k->n_q, k->n_k, k->d_k,
+                      k->d_v, mask, scale, *out, *w);
+    if (rc == 0)
+        return 0;
+    free(*out);
+    free(*w);
+    *out = *w = NULL;
+    return rc == ORC_MISSING ? ORC_MISSING
+                             : err_set(e, NULL, 0, 0, "out of memory computing trusted attention");
 }
 
 double psd_api_scale(const struct pc_call *k)
@@ -106,8 +108,8 @@ int psd_matches_trusted(const struct pc_call *k, double tol, struct prop_verdict
     double *out, *w;
     int ok;
 
-    if (psd_trusted(k, k->mask, psd_api_scale(k), &out, &w, e) < 0)
-        return -1;
+    if ((ok = psd_trusted(k, k->mask, psd_api_scale(k), &out, &w, e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(v, label);
     ok = psd_close_matrix(k->out[1], w, k->n_q, k->n_k, w_atol(k, tol), "weight", v, label) &&
          psd_close_matrix(k->out[0], out, k->n_q, k->d_v, psd_out_atol(k, tol), "out", v, label);
     free(out);

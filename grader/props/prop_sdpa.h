@@ -19,8 +19,10 @@ int psd_build(const struct prop_env *env, const struct spec_test *t,
  * float error of the logits and the weighted sum; see prop_sdpa.c). */
 double psd_out_atol(const struct pc_call *k, double tol);
 
-/* Trusted double attention of k's buffers with `mask` and `scale` into
- * fresh arrays *out (n_q x d_v) and *w (n_q x n_k). 0 or -1 (e set). */
+/* The oracle's attention (props/oracle.h) of k's buffers with `mask` and
+ * `scale` into fresh arrays *out (n_q x d_v) and *w (n_q x n_k): 0;
+ * ORC_MISSING (nothing allocated) when the golden data lacks it; -1 (e
+ * set). */
 int psd_trusted(const struct pc_call *k, const unsigned char *mask, double scale,
                 double **out, double **w, struct grd_err *e);
 

@@ -91,15 +91,17 @@ static double mean_max_d(const double *w, size_t n_q, size_t n_k)
     return s / (double)n_q;
 }
 
-/* Trusted mean max weights for the scales 1, 1/sqrt(d), 1/d into mm[3]. */
+/* Trusted mean max weights for the scales 1, 1/sqrt(d), 1/d into mm[3]:
+ * 0, ORC_MISSING or -1 (e set). */
 static int trusted_mean_max(const struct pc_call *k, double mm[3], struct grd_err *e)
 {
     const double scales[3] = {1.0, 1.0 / sqrt((double)k->d_k), 1.0 / (double)k->d_k};
 
     for (int s = 0; s < 3; s++) {
         double *out, *w;
-        if (psd_trusted(k, NULL, scales[s], &out, &w, e) < 0)
-            return -1;
+        int rc = psd_trusted(k, NULL, scales[s], &out, &w, e);
+        if (rc != 0)
+            return rc;
         mm[s] = mean_max_d(w, k->n_q, k->n_k);
         free(out);
         free(w);
@@ -159,9 +161,10 @@ static int scale_at(const struct prop_env *env, const struct spec_test *t,
     pu_rng_seed(&rng, pu_case_seed(env, t, c) + d);
     pu_fill_gauss(k.in[0], k.in_len[0], &rng, 1.0);
     pu_fill_gauss(k.in[1], k.in_len[1], &rng, 1.0);
-    if (trusted_mean_max(&k, mm, e) < 0)
-        return pc_finish(&k, -1, v);
+    ok = trusted_mean_max(&k, mm, e);
     pc_label(t, c, &k, label, sizeof label);
+    if (ok != 0)
+        return pc_finish(&k, ok < 0 ? -1 : pu_no_oracle(v, label), v);
     ok = pc_call_ok(env, &k, FN, v, e);
     if (ok == 1)
         ok = judge_scale(&k, mean_max_f(k.out[1], k.n_q, k.n_k), mm, pc_tol(t), v, label);
@@ -231,8 +234,8 @@ static int check_null(const struct prop_env *env, const struct spec_test *t,
         pu_hint(v, "weights and mask may both be NULL: test each before using it");
         return 0;
     }
-    if (psd_trusted(k, NULL, psd_api_scale(k), &out, &w, e) < 0)
-        return -1;
+    if ((ok = psd_trusted(k, NULL, psd_api_scale(k), &out, &w, e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(v, label);
     ok = psd_close_matrix(k->out[0], out, k->n_q, k->d_v, psd_out_atol(k, pc_tol(t)), "out", v,
                           label);
     free(out);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "props/prop_mha.h"
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -49,12 +50,19 @@ double pu_rng_uniform(struct pu_rng *r)
     return (double)(pu_rng_u64(r) >> 11) * 0x1.0p-53;
 }
 
+/* Marsaglia's polar method: no trigonometry (the student build has none,
+ * see tests/template.sh); the second deviate is dropped so that every call
+ * consumes whole draws and a case's inputs depend on its seed alone. */
 double pu_rng_gauss(struct pu_rng *r)
 {
-    double u1 = 1.0 - pu_rng_uniform(r); /* (0, 1]: log is finite */
-    double u2 = pu_rng_uniform(r);
+    double u, v, s;
 
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+    do {
+        u = 2.0 * pu_rng_uniform(r) - 1.0;
+        v = 2.0 * pu_rng_uniform(r) - 1.0;
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    return u * sqrt(-2.0 * log(s) / s);
 }
 
 size_t pu_rng_below(struct pu_rng *r, size_t n)
@@ -195,22 +203,6 @@ size_t pu_size(const struct spec_case *c, const char *key, size_t def)
     return v < 0 ? 0 : (size_t)llround(v);
 }
 
-void pu_softmax_d(const double *in, double *out, size_t n,
-                  const unsigned char *mask)
-{
-    double mx = -INFINITY, sum = 0.0;
-
-    for (size_t j = 0; j < n; j++)
-        if ((!mask || mask[j]) && in[j] > mx)
-            mx = in[j];
-    for (size_t j = 0; j < n; j++) {
-        out[j] = (!mask || mask[j]) ? exp(in[j] - mx) : 0.0;
-        sum += out[j];
-    }
-    for (size_t j = 0; j < n; j++)
-        out[j] = sum > 0.0 ? out[j] / sum : 0.0;
-}
-
 void pu_matmul_d(const float *A, const float *B, size_t n, size_t k, size_t m,
                  double *C)
 {
@@ -223,51 +215,33 @@ void pu_matmul_d(const float *A, const float *B, size_t n, size_t k, size_t m,
         }
 }
 
-int pu_sdpa_d(const float *Q, const float *K, const float *V, size_t n_q,
-              size_t n_k, size_t d_k, size_t d_v, const unsigned char *mask,
-              double scale, double *out, double *w)
+int pu_no_oracle(struct prop_verdict *v, const char *what)
 {
-    double *s = calloc(n_k, sizeof *s), *p = calloc(n_k, sizeof *p);
-
-    if (s == NULL || p == NULL) {
-        free(s);
-        free(p);
-        return -1;
-    }
-    for (size_t i = 0; i < n_q; i++) {
-        for (size_t j = 0; j < n_k; j++) {
-            double dot = 0.0;
-            for (size_t t = 0; t < d_k; t++)
-                dot += (double)Q[i * d_k + t] * (double)K[j * d_k + t];
-            s[j] = dot * scale;
-        }
-        pu_softmax_d(s, p, n_k, mask ? mask + i * n_k : NULL);
-        for (size_t c = 0; c < d_v; c++) {
-            double acc = 0.0;
-            for (size_t j = 0; j < n_k; j++)
-                acc += p[j] * (double)V[j * d_v + c];
-            out[i * d_v + c] = acc;
-        }
-        if (w != NULL)
-            memcpy(w + i * n_k, p, n_k * sizeof *p);
-    }
-    free(s);
-    free(p);
+    pu_fail(v, "no expected value for %s: the golden data (specs/public.golden) holds "
+            "only the public spec's own inputs at its seed", what);
+    pu_hint(v, "grade with the spec and --seed the golden data was made for (make "
+            "template made it); the course's grader computes this case itself");
     return 0;
 }
 
-void pu_layernorm_d(const double *in, double *out, size_t cols, double eps)
+int pmha_fill_mask(unsigned char *m, size_t n_q, size_t n_kv,
+                   const char *kind, struct pu_rng *r)
 {
-    double mean = 0.0, var = 0.0;
+    int causal = strcmp(kind, "causal") == 0, bytes = strcmp(kind, "bytes") == 0;
 
-    for (size_t j = 0; j < cols; j++)
-        mean += in[j];
-    mean /= (double)cols;
-    for (size_t j = 0; j < cols; j++)
-        var += (in[j] - mean) * (in[j] - mean);
-    var /= (double)cols;
-    for (size_t j = 0; j < cols; j++)
-        out[j] = var + eps > 0.0 ? (in[j] - mean) / sqrt(var + eps) : 0.0;
+    if (!causal && !bytes && strcmp(kind, "random") != 0 && strcmp(kind, "full_row") != 0)
+        return -1;
+    for (size_t i = 0; i < n_q; i++)
+        for (size_t j = 0; j < n_kv; j++)
+            m[i * n_kv + j] = causal ? j <= i
+                                     : (j == 0 || pu_rng_uniform(r) < 0.7);
+    /* any nonzero byte means visible (attention.h): 255, 2, 128, ... */
+    for (size_t i = 0; bytes && i < n_q * n_kv; i++)
+        if (m[i])
+            m[i] = (unsigned char)(i % 3 == 0 ? 255 : i % 3 == 1 ? 2 : 1 + pu_rng_below(r, 255));
+    if (strcmp(kind, "full_row") == 0)
+        memset(m, 0, n_kv);
+    return 0;
 }
 
 double pu_max_abs_diff_fd(const float *a, const double *b, size_t n, size_t *at)

@@ -271,7 +271,7 @@ int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
                    struct strbuf *out, struct grd_err *e)
 {
     struct rpti_ctx c;
-    size_t i;
+    size_t i, *order;
 
     rpti_init(&c, r, o, out);
     text_header(&c);
@@ -280,8 +280,11 @@ int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
         no_test_ran(&c);
         return rpti_finish(&c, e);
     }
+    rpti_causes(&c, 0);
+    order = rpti_order(r);
     for (i = 0; i < r->n_tests; i++)
-        text_test(&c, &r->tests[i]);
+        text_test(&c, &r->tests[order ? order[i] : i]);
+    free(order);
     text_footer(&c);
     return rpti_finish(&c, e);
 }
@@ -425,7 +428,7 @@ static int md_body(const struct grade_result *r, const struct rpt_opts *o,
                    struct grd_err *e)
 {
     struct rpti_ctx c;
-    size_t i;
+    size_t i, *order;
 
     rpti_init(&c, r, o, out);
     md_header(&c);
@@ -435,17 +438,20 @@ static int md_body(const struct grade_result *r, const struct rpt_opts *o,
         no_test_ran(&c);
         return rpti_finish(&c, e);
     }
+    rpti_causes(&c, 1);
+    order = rpti_order(r);
     rpti_put(out, "## Tests\n\n| Status | Points | Test | What it checks |\n"
            "|---|---:|---|---|\n");
     for (i = 0; i < r->n_tests; i++)
-        md_row(&c, &r->tests[i]);
+        md_row(&c, &r->tests[order ? order[i] : i]);
     if (rpti_count(r, TEST_PASSED) + rpti_count(r, TEST_MANUAL_PENDING) <
         r->n_tests)
         rpti_put(out, "\n## What went wrong\n\n");
     for (i = 0; i < r->n_tests; i++)
-        if (r->tests[i].status != TEST_PASSED &&
-            r->tests[i].status != TEST_MANUAL_PENDING)
-            md_failure(&c, &r->tests[i]);
+        if (r->tests[order ? order[i] : i].status != TEST_PASSED &&
+            r->tests[order ? order[i] : i].status != TEST_MANUAL_PENDING)
+            md_failure(&c, &r->tests[order ? order[i] : i]);
+    free(order);
     rpti_put(out, "\n*How to read this:* one row per test with the points "
            "earned out of those possible; each test that did not pass has "
            "a section with what went wrong, a hint, and the command that "

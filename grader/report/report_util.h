@@ -71,4 +71,14 @@ void rpti_walkz(struct strbuf *sb, const char *s, size_t max, rpti_emit_fn emit,
  * the string `indent`. */
 void rpti_emit_text(struct strbuf *sb, int32_t cp, const void *indent);
 
+/* (report_cause.c) The diagnosis lines a rubric opens with: one per
+ * function with failures, its most likely cause (grade/diag.h) and the
+ * failures it explains; Markdown list items when md. Nothing when no
+ * test failed. */
+void rpti_causes(const struct rpti_ctx *c, int md);
+
+/* The order to show r's tests in (dg_display_order), malloc'd with
+ * r->n_tests entries; NULL when out of memory (show spec order). */
+size_t *rpti_order(const struct grade_result *r);
+
 #endif

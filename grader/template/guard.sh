@@ -12,7 +12,10 @@ fail() {
     bad=1
 }
 
-for name in hidden.yaml impl_local.c reference; do
+# trusted.c/h: the staff build's double-precision softmax, attention, PE,
+# layer norm, multi-head attention and block (an answer key); the student
+# build answers from specs/public.golden instead.
+for name in hidden.yaml impl_local.c reference trusted.c trusted.h; do
     hits=$(find "$out" -name "$name" | head -n 3)
     [ -z "$hits" ] || fail "staff-only '$name' in the student tree: $hits"
 done
@@ -27,5 +30,7 @@ grep -q 'grade $(CHECK_FLAGS) --require-pass' "$out/Makefile" ||
     fail "'$out/Makefile': check does not pass CHECK_FLAGS (student_template/Makefile changed?)"
 grep -q criterion "$out/grader/deps.sh" &&
     fail "'$out/grader/deps.sh' still asks for criterion (grader/deps.sh changed?)"
+[ -s "$out/specs/public.golden" ] ||
+    fail "'$out/specs/public.golden' is missing: the student build has no expected values"
 [ "$bad" -eq 0 ] || { rm -rf "$out"; exit 1; }
 exit 0

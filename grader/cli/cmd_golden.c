@@ -1,0 +1,227 @@
+/*
+ * cmd_golden.c -- `grader golden`: make the golden data of one spec (staff
+ * build; `make template` runs it). It grades the reference and then every
+ * catalogue submission given with the oracle recording (props/oracle.h),
+ * so that every expected value any of those gradings needed -- the right
+ * ones and the wrong variants a diagnosis compares with -- is kept; then
+ * it records each buggy catalogue entry as a known variant (props/diag.h)
+ * and writes the store next to the spec (props/golden.h).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "grade/grade.h"
+#include "grade/diag.h"
+#include "props/golden.h"
+#include "props/oracle.h"
+
+static const char usage[] =
+    "usage: grader golden --spec FILE... [--seed N] [--jobs N] [--out FILE] REFERENCE\n"
+    "                     [CATALOGUE.c]...\n"
+    "Grades REFERENCE and each catalogue submission with the specs, recording\n"
+    "every expected value, and writes the golden data (default, for one spec:\n"
+    "its name with .yaml replaced by .golden). Catalogue files whose header says\n"
+    "'bug: none' only add expected values; the others are also recorded as\n"
+    "known wrong variants for the diagnosis. --jobs N grades N at a time (the\n"
+    "file is the same byte for byte). Staff build only.\n";
+
+struct golden_args {
+    struct cli_common c;
+    const char *out;
+    char **subs;
+    int n_subs;
+    long jobs;
+};
+
+enum { OPT_SPEC = 1, OPT_SEED, OPT_OUT, OPT_JOBS, OPT_HELP };
+
+static const struct option options[] = {
+    {"spec", required_argument, NULL, OPT_SPEC},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_args(struct golden_args *a, int argc, char **argv)
+{
+    int opt;
+
+    memset(a, 0, sizeof *a);
+    a->c.seed = 1;
+    a->jobs = 1;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (opt == OPT_SPEC && a->c.n_specs < CLI_MAX_SPECS)
+            a->c.specs[a->c.n_specs++] = optarg;
+        else if (opt == OPT_SPEC)
+            return cli_usage("too many --spec options", usage);
+        else if (opt == OPT_SEED && cli_parse_seed(optarg, &a->c.seed) < 0)
+            return cli_usage("--seed takes a non-negative whole number", usage);
+        else if (opt == OPT_OUT)
+            a->out = optarg;
+        else if (opt == OPT_JOBS) {
+            char *end;
+            a->jobs = strtol(optarg, &end, 10);
+            if (*end != '\0' || a->jobs < 1 || a->jobs > 64)
+                return cli_usage("--jobs takes a number from 1 to 64", usage);
+        }
+        else if (opt == OPT_HELP) {
+            fputs(usage, stdout);
+            return -1;
+        } else if (opt != OPT_SEED)
+            return cli_usage(NULL, usage);
+    }
+    if (a->c.n_specs == 0 || optind >= argc)
+        return cli_usage("expected --spec FILE and a REFERENCE", usage);
+    a->subs = argv + optind;
+    a->n_subs = argc - optind;
+    return 0;
+}
+
+/* Grade one submission with the recording oracle; the result in *r. */
+static int grade_one(const struct golden_args *a, const struct spec_set *s,
+                     struct orc *o, const char *sub, struct grade_result **r,
+                     struct grd_err *e)
+{
+    struct grade_opts go;
+
+    memset(&go, 0, sizeof go);
+    go.specs = s;
+    go.seed = a->c.seed;
+    go.data_dir = a->c.data_dir;
+    go.orc = o;
+    /* Recording is not grading: a loaded machine must not cut it short
+     * (a missed test would leave its expected values out). */
+    go.budget_ms = 3600e3;
+    if (grade_submission(sub, &go, r, e) < 0)
+        return -1;
+    if ((*r)->status != GRADE_OK)
+        return err_set(e, sub, 0, 0, "did not grade (%s): %s", grade_status_name((*r)->status),
+                       (*r)->status_detail ? (*r)->status_detail : "");
+    return 0;
+}
+
+/* Grade submissions k, k + step, ...; record the buggy ones as variants. */
+static int record_some(const struct golden_args *a, const struct spec_set *s,
+                       struct orc *o, int k, int step, struct grd_err *e)
+{
+    for (int i = k; i < a->n_subs; i += step) {
+        struct grade_result *r = NULL;
+        int rc = grade_one(a, s, o, a->subs[i], &r, e);
+        if (rc == 0 && i > 0)
+            rc = dg_record_variant(o, s, a->c.seed, a->c.data_dir, a->subs[i], r, e);
+        if (rc == 0 && i == 0 && r->score < r->max_score)
+            rc = err_set(e, a->subs[i], 0, 0, "the reference scores %g of %g: golden "
+                         "data from it would be wrong", r->score, r->max_score);
+        grade_result_free(r);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Worker k of n: record its share into `part`; exits the child. */
+static void worker(const struct golden_args *a, const struct spec_set *s, int k, int n,
+                   const char *part)
+{
+    struct orc o = {ORC_RECORD, gold_new()};
+    struct grd_err e;
+    int rc;
+
+    err_clear(&e);
+    rc = o.store == NULL ? err_set(&e, NULL, 0, 0, "out of memory")
+                         : record_some(a, s, &o, k, n, &e);
+    if (rc == 0) {
+        gold_set_origin(o.store, spec_sha256(s), a->c.seed);
+        rc = gold_save(o.store, part, &e);
+    }
+    gold_free(o.store);
+    _exit(rc == 0 ? 0 : cli_fail(&e));
+}
+
+/* Record everything into o->store with a->jobs workers (forked; each saves
+ * its share to <out>.part<k>, merged here in worker order). */
+static int record_all(const struct golden_args *a, const struct spec_set *s,
+                      struct orc *o, const char *out, struct grd_err *e)
+{
+    const int n = a->jobs < a->n_subs ? (int)a->jobs : a->n_subs;
+    char part[CLI_PATH_MAX + 32];
+    int failed = 0;
+
+    if (n <= 1)
+        return record_some(a, s, o, 0, 1, e);
+    fflush(NULL);
+    for (int k = 0; k < n; k++) {
+        pid_t pid = fork();
+        snprintf(part, sizeof part, "%s.part%d", out, k);
+        if (pid == 0)
+            worker(a, s, k, n, part);
+        failed |= pid < 0;
+    }
+    for (int k = 0; k < n; k++) {
+        int st;
+        if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed = 1;
+    }
+    for (int k = 0; k < n; k++) {
+        struct gold *g;
+        snprintf(part, sizeof part, "%s.part%d", out, k);
+        g = failed ? NULL : gold_load(part, e);
+        if (!failed && (g == NULL || gold_merge(o->store, g, e) < 0))
+            failed = 1;
+        gold_free(g);
+        remove(part);
+    }
+    return failed ? (e->msg[0] ? -1 : err_set(e, NULL, 0, 0, "a golden worker failed")) : 0;
+}
+
+static int make_golden(const struct golden_args *a, const struct spec_set *s,
+                       struct grd_err *e)
+{
+    char out[CLI_PATH_MAX];
+    struct orc o = {ORC_RECORD, gold_new()};
+    int rc = -1;
+
+    if (o.store == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if (a->out == NULL && (a->c.n_specs != 1 || gold_path_for(a->c.specs[0], out, sizeof out) < 0))
+        err_set(e, a->c.specs[0], 0, 0, "give --out (one .yaml spec has a default)");
+    else if (record_all(a, s, &o, a->out ? a->out : out, e) == 0) {
+        gold_set_origin(o.store, spec_sha256(s), a->c.seed);
+        rc = gold_save(o.store, a->out ? a->out : out, e);
+    }
+    if (rc == 0)
+        fprintf(stderr, "golden: %zu expected values, %zu variants -> %s\n",
+                gold_count(o.store), gold_variant_count(o.store), a->out ? a->out : out);
+    gold_free(o.store);
+    return rc;
+}
+
+int cmd_golden(int argc, char **argv)
+{
+    struct golden_args a;
+    struct spec_set *s;
+    struct grd_err e;
+    int rc = parse_args(&a, argc, argv);
+
+    if (rc != 0)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (!orc_can_compute()) {
+        fprintf(stderr, "grader: golden needs the staff build (this one has no "
+                        "trusted math to record)\n");
+        return CLI_EXIT_USAGE;
+    }
+    err_clear(&e);
+    if ((s = cli_prepare(&a.c)) == NULL)
+        return CLI_EXIT_USAGE;
+    rc = make_golden(&a, s, &e) < 0 ? cli_fail(&e) : CLI_EXIT_OK;
+    spec_set_free(s);
+    return rc;
+}

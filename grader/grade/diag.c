@@ -1,0 +1,511 @@
+/* diag.c -- see diag.h. */
+#include "grade/diag.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "props/golden.h"
+#include "props/prop_common.h"
+
+/* Entries kept of each output: strided over the whole array, enough to
+ * tell the catalogue's variants apart while the shipped data stays small. */
+#define DG_SAMPLE 64
+#define DG_MAX_VALUES (2 + PC_MAX_OUT * (1 + DG_SAMPLE))
+#define DG_DEADLINE_MS 2000.0
+#define DG_TOL 1e-3
+
+/* ---- one standard call, sampled ---------------------------------------- */
+
+/* A hash of everything k's call is made of: function, shapes, eps, inputs,
+ * mask and the in-place buffers' initial contents. */
+static void input_key(const struct pc_call *k, unsigned char out[GOLD_KEY_LEN])
+{
+    const size_t dims[] = {k->rows, k->cols, k->n_q, k->n_k, k->d_k, k->d_v,
+                           k->n, k->d, k->d_model, k->heads, k->d_ff};
+    struct orc_key h;
+
+    orc_key_init(&h, "call");
+    orc_key_size(&h, (size_t)k->fn);
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        orc_key_size(&h, dims[i]);
+    orc_key_bytes(&h, &k->eps, sizeof k->eps);
+    for (size_t i = 0; i < k->n_in; i++)
+        orc_key_bytes(&h, k->in[i], k->in_len[i] * sizeof(float));
+    orc_key_bytes(&h, k->mask, k->mask ? (k->fn == IMPL_BLOCK ? k->n * k->n : k->n_q * k->n_k) : 0);
+    for (size_t i = 0; i < k->n_out; i++)
+        orc_key_bytes(&h, k->init[i], k->init[i] ? k->out_len[i] * sizeof(float) : 0);
+    orc_key_final(&h, out);
+}
+
+static void variant_key(const char *name, const unsigned char in[GOLD_KEY_LEN],
+                        unsigned char out[GOLD_KEY_LEN])
+{
+    struct orc_key h;
+
+    orc_key_init(&h, "variant");
+    orc_key_bytes(&h, name, strlen(name));
+    orc_key_bytes(&h, in, GOLD_KEY_LEN);
+    orc_key_final(&h, out);
+}
+
+/* How the call ended, then per output its sample length and entries
+ * (none unless it returned ATTN_OK). A sample of just the ending (2
+ * values) compares the ending alone. Returns the count written to v. */
+static size_t sample(const struct pc_call *k, const struct call_result *cr, double *v)
+{
+    const int ok = cr->status == CALL_RETURNED && cr->rc == 0;
+    size_t n = 0;
+
+    v[n++] = (double)cr->status;
+    v[n++] = cr->status == CALL_RETURNED ? (double)cr->rc : 0.0;
+    for (size_t o = 0; o < k->n_out; o++) {
+        size_t len = k->out_len[o], m = !ok ? 0 : len < DG_SAMPLE ? len : DG_SAMPLE;
+        v[n++] = (double)m;
+        for (size_t i = 0; i < m; i++)
+            v[n++] = (double)k->out[o][i * len / m];
+    }
+    return n;
+}
+
+/*
+ * Make case c's standard call on im: its input key in key, its sample in
+ * v (*n values). `twice` (recording a variant) makes it twice and keeps
+ * only the ending when the outputs differ (a bug that reads memory it must
+ * not); the outputs of an `einval` property's cases (invalid arguments:
+ * only the return code is specified) are never kept. Returns 1 done, 0 when
+ * the case has no standard call (its keys do not make one), -1 on a grader
+ * error (e set).
+ */
+static int call_sample(const struct prop_env *env, enum impl_fn fn, const struct spec_test *t,
+                       const struct spec_case *c, int twice, unsigned char key[GOLD_KEY_LEN],
+                       double *v, size_t *n, struct grd_err *e)
+{
+    struct pc_call k;
+    struct call_result cr;
+    struct grd_err ignored;
+    double again[DG_MAX_VALUES];
+    int rc = 1;
+
+    if (pc_build(fn, env, t, c, &k, &ignored) < 0)
+        return 0;
+    input_key(&k, key);
+    if (pc_invoke(&env->student, &k, &cr, e) < 0)
+        rc = -1;
+    else
+        *n = sample(&k, &cr, v);
+    if (rc == 1 && twice && pc_invoke(&env->student, &k, &cr, e) < 0)
+        rc = -1;
+    else if (rc == 1 && twice && (sample(&k, &cr, again) != *n ||
+                                  memcmp(again, v, *n * sizeof *v) != 0))
+        *n = 2;
+    if (rc == 1 && t->property && strncmp(t->property, "einval", 6) == 0)
+        *n = 2;
+    pc_release(&k);
+    return rc;
+}
+
+/* ---- recording the catalogue ------------------------------------------- */
+
+/* The catalogue header's line " * <field>: ..." (in its first 40 lines)
+ * into buf; 0, or -1 when there is none. */
+static int read_field(const char *path, const char *field, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024], tag[64];
+    int found = -1;
+
+    snprintf(tag, sizeof tag, " * %s:", field);
+    for (int i = 0; f && found < 0 && i < 40 && fgets(line, sizeof line, f); i++) {
+        const char *p = strncmp(line, tag, strlen(tag)) == 0 ? line + strlen(tag) : NULL;
+        if (p == NULL)
+            continue;
+        while (*p == ' ')
+            p++;
+        snprintf(buf, n, "%.*s", (int)strcspn(p, "\r\n"), p);
+        found = 0;
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* The variant's name (the file's base name without .c) and function. */
+static int name_of(const char *path, char *name, size_t n, enum impl_fn *fn)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t len = strlen(base), us = strcspn(base, "_");
+    char prefix[32];
+
+    if (len < 3 || strcmp(base + len - 2, ".c") != 0 || len - 2 >= n || us >= sizeof prefix)
+        return -1;
+    snprintf(name, n, "%.*s", (int)(len - 2), base);
+    snprintf(prefix, sizeof prefix, "%.*s", (int)us, base);
+    return impl_fn_parse(prefix, fn);
+}
+
+static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
+                           const char *names, const char *bug,
+                           const struct grade_result *r, struct grd_err *e)
+{
+    const char **fails = calloc(r->n_tests + 1, sizeof *fails);
+    size_t n = 0;
+    int rc;
+
+    if (fails == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (r->tests[i].status != TEST_PASSED && r->tests[i].status != TEST_MANUAL_PENDING)
+            fails[n++] = r->tests[i].test->id;
+    rc = gold_add_variant(o->store, name, impl_fn_name(fn), names, bug, fails, n, e);
+    free(fails);
+    return rc;
+}
+
+static int record_outputs(struct orc *o, const struct spec_set *s, const struct prop_env *env,
+                          const char *name, enum impl_fn fn, struct grd_err *e)
+{
+    for (size_t i = 0; i < spec_test_count(s); i++) {
+        const struct spec_test *t = spec_test_at(s, i);
+        enum impl_fn tf;
+        if (pc_fn(t, &tf) < 0 || tf != fn)
+            continue;
+        for (size_t c = 0; c < t->n_cases; c++) {
+            unsigned char in[GOLD_KEY_LEN], key[GOLD_KEY_LEN];
+            double v[DG_MAX_VALUES];
+            size_t n;
+            int rc = call_sample(env, fn, t, &t->cases[c], 1, in, v, &n, e);
+            if (rc < 0)
+                return -1;
+            variant_key(name, in, key);
+            if (rc == 1 && gold_put(o->store, key, v, n, e) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
+                      const char *data_dir, const char *path,
+                      const struct grade_result *r, struct grd_err *e)
+{
+    char name[GOLD_MAX_NAME], bug[512], names[GOLD_MAX_NAME] = "-", *refusal = NULL;
+    struct grade_session *g;
+    struct prop_env env;
+    enum impl_fn fn;
+    int rc;
+
+    if (name_of(path, name, sizeof name, &fn) < 0 ||
+        read_field(path, "bug", bug, sizeof bug) < 0 || strncmp(bug, "none", 4) == 0)
+        return 0;
+    if (read_field(path, "names", names, sizeof names) == 0 && strpbrk(names, " \t"))
+        return err_set(e, path, 0, 0, "'names:' takes one test id");
+    if (record_failures(o, name, fn, names, bug, r, e) < 0)
+        return -1;
+    if ((g = grade_session_open(path, data_dir, s, &refusal, e)) == NULL) {
+        if (refusal)
+            err_set(e, path, 0, 0, "refused: %s", refusal);
+        free(refusal);
+        return -1;
+    }
+    memset(&env, 0, sizeof env);
+    env.student = grade_session_impl(g, DG_DEADLINE_MS);
+    env.seed = seed;
+    rc = record_outputs(o, s, &env, name, fn, e);
+    grade_session_close(g);
+    return rc;
+}
+
+/* ---- diagnosing a submission ------------------------------------------- */
+
+/* The submission's sample of one case. */
+struct dg_case {
+    int made;
+    unsigned char key[GOLD_KEY_LEN];
+    double v[DG_MAX_VALUES];
+    size_t n;
+};
+
+static int is_failure(enum test_status st)
+{
+    return st == TEST_FAILED || st == TEST_CRASHED || st == TEST_TIMED_OUT;
+}
+
+static int close_value(double want, double got)
+{
+    if (isnan(want) || isnan(got))
+        return isnan(want) && isnan(got);
+    if (isinf(want) || isinf(got))
+        return want == got;
+    return fabs(want - got) <= DG_TOL * fmax(1.0, fabs(want));
+}
+
+/* The variant's sample a and the submission's b: the same ending and return
+ * code; then, unless a is just the ending, the same lengths and close
+ * entries. */
+static int samples_match(const double *a, size_t na, const double *b, size_t nb)
+{
+    if (na < 2 || nb < 2 || a[0] != b[0] || a[1] != b[1])
+        return 0;
+    if (na == 2)
+        return 1;
+    if (na != nb)
+        return 0;
+    for (size_t i = 2; i < na; i++)
+        if (!close_value(a[i], b[i]))
+            return 0;
+    return 1;
+}
+
+static int fails_test(const struct gold_variant *V, const char *id)
+{
+    for (size_t i = 0; i < V->n_fails; i++)
+        if (strcmp(V->fails[i], id) == 0)
+            return 1;
+    return 0;
+}
+
+/* V explains the failure of t: V fails t too, and the submission follows V
+ * on every case of t that V has data for (at least one). A test none of
+ * whose cases makes a standard call (e.g. heads not dividing d_model) is
+ * judged by the failure alone. */
+static int explains(const struct gold *g, const struct gold_variant *V,
+                    const struct spec_test *t, const struct dg_case *cs)
+{
+    size_t seen = 0, made = 0;
+
+    if (!fails_test(V, t->id))
+        return 0;
+    for (size_t c = 0; c < t->n_cases; c++) {
+        unsigned char key[GOLD_KEY_LEN];
+        const double *vs;
+        size_t nv;
+        if (!cs[c].made)
+            continue;
+        made++;
+        variant_key(V->name, cs[c].key, key);
+        if ((vs = gold_get(g, key, &nv)) == NULL)
+            continue;
+        if (!samples_match(vs, nv, cs[c].v, cs[c].n))
+            return 0;
+        seen++;
+    }
+    return seen > 0 || made == 0;
+}
+
+/* The submission's samples on t's cases into cs (t->n_cases entries). */
+static int student_samples(const struct prop_env *env, enum impl_fn fn,
+                           const struct spec_test *t, struct dg_case *cs, struct grd_err *e)
+{
+    for (size_t c = 0; c < t->n_cases; c++) {
+        int rc = call_sample(env, fn, t, &t->cases[c], 0, cs[c].key, cs[c].v, &cs[c].n, e);
+        if (rc < 0)
+            return -1;
+        cs[c].made = rc;
+    }
+    return 0;
+}
+
+/* How far V's failing tests are from the submission's among fn's tests. */
+static size_t fail_distance(const struct gold_variant *V, const struct grade_result *r,
+                            enum impl_fn fn)
+{
+    size_t d = 0;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        enum impl_fn tf;
+        if (pc_fn(r->tests[i].test, &tf) < 0 || tf != fn)
+            continue;
+        d += is_failure(r->tests[i].status) != fails_test(V, r->tests[i].test->id);
+    }
+    return d;
+}
+
+/* Per function: its failing tests and which variant explains which. */
+struct dg_fn {
+    enum impl_fn fn;
+    size_t *fail;            /* indices into r->tests */
+    size_t n_fail;
+    unsigned char *ex;       /* ex[j * n_vars + v]: variant v explains fail[j] */
+    size_t n_vars;
+};
+
+static int explain_all(const struct gold *g, const struct prop_env *env,
+                       const struct grade_result *r, struct dg_fn *f, struct grd_err *e)
+{
+    for (size_t j = 0; j < f->n_fail; j++) {
+        const struct test_result *tr = &r->tests[f->fail[j]];
+        struct dg_case *cs;
+        if (tr->status == TEST_TIMED_OUT) /* calling it again would only wait */
+            continue;
+        if ((cs = calloc(tr->test->n_cases, sizeof *cs)) == NULL)
+            return err_set(e, NULL, 0, 0, "out of memory");
+        if (student_samples(env, f->fn, tr->test, cs, e) < 0) {
+            free(cs);
+            return -1;
+        }
+        for (size_t v = 0; v < f->n_vars; v++) {
+            const struct gold_variant *V = gold_variant_at(g, v);
+            f->ex[j * f->n_vars + v] = strcmp(V->function, impl_fn_name(f->fn)) == 0 &&
+                                       explains(g, V, tr->test, cs);
+        }
+        free(cs);
+    }
+    return 0;
+}
+
+/* The variant explaining most failures (see diag.h for ties); n_vars when
+ * none explains any. */
+static size_t best_variant(const struct gold *g, const struct grade_result *r,
+                           const struct dg_fn *f, size_t *count)
+{
+    size_t best = f->n_vars, best_n = 0, best_d = 0;
+
+    for (size_t v = 0; v < f->n_vars; v++) {
+        size_t n = 0, d;
+        for (size_t j = 0; j < f->n_fail; j++)
+            n += f->ex[j * f->n_vars + v];
+        if (n == 0 || n < best_n)
+            continue;
+        d = fail_distance(gold_variant_at(g, v), r, f->fn);
+        if (n > best_n || d < best_d) {
+            best = v;
+            best_n = n;
+            best_d = d;
+        }
+    }
+    *count = best_n;
+    return best;
+}
+
+/* Among the failures v explains: the one its catalogue entry says names it
+ * ("names:"), else the one the fewest variants fail. */
+static size_t lead_of(const struct gold *g, const struct grade_result *r,
+                      const struct dg_fn *f, size_t v)
+{
+    const struct gold_variant *V = gold_variant_at(g, v);
+    size_t lead = 0, lead_n = (size_t)-1;
+
+    for (size_t j = 0; j < f->n_fail; j++)
+        if (f->ex[j * f->n_vars + v] && strcmp(r->tests[f->fail[j]].test->id, V->names) == 0)
+            return f->fail[j];
+    for (size_t j = 0; j < f->n_fail; j++) {
+        size_t n = 0;
+        if (!f->ex[j * f->n_vars + v])
+            continue;
+        for (size_t w = 0; w < f->n_vars; w++)
+            n += fails_test(gold_variant_at(g, w), r->tests[f->fail[j]].test->id);
+        if (n < lead_n) {
+            lead = f->fail[j];
+            lead_n = n;
+        }
+    }
+    return lead;
+}
+
+static int add_cause(const struct gold *g, struct grade_result *r, const struct dg_fn *f,
+                     size_t v, size_t count, struct grd_err *e)
+{
+    const struct gold_variant *V = gold_variant_at(g, v);
+    struct grade_cause *nc = realloc(r->causes, (r->n_causes + 1) * sizeof *nc), *c;
+
+    if (nc == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    r->causes = nc;
+    c = &nc[r->n_causes];
+    memset(c, 0, sizeof *c);
+    if ((c->bug = strdup(V->bug)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    snprintf(c->function, sizeof c->function, "%s", impl_fn_name(f->fn));
+    snprintf(c->variant, sizeof c->variant, "%s", V->name);
+    c->explained = count;
+    c->failures = f->n_fail;
+    c->lead = lead_of(g, r, f, v);
+    r->n_causes++;
+    for (size_t j = 0; j < f->n_fail; j++)
+        if (f->ex[j * f->n_vars + v])
+            r->tests[f->fail[j]].explained_by = r->n_causes;
+    return 0;
+}
+
+static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct grade_result *r,
+                       struct dg_fn *f, struct grd_err *e)
+{
+    size_t v, count;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        enum impl_fn tf;
+        if (is_failure(r->tests[i].status) && pc_fn(r->tests[i].test, &tf) == 0 && tf == f->fn)
+            f->fail[f->n_fail++] = i;
+    }
+    if (f->n_fail == 0)
+        return 0;
+    if ((f->ex = calloc(f->n_fail * f->n_vars + 1, 1)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if (explain_all(g, env, r, f, e) < 0)
+        return -1;
+    v = best_variant(g, r, f, &count);
+    return v == f->n_vars ? 0 : add_cause(g, r, f, v, count, e);
+}
+
+int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun_hooks *h,
+                const struct grade_opts *o, struct grade_result *r, struct grd_err *e)
+{
+    const struct gold *g = o->orc ? o->orc->store : NULL;
+    struct prop_env env = {student, NULL, o->seed, DG_DEADLINE_MS, NULL, o->orc};
+    int rc = 0;
+
+    (void)s;
+    if (gold_variant_count(g) == 0 || r->n_tests == 0)
+        return 0;
+    for (int fn = 0; rc == 0 && fn < IMPL_FN_COUNT; fn++) {
+        struct dg_fn f = {(enum impl_fn)fn, calloc(r->n_tests, sizeof(size_t)), 0, NULL,
+                          gold_variant_count(g)};
+        if (f.fail == NULL)
+            return err_set(e, NULL, 0, 0, "out of memory");
+        if (h && h->reset)
+            h->reset(h->self);
+        if (h && h->set_deadline)
+            h->set_deadline(h->self, DG_DEADLINE_MS);
+        rc = diagnose_fn(g, &env, r, &f, e);
+        free(f.fail);
+        free(f.ex);
+    }
+    return rc;
+}
+
+/* ---- the order a rubric shows ------------------------------------------ */
+
+static const struct grade_cause *cause_of_fn(const struct grade_result *r, const char *fn)
+{
+    for (size_t i = 0; i < r->n_causes; i++)
+        if (strcmp(r->causes[i].function, fn) == 0)
+            return &r->causes[i];
+    return NULL;
+}
+
+/* The first failure of function fn in spec order, or r->n_tests. */
+static size_t first_failure(const struct grade_result *r, const char *fn)
+{
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (is_failure(r->tests[i].status) && strcmp(r->tests[i].test->function, fn) == 0)
+            return i;
+    return r->n_tests;
+}
+
+void dg_display_order(const struct grade_result *r, size_t *order)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const char *fn = r->tests[i].test->function;
+        const struct grade_cause *c = cause_of_fn(r, fn);
+        size_t first = c ? first_failure(r, fn) : r->n_tests;
+        if (c && i == c->lead && first < i)
+            continue; /* already shown, first */
+        if (c && i == first && c->lead != i)
+            order[n++] = c->lead;
+        order[n++] = i;
+    }
+}

@@ -1,0 +1,64 @@
+/*
+ * diag.h -- diagnosis first: for each function with failures, the most
+ * likely cause and how many failures it explains. Prefix dg_.
+ *
+ * The causes are the catalogue's known wrong variants (tests/submissions/),
+ * recorded as data by `grader golden` (props/golden.h): for each variant,
+ * the tests it fails and a sample of its outputs on the standard call of
+ * every case of its function's tests. After the tests ran, dg_diagnose
+ * makes the same standard calls on the submission for each failing test's
+ * cases and compares. A failure of test t is explained by variant V when V
+ * fails t too and the submission's outputs follow V's on t's cases (within
+ * 1e-3, relative above 1; the same return code; NaN where V has NaN). The
+ * cause of a function is the variant explaining most of its failures (ties:
+ * the one whose failing tests differ least from the submission's, then
+ * catalogue order); its lead failure is the explained one that the fewest
+ * other variants fail, i.e. the test that names this mistake best.
+ *
+ * No code of any variant is needed at grading time: the student build
+ * diagnoses from the shipped data alone.
+ */
+#ifndef GRD_DIAG_H
+#define GRD_DIAG_H
+
+#include <stdint.h>
+
+#include "core/err.h"
+#include "grade/grade.h"
+#include "grade/grade_run.h"
+#include "props/oracle.h"
+
+/*
+ * Record the catalogue submission at `path` (already graded into r with the
+ * same specs and seed) as a known variant in o->store: its function (the
+ * file name's prefix, e.g. "sdpa" for sdpa_no_scale.c), its bug (the
+ * header's "bug:" line) and failing tests, then its outputs on every case
+ * of its function's tests (it is run again in a grading session). Entries
+ * whose bug is "none", or whose prefix names no function, are skipped.
+ * Returns 0, or -1 with e set.
+ */
+int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
+                      const char *data_dir, const char *path,
+                      const struct grade_result *r, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * Diagnose r's failures against the variants in o->store (nothing happens
+ * without any) by calling `student` again on the failing tests' cases;
+ * fills r->causes and each explained test's explained_by. h (may be NULL)
+ * resets the implementation's process first. Returns 0, or -1 on a grader
+ * error (e set).
+ */
+int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun_hooks *h,
+                const struct grade_opts *o, struct grade_result *r, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * The order a rubric shows r's tests in: spec order, except that each
+ * cause's lead failure moves up to where its function's first failure was,
+ * so that the first failure shown for a function is the one that names its
+ * bug. order has r->n_tests entries (indices into r->tests).
+ */
+void dg_display_order(const struct grade_result *r, size_t *order);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * report_cause.c -- diagnosis first (grade/diag.h): the lines a rubric
+ * opens with, one per function with failures, and the order its tests are
+ * shown in. Shared by the text and Markdown writers (report_util.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade/diag.h"
+#include "report/report_util.h"
+
+static int is_failure(enum test_status st)
+{
+    return st == TEST_FAILED || st == TEST_CRASHED || st == TEST_TIMED_OUT;
+}
+
+/* The function's shown failures and its first one (r->n_tests when none).
+ * A redacted (hidden) test is neither counted nor named. */
+static size_t failures_of(const struct rpti_ctx *c, const char *fn, size_t *first)
+{
+    const struct grade_result *r = c->r;
+    size_t n = 0;
+
+    *first = r->n_tests;
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_result *t = &r->tests[i];
+        if (!is_failure(t->status) || !t->test || strcmp(t->test->function, fn) != 0 ||
+            !rpti_visible(c, t))
+            continue;
+        if (n++ == 0)
+            *first = i;
+    }
+    return n;
+}
+
+static const struct grade_cause *cause_for(const struct grade_result *r, const char *fn)
+{
+    for (size_t i = 0; i < r->n_causes; i++)
+        if (strcmp(r->causes[i].function, fn) == 0)
+            return &r->causes[i];
+    return NULL;
+}
+
+/* Whether test i is the first of its function among tests[0..i). */
+static int first_of_function(const struct grade_result *r, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (r->tests[j].test && strcmp(r->tests[j].test->function,
+                                       r->tests[i].test->function) == 0)
+            return 0;
+    return 1;
+}
+
+/* "  sdpa: most likely cause: ... (explains 7 of 7 failures)" and, under
+ * it, the failures it explains, the lead first. */
+static int explained_by(const struct rpti_ctx *c, size_t i, const struct grade_cause *k)
+{
+    const struct test_result *t = &c->r->tests[i];
+
+    return t->explained_by && &c->r->causes[t->explained_by - 1] == k && rpti_visible(c, t);
+}
+
+static void cause_lines(const struct rpti_ctx *c, const struct grade_cause *k,
+                        size_t failures, int md)
+{
+    const struct grade_result *r = c->r;
+    size_t n = 0, sep = 0;
+
+    for (size_t i = 0; i < r->n_tests; i++)
+        n += (size_t)explained_by(c, i, k);
+    rpti_putf(c->out, md ? "- **%s**: most likely cause: " : "  %s: most likely cause: ",
+              k->function);
+    rpti_walkz(c->out, k->bug, c->max, rpti_emit_text, "");
+    rpti_putf(c->out, " (explains %zu of %zu failure%s; the known mistake '%s')\n",
+              n, failures, failures == 1 ? "" : "s", k->variant);
+    rpti_put(c->out, md ? "  - explained: " : "      explained: ");
+    if (explained_by(c, k->lead, k) && ++sep)
+        rpti_put(c->out, rpti_id(&r->tests[k->lead]));
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (i != k->lead && explained_by(c, i, k)) {
+            rpti_put(c->out, sep++ ? ", " : "");
+            rpti_put(c->out, rpti_id(&r->tests[i]));
+        }
+    rpti_put(c->out, "\n");
+}
+
+void rpti_causes(const struct rpti_ctx *c, int md)
+{
+    const struct grade_result *r = c->r;
+    int any = 0;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const char *fn = r->tests[i].test ? r->tests[i].test->function : NULL;
+        const struct grade_cause *k;
+        size_t first, n;
+        if (fn == NULL || !first_of_function(r, i) || (n = failures_of(c, fn, &first)) == 0)
+            continue;
+        if (!any++)
+            rpti_put(c->out, md ? "## Diagnosis\n\n" : "diagnosis (the most likely cause of "
+                     "each function's failures; fix these first):\n");
+        if ((k = cause_for(r, fn)) != NULL)
+            cause_lines(c, k, n, md);
+        else
+            rpti_putf(c->out, md ? "- **%s**: %zu failure%s; no known mistake explains "
+                      "them: start with %s\n" : "  %s: %zu failure%s; no known mistake "
+                      "explains them: start with %s\n", fn, n, n == 1 ? "" : "s",
+                      rpti_id(&r->tests[first]));
+    }
+    if (any)
+        rpti_put(c->out, "\n");
+}
+
+size_t *rpti_order(const struct grade_result *r)
+{
+    size_t *order = calloc(r->n_tests + 1, sizeof *order);
+
+    if (order == NULL)
+        return NULL;
+    if (r->n_causes > 0) {
+        dg_display_order(r, order);
+    } else {
+        for (size_t i = 0; i < r->n_tests; i++)
+            order[i] = i;
+    }
+    return order;
+}
