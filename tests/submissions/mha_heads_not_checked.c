@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: multi-head (and the block) accept heads that do not divide d_model
+ * names: mha.einval_heads_not_dividing
  * expect-fail: mha.einval_heads_not_dividing mha.einval block.einval
  */
 /* The reference solution with one bug (see above). */

@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: the exponent 2*(i/2)/d is computed in integers (always 0): every frequency is 1
+ * names: pe.formula
  * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long
  * expect-withheld: pe.bounded pe.rows_distinct pe.relative_offset pe.breaks_permutation_symmetry
  * expect-withheld: pe.einval pe.no_leaks pe.deterministic

@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: with odd d the unpaired last column is a cosine instead of a sine
+ * names: pe.formula
  * expect-fail: pe.formula pe.matches_reference pe.formula.long
  * expect-withheld: pe.relative_offset
  *

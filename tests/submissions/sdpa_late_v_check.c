@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: V == NULL is checked only where V is first read, after the weights of query 0 are written
+ * names: sdpa.einval
  * expect-fail: sdpa.einval
  *
  * Catalogue entry by props-A: reference/attention.c with attn_scaled_dot_product replaced by a

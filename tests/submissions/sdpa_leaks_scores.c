@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: attention never frees its score buffer
+ * names: sdpa.no_leaks
  * expect-fail: sdpa.no_leaks
  *
  * Catalogue entry by props-A: reference/attention.c with attn_scaled_dot_product replaced by a

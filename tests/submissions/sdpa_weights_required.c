@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: attention treats weights as required and returns ATTN_EINVAL when it is NULL
+ * names: sdpa.null_weights_and_mask
  * expect-fail: sdpa.null_weights_and_mask
  *
  * Catalogue entry by props-A: reference/attention.c with attn_scaled_dot_product replaced by a

@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: softmax checks only x == NULL, returns ATTN_OK for rows or cols 0
+ * names: softmax.einval
  * expect-fail: softmax.einval
  *
  * Catalogue entry by props-A: reference/attention.c with attn_softmax_rows replaced by a
