@@ -291,10 +291,11 @@ if [ -s "$g" ] && head -n 1 "$g" | grep -qx 'attention-grader-golden 1' &&
 else
     bad "specs/public.golden is missing or names another spec"
 fi
-# Changed data is refused, not used (its closing hash).
+# Changed data is refused, not used (its closing hash): in the clone.
+g="$clone/specs/public.golden"
 cp "$g" "$tmp/golden.bak"
-awk '!done && /^o / { sub(/ [0-9a-f]+$/, " 0000000000000000"); done = 1 } { print }' \
-    "$tmp/golden.bak" >"$g"
+awk '!done && /^o / { $2 = (substr($2, 1, 1) == "0" ? "1" : "0") substr($2, 2); done = 1 }
+     { print }' "$tmp/golden.bak" >"$g"
 make -C "$clone" --no-print-directory check >"$tmp/tamper.txt" 2>&1
 rc=$?
 cp "$tmp/golden.bak" "$g"
@@ -329,9 +330,8 @@ if [ -z "$trivial" ]; then   # none in the catalogue yet: a no-op of our own
     sed 's/return ATTN_ENOTIMPL;/return ATTN_OK;/' student_template/attention.c >"$tmp/trivial_noop.c"
     trivial="$tmp/trivial_noop.c"
 fi
-# The template grades trivial work exactly as the staff grader does on the
-# same public tests (that it is about 0 there is the points gating's job,
-# enforced by its own suite); the score is printed for the record.
+# The template grades trivial work about 0, exactly as the staff grader
+# does on the same public tests.
 for f in $trivial; do
     cp "$f" "$clone/attention.c"
     make -C "$clone" --no-print-directory check >"$tmp/triv.txt" 2>&1
@@ -339,10 +339,12 @@ for f in $trivial; do
     tpl=${1:-}
     "$staff/grader" grade --spec specs/public.yaml "$f" >"$tmp/triv_staff.txt" 2>&1
     set -- $(score_of "$tmp/triv_staff.txt")
-    if [ -n "$tpl" ] && [ "$tpl" = "${1:-x}" ]; then
+    # "About 0": at most 2 % of the points, and what the staff build gives.
+    if [ -n "$tpl" ] && [ "$tpl" = "${1:-x}" ] &&
+       awk -v s="$tpl" -v m="$max" 'BEGIN { exit !(s <= 0.02 * m) }'; then
         ok "$(basename "$f"): score $tpl / $max in the template, as in the staff build"
     else
-        bad "$(basename "$f"): score '$tpl' / $max in the template, '${1:-}' in the staff build"
+        bad "$(basename "$f"): score '$tpl' / $max in the template (at most 2 %), '${1:-}' in the staff build"
     fi
 done
 

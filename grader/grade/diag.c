@@ -108,6 +108,13 @@ static int call_sample(const struct prop_env *env, enum impl_fn fn, const struct
 
 /* ---- recording the catalogue ------------------------------------------- */
 
+/* A property check that failed (not withheld points, not a stub). */
+static int is_failure(enum test_status st)
+{
+    return st == TEST_FAILED || st == TEST_CRASHED || st == TEST_TIMED_OUT;
+}
+
+
 /* The catalogue header's line " * <field>: ..." (in its first 40 lines)
  * into buf; 0, or -1 when there is none. */
 static int read_field(const char *path, const char *field, char *buf, size_t n)
@@ -156,7 +163,7 @@ static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
     if (fails == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     for (size_t i = 0; i < r->n_tests; i++)
-        if (r->tests[i].status != TEST_PASSED && r->tests[i].status != TEST_MANUAL_PENDING)
+        if (is_failure(r->tests[i].status)) /* withheld points are no failure */
             fails[n++] = r->tests[i].test->id;
     rc = gold_add_variant(o->store, name, impl_fn_name(fn), names, bug, fails, n, e);
     free(fails);
@@ -203,7 +210,13 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
         return err_set(e, path, 0, 0, "'names:' takes one test id");
     if (record_failures(o, name, fn, names, bug, r, e) < 0)
         return -1;
-    if ((g = grade_session_open(path, data_dir, s, &refusal, e)) == NULL) {
+    /* A compile stopped by its time limit on a loaded machine: try again. */
+    for (int tries = 0; (g = grade_session_open(path, data_dir, s, &refusal, e)) == NULL &&
+                        refusal && tries < 4; tries++) {
+        free(refusal);
+        refusal = NULL;
+    }
+    if (g == NULL) {
         if (refusal)
             err_set(e, path, 0, 0, "refused: %s", refusal);
         free(refusal);
@@ -226,11 +239,6 @@ struct dg_case {
     double v[DG_MAX_VALUES];
     size_t n;
 };
-
-static int is_failure(enum test_status st)
-{
-    return st == TEST_FAILED || st == TEST_CRASHED || st == TEST_TIMED_OUT;
-}
 
 static int close_value(double want, double got)
 {
@@ -485,11 +493,13 @@ static const struct grade_cause *cause_of_fn(const struct grade_result *r, const
     return NULL;
 }
 
-/* The first failure of function fn in spec order, or r->n_tests. */
+/* The first test of function fn in spec order that a rubric shows as not
+ * passed (failed, or its points withheld), or r->n_tests. */
 static size_t first_failure(const struct grade_result *r, const char *fn)
 {
     for (size_t i = 0; i < r->n_tests; i++)
-        if (is_failure(r->tests[i].status) && strcmp(r->tests[i].test->function, fn) == 0)
+        if (r->tests[i].status != TEST_PASSED && r->tests[i].status != TEST_MANUAL_PENDING &&
+            strcmp(r->tests[i].test->function, fn) == 0)
             return i;
     return r->n_tests;
 }
