@@ -208,9 +208,8 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
         return 0;
     if (read_field(path, "names", names, sizeof names) == 0 && strpbrk(names, " \t"))
         return err_set(e, path, 0, 0, "'names:' takes one test id");
-    if (record_failures(o, name, fn, names, bug, r, e) < 0)
-        return -1;
-    /* A compile stopped by its time limit on a loaded machine: try again. */
+    /* A compile stopped by its time limit on a loaded machine: try again
+     * (the caller may too: nothing is recorded before the session opens). */
     for (int tries = 0; (g = grade_session_open(path, data_dir, s, &refusal, e)) == NULL &&
                         refusal && tries < 4; tries++) {
         free(refusal);
@@ -225,7 +224,9 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
     memset(&env, 0, sizeof env);
     env.student = grade_session_impl(g, DG_DEADLINE_MS);
     env.seed = seed;
-    rc = record_outputs(o, s, &env, name, fn, e);
+    rc = record_failures(o, name, fn, names, bug, r, e);
+    if (rc == 0)
+        rc = record_outputs(o, s, &env, name, fn, e);
     grade_session_close(g);
     return rc;
 }
