@@ -1,6 +1,11 @@
 /* CATALOGUE
  * bug: layer norm computes the variance in one pass as E[x^2] - E[x]^2 in float: when the mean is large against the spread, the two terms cancel and the variance is lost
- * expect-fail: layernorm.mean_zero_var_one layernorm.mean_zero_var_one.magnitudes
+ * expect-fail: layernorm.mean_zero_var_one layernorm.mean_zero_var_one.magnitudes layernorm.values
+ * expect-withheld: layernorm.constant_row layernorm.population_variance layernorm.einval
+ * expect-withheld: layernorm.deterministic layernorm.no_leaks layernorm.speed
+ * (layernorm.values of the hidden spec, matches_reference: its random rows of 2
+ *  drawn by the polar sampler include one whose mean is large against its
+ *  spread, where the one-pass float variance errs by 3e-4)
  */
 /* The reference solution with one bug (see above). */
 #include "attention.h"
