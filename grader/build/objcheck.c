@@ -166,6 +166,9 @@ static int has_prefix(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
+/* How much of a symbol's name a warning quotes. */
+#define SYM_SHOWN 64
+
 void objc_push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
                const char *fmt, ...)
 {
@@ -296,7 +299,9 @@ void objc_defined(struct ctx *c, const char *sym, int is_function)
         WARN(c, "'%s' has the name of a C library function; it was made local "
              "(rename your helper and make it static)", sym);
     else
-        WARN(c, "helper '%s' should be static; it was made local", sym);
+        /* A name can be longer than a message: cut the name, never the advice. */
+        WARN(c, "helper '%.*s%s' should be static; it was made local", SYM_SHOWN, sym,
+             strlen(sym) > SYM_SHOWN ? "..." : "");
 }
 
 void objc_missing_api(struct ctx *c)
