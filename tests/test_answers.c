@@ -72,9 +72,9 @@ Test(answers, broken_claims_lose_points_and_say_which)
         const char *dir, *property, *needle;
     } cases[] = {
         {"wrong_pair", "top_pairs",
-         "claimed weight 0.41 for (was \u2192 it) but your attn_scaled_dot_product gives 0.1370"},
+         "claimed weight 0.41 for (was \u2192 warm) but your attn_scaled_dot_product gives 0.1399"},
         {"made_up_figure", "part4_permutation_changes_output",
-         "claimed max_abs_diff 0.5 for this order with PE but your functions give 1.1893"},
+         "claimed max_abs_diff 0.5 for this order with PE but your functions give 1.0351"},
         {"part3_changed", "part3_weights_unchanged", "the weights changed: ("},
         {"bad_token", "top_pairs", "'Was!' is not a word token"},
         {"malformed", "top_pairs", "answers.yaml:5:5: yaml syntax error"},
@@ -164,8 +164,8 @@ Test(answers, parses_the_good_file)
     cr_assert_eq(ans_load(FIX "/good/answers.yaml", &a, &e), 0, "%s", e.msg);
     cr_expect_eq(a.n_pairs, 3);
     cr_expect_str_eq(a.pairs[1].query, "was");
-    cr_expect_str_eq(a.pairs[1].key, "it");
-    cr_expect_float_eq(a.pairs[1].weight, 0.137, 1e-12);
+    cr_expect_str_eq(a.pairs[1].key, "warm");
+    cr_expect_float_eq(a.pairs[1].weight, 0.1399, 1e-12);
     cr_expect_eq(a.pairs[1].at.line, 5);
     cr_expect_eq(a.n_part2, 3);
     cr_expect_eq(a.part4_order_len, 9);
