@@ -19,13 +19,15 @@ tests/submissions/sdpa_inverted_mask.c tests/submissions/pe_sin_cos_swapped.c
 tests/submissions/layernorm_sample_variance.c tests/submissions/mha_wrong_head_slicing.c
 tests/submissions/block_prenorm.c tests/batch_fixtures/broken.c"
 
-# The first problem a rubric names: its diagnosis line when it has one,
+# The first problem a rubric names: its first function's diagnosis when it
+# has one (the line under the rubric's 'diagnosis' heading),
 # else the banner's next line (compile error, refusal), the stubs, or the
 # first test that did not pass with its first detail line.
 first_problem() {
     awk '
         function cut(s) { return length(s) > 78 ? substr(s, 1, 77) "~" : s }
-        /^(diagnosis|likely cause)[^:]*:/ && !done { print cut($0); done = 1 }
+        /^diagnosis/ && !done { diag = 1; next }
+        diag && !done && /^  [a-z_]+: / { sub(/^ +/, ""); print cut($0); done = 1 }
         /^(COMPILE ERROR|REJECTED|GRADER ERROR)/ && !done { banner = 1; next }
         banner && !done && /error/ { sub(/^ +/, ""); print cut("compile error: " $0); done = 1 }
         /^not implemented yet:/ && !done { print cut($0); done = 1 }
