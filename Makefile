@@ -128,6 +128,12 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 FUZZ_LIB := $(wildcard grader/core/*.c grader/spec/*.c) grader/build/srcrules.c \
             grader/selfcheck/answers.c
 FUZZ_NAMES := spec answers srcrules
+# Seeds: the project's own inputs, so the corpus follows them as they change
+# (libFuzzer reads these folders recursively and writes only the first,
+# build/fuzz/corpus_NAME).
+FUZZ_SEEDS_spec := specs tests/specs_bad
+FUZZ_SEEDS_answers := tests/answers_fixtures student_template
+FUZZ_SEEDS_srcrules := tests/hostile tests/submissions
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(GRADER_HDRS) | $(DEPS_OK)
@@ -135,17 +141,17 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(GRADER_HDRS) | $(DEPS_OK
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEFS) -Igrader -Istudent_template $(PKG_CFLAGS) \
 	    $< $(FUZZ_LIB) -o $@ $(PKG_LIBS)
 
-fuzz: $(FUZZ_BINS)
-	@for f in $(FUZZ_NAMES); do \
-	    mkdir -p $(BUILD)/fuzz/corpus_$$f; \
-	    echo "fuzz_$$f: $(FUZZ_SECONDS) s"; \
-	    $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	        -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
-	        -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus_$$f \
-	        tests/fuzz/seeds_$$f 2>$(BUILD)/fuzz/fuzz_$$f.log || \
-	        { tail -40 $(BUILD)/fuzz/fuzz_$$f.log; exit 1; }; \
-	    tail -1 $(BUILD)/fuzz/fuzz_$$f.log; \
-	done
+fuzz: $(FUZZ_NAMES:%=fuzz-run-%)
+.PHONY: $(FUZZ_NAMES:%=fuzz-run-%)
+$(FUZZ_NAMES:%=fuzz-run-%): fuzz-run-%: $(BUILD)/fuzz/fuzz_%
+	@mkdir -p $(BUILD)/fuzz/corpus_$*
+	@echo "fuzz_$*: $(FUZZ_SECONDS) s"
+	@$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
+	    -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus_$* \
+	    $(FUZZ_SEEDS_$*) 2>$(BUILD)/fuzz/fuzz_$*.log || \
+	    { tail -40 $(BUILD)/fuzz/fuzz_$*.log; exit 1; }
+	@tail -1 $(BUILD)/fuzz/fuzz_$*.log
 
 # A quiet build first (one line; V=1 shows the commands), then the demo.
 demo: $(BUILD)/diag.golden
