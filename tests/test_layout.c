@@ -136,16 +136,23 @@ static void check_file(const struct map *m, const char *path, size_t *bad)
     fclose(fp);
 }
 
+/* Every grader source, grader/<folder>/<file>.[ch]; the caller globfree()s. */
+static void sources(glob_t *g)
+{
+    char pat[4096];
+
+    snprintf(pat, sizeof pat, "%s/grader/*/*.[ch]", TEST_SRCDIR);
+    cr_assert_eq(glob(pat, 0, NULL, g), 0, "no sources under '%s'", pat);
+}
+
 Test(layout, includes_follow_the_map)
 {
     struct map m;
     glob_t g;
-    char pat[4096];
     size_t bad = 0;
 
     load_map(&m);
-    snprintf(pat, sizeof pat, "%s/grader/*/*.[ch]", TEST_SRCDIR);
-    cr_assert_eq(glob(pat, 0, NULL, &g), 0, "no sources under '%s'", pat);
+    sources(&g);
     for (size_t i = 0; i < g.gl_pathc; i++)
         check_file(&m, g.gl_pathv[i], &bad);
     globfree(&g);
@@ -187,11 +194,9 @@ static size_t count_lines(const char *path)
 Test(layout, no_file_past_about_800_lines)
 {
     glob_t g;
-    char pat[4096];
     size_t bad = 0;
 
-    snprintf(pat, sizeof pat, "%s/grader/*/*.[ch]", TEST_SRCDIR);
-    cr_assert_eq(glob(pat, 0, NULL, &g), 0, "no sources under '%s'", pat);
+    sources(&g);
     for (size_t i = 0; i < g.gl_pathc; i++) {
         size_t n = count_lines(g.gl_pathv[i]);
         if (n > MAX_LINES) {
