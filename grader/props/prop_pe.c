@@ -118,7 +118,7 @@ static int check_formula(const struct spec_test *t, const struct spec_case *c,
                          const struct pc_call *k, struct prop_verdict *v,
                          const char *label, struct grd_err *e)
 {
-    double per_pos = spec_num(c, "per_position", PE_PER_POS), *tab;
+    double per_pos = spec_num(c, "per_position", PE_PER_POS), tol = pc_tol(t), *tab;
     int rc = pe_table(k, ORC_PE_RIGHT, &tab, e);
 
     if (rc != 0)
@@ -126,7 +126,7 @@ static int check_formula(const struct spec_test *t, const struct spec_case *c,
     for (size_t p = 0; p < k->n; p++)
         for (size_t i = 0; i < k->d; i++) {
             double want = tab[p * k->d + i], got = k->out[0][p * k->d + i];
-            double atol = pe_atol(pc_tol(t), per_pos, p);
+            double atol = pe_atol(tol, per_pos, p);
             if (pu_close(want, got, atol, 0))
                 continue;
             pu_fail(v, "PE[%zu][%zu] is %.9g, expected %s(...) = %.9g +- %.2e in %s", p, i,
@@ -189,14 +189,16 @@ static int check_distinct(const struct spec_test *t, const struct spec_case *c,
                           const struct pc_call *k, struct prop_verdict *v,
                           const char *label, struct grd_err *e)
 {
+    const double tol = pc_tol(t);
+
     (void)c, (void)e;
     for (size_t p = 0; p < k->n; p++)
         for (size_t q = p + 1; q < k->n; q++) {
             double dist = row_dist(k->out[0] + p * k->d, k->out[0] + q * k->d, k->d);
-            if (dist > pc_tol(t))
+            if (dist > tol)
                 continue;
             pu_fail(v, "positions %zu and %zu get encodings that differ by at most %.3g "
-                    "(need > %g) in %s", p, q, dist, pc_tol(t), label);
+                    "(need > %g) in %s", p, q, dist, tol, label);
             pu_hint(v, "the encoding must tell positions apart: is the angle built from "
                     "the position p (not the column i)?");
             return 0;
@@ -231,12 +233,12 @@ static double pair_dot(const struct pc_call *k, size_t p, size_t off)
 static int check_offset_one(const struct spec_test *t, const struct pc_call *k,
                             size_t off, struct prop_verdict *v, const char *label)
 {
-    double d0 = pair_dot(k, 0, off);
+    double d0 = pair_dot(k, 0, off), tol = pc_tol(t);
 
     for (size_t p = 1; p + off < k->n; p++) {
         double dp = pair_dot(k, p, off);
-        double atol = (double)k->d * (pe_atol(pc_tol(t), PE_PER_POS, p + off) +
-                                      pe_atol(pc_tol(t), PE_PER_POS, off));
+        double atol = (double)k->d * (pe_atol(tol, PE_PER_POS, p + off) +
+                                      pe_atol(tol, PE_PER_POS, off));
         if (fabs(dp - d0) <= atol)
             continue;
         pu_fail(v, "PE(%zu) . PE(%zu) = %.6f but PE(0) . PE(%zu) = %.6f: the same offset "

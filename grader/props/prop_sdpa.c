@@ -549,6 +549,7 @@ static int check_cq(const struct prop_env *env, const struct spec_test *t,
 {
     double s = spec_num(c, "c", 4.0);
     float *o1 = pu_floats(k->out_len[0]);
+    double atol;
     int ok;
 
     if (o1 == NULL)
@@ -560,8 +561,9 @@ static int check_cq(const struct prop_env *env, const struct spec_test *t,
         k->in[1][i] = (float)(k->in[1][i] / s);
     pc_fresh(&env->student);
     ok = pc_call_ok(env, k, FN, v, e);
+    atol = psd_out_atol(k, pc_tol(t));
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++)
-        if (!pu_close(o1[i], k->out[0][i], psd_out_atol(k, pc_tol(t)), 0)) {
+        if (!pu_close(o1[i], k->out[0][i], atol, 0)) {
             ok = pu_fail(v, "with Q*%g and K/%g, out (%zu, %zu) changed from %.9g to %.9g in "
                          "%s", s, s, i / k->d_v, i % k->d_v, (double)o1[i],
                          (double)k->out[0][i], label);

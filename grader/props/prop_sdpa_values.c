@@ -36,6 +36,7 @@ int psd_run_retrieval(const struct prop_env *env, const struct spec_test *t,
 {
     struct pc_call k;
     char label[160];
+    double atol;
     int ok;
 
     if (psd_build(env, t, c, &k, e) < 0)
@@ -47,10 +48,11 @@ int psd_run_retrieval(const struct prop_env *env, const struct spec_test *t,
     }
     fill_retrieval(&k, spec_num(c, "strength", 30.0));
     ok = pc_call_ok(env, &k, FN, v, e);
+    atol = psd_out_atol(&k, pc_tol(t));
     for (size_t i = 0; ok == 1 && i < k.out_len[0]; i++) {
         size_t q = i / k.d_v, j = q % k.n_k;
         double want = k.in[2][j * k.d_v + i % k.d_v];
-        if (!pu_close(want, k.out[0][i], psd_out_atol(&k, pc_tol(t)), 0)) {
+        if (!pu_close(want, k.out[0][i], atol, 0)) {
             ok = pu_fail(v, "query %zu equals key %zu (one-hot, large) but out (%zu, %zu) is "
                          "%.9g, expected that key's value %.9g in %s", q, j, q, i % k.d_v,
                          (double)k.out[0][i], want, label);
