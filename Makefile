@@ -44,10 +44,10 @@ DEFS += -DGRADER_SECCOMP=1
 endif
 # Recursive (=) so that pkg-config runs only after the deps step.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
+PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm -pthread
 CRIT_CFLAGS = $(shell pkg-config --cflags criterion)
 CRIT_LIBS = $(shell pkg-config --libs criterion)
-ALL_CFLAGS = $(WARN) $(OPT) $(DEFS) -Igrader -Istudent_template $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(WARN) $(OPT) $(DEFS) -pthread -Igrader -Istudent_template $(PKG_CFLAGS) $(CFLAGS)
 
 # Sources are found by folder: grader/<module>/*.c (docs/DESIGN.md maps
 # the folders). The CLI layer, the only code that prints, is grader/cli/.

@@ -59,6 +59,19 @@ fail:
     return NULL;
 }
 
+int cli_parse_count(const char *s, unsigned max, unsigned *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno != 0 || v < 1 || (unsigned long)v > max)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
 int cli_parse_seed(const char *s, uint64_t *out)
 {
     char *end;

@@ -69,6 +69,9 @@ void cli_close_oracle(struct orc *o);
 /* Parse a seed: a decimal number that fits 64 bits. 0 or -1. */
 int cli_parse_seed(const char *s, uint64_t *out);
 
+/* Parse a whole number from 1 to max (--test-jobs): 0, or -1. */
+int cli_parse_count(const char *s, unsigned max, unsigned *out);
+
 /* Print "grader: <file:line:col: msg>" on stderr; returns CLI_EXIT_USAGE. */
 int cli_fail(const struct grd_err *e);
 

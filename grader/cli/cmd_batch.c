@@ -12,6 +12,7 @@
 
 #include "batch/batch.h"
 #include "cli/cli.h"
+#include "grade/grade.h"
 #include "core/util.h"
 
 #define DEFAULT_OUT "gradebook"
@@ -19,7 +20,8 @@
 /* Declared in cli.h too; repeated so that this file builds before that. */
 
 static const char batch_usage[] =
-    "usage: grader batch [--spec FILE]... [--jobs N] [--out DIR] [--id-regex PCRE2]\n"
+    "usage: grader batch [--spec FILE]... [--jobs N] [--test-jobs N] [--out DIR]\n"
+    "                    [--id-regex PCRE2]\n"
     "                    [--shard K/N] [--force] [--seed N] SUBMISSIONS...\n"
     "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
     "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
@@ -29,6 +31,8 @@ static const char batch_usage[] =
     "--id-regex) when it is not graded, with the reason in the 'note' column.\n"
     "  --spec FILE   a spec to grade with (repeatable; default " CLI_DEFAULT_SPEC ")\n"
     "  --jobs N      submissions graded at once, 1 to 256 (default: the CPUs online)\n"
+    "  --test-jobs N the tests of one submission run N at a time, 1 to 16 (default:\n"
+    "                1 with --jobs above 1, else the CPUs online, at most 4)\n"
     "  --out DIR     where the gradebook goes (default: " DEFAULT_OUT ")\n"
     "  --id-regex P  the id is the named group 'id' of P matched on the entry's name\n"
     "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"
@@ -66,11 +70,12 @@ struct progress {
     int line_open;     /* a TTY progress line is on screen */
 };
 
-enum { OPT_SPEC = 1, OPT_JOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP };
+enum { OPT_SPEC = 1, OPT_JOBS, OPT_TJOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
     {"jobs", required_argument, NULL, OPT_JOBS},
+    {"test-jobs", required_argument, NULL, OPT_TJOBS},
     {"out", required_argument, NULL, OPT_OUT},
     {"id-regex", required_argument, NULL, OPT_IDRE},
     {"shard", required_argument, NULL, OPT_SHARD},
@@ -104,6 +109,10 @@ static int take_option(struct batch_args *a, int opt, const char *arg)
     case OPT_JOBS:
         return parse_jobs(arg, &a->o.jobs) < 0
                    ? cli_usage("--jobs takes a whole number from 1 to 256", batch_usage) : 0;
+    case OPT_TJOBS:
+        return cli_parse_count(arg, GRADE_MAX_TEST_JOBS, &a->o.test_jobs) < 0
+                   ? cli_usage("--test-jobs takes a whole number from 1 to 16", batch_usage)
+                   : 0;
     case OPT_OUT:
         a->o.out_dir = arg;
         return 0;

@@ -14,12 +14,15 @@
 static const char usage[] =
     "usage: grader grade [--spec FILE]... [--only REGEX] [--seed N]\n"
     "                    [--format text|markdown|gradescope|classroom|junit|tap|github]\n"
-    "                    [--require-pass] [--github-output] [--repro CMD] SUBMISSION\n"
+    "                    [--require-pass] [--github-output] [--repro CMD]\n"
+    "                    [--test-jobs N] SUBMISSION\n"
     "--require-pass: exit 1 unless every test passed (a manual item a TA scores counts\n"
     "as passed here).\n"
     "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
     "A failure's \"reproduce:\" line is this command with --only for that case,\n"
-    "or, with --repro CMD, CMD ONLY='...' (what `make check` passes: --repro 'make check').\n";
+    "or, with --repro CMD, CMD ONLY='...' (what `make check` passes: --repro 'make check').\n"
+    "--test-jobs N: run the tests N at a time, 1 to 16 (default: the CPUs online, at\n"
+    "most 4); the rubric is the same for every N.\n";
 
 struct grade_args {
     struct cli_common c;
@@ -27,12 +30,14 @@ struct grade_args {
     int require_pass;
     int github_output;
     const char *repro;
+    unsigned test_jobs;
     const char *submission;
     int argc;
     char **argv;
 };
 
-enum { OPT_SPEC = 1, OPT_ONLY, OPT_FORMAT, OPT_SEED, OPT_REQUIRE, OPT_GHOUT, OPT_REPRO, OPT_HELP };
+enum { OPT_SPEC = 1, OPT_ONLY, OPT_FORMAT, OPT_SEED, OPT_REQUIRE, OPT_GHOUT, OPT_REPRO,
+       OPT_TJOBS, OPT_HELP };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -42,6 +47,7 @@ static const struct option options[] = {
     {"require-pass", no_argument, NULL, OPT_REQUIRE},
     {"github-output", no_argument, NULL, OPT_GHOUT},
     {"repro", required_argument, NULL, OPT_REPRO},
+    {"test-jobs", required_argument, NULL, OPT_TJOBS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -73,6 +79,9 @@ static int take_option(struct grade_args *a, int opt, const char *arg)
     case OPT_REPRO:
         a->repro = arg;
         return 0;
+    case OPT_TJOBS:
+        return cli_parse_count(arg, GRADE_MAX_TEST_JOBS, &a->test_jobs) < 0
+                   ? cli_usage("--test-jobs takes a whole number from 1 to 16", usage) : 0;
     case OPT_HELP:
         fputs(usage, stdout);
         return -1; /* done: exit 0 */
@@ -203,6 +212,7 @@ int cmd_grade(int argc, char **argv)
     o.seed = a.c.seed;
     o.data_dir = a.c.data_dir;
     o.orc = &orc;
+    o.lanes = a.test_jobs;
     sb_init(&pre, 0);
     sb_init(&post, 0);
     if (repro_parts(&a, &pre, &post) < 0)

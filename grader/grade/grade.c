@@ -19,8 +19,10 @@
 
 #include "build/build.h"
 #include "build/jail.h"
+#include "grade/grade_lanes.h"
 #include "grade/grade_run.h"
 #include "build/objcheck.h"
+#include "props/oracle.h"
 #include "sandbox/sbx.h"
 #include "core/sha256.h"
 #include "build/srcrules.h"
@@ -296,12 +298,48 @@ static double hook_cpu_used(void *self)
     return sbx_cpu_used(self);
 }
 
+static void set_hooks(struct grun_hooks *h, struct sbx *s)
+{
+    *h = (struct grun_hooks){s, hook_reset, hook_deadline, hook_output, hook_wall_end,
+                             hook_cpu_used};
+}
+
+/* Another lane: another sandbox on the same runner (grade_run.h). */
+static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
+                     struct grd_err *e)
+{
+    const struct job *j = self;
+    struct sbx_config cfg = {j->runner, 0, 0, 0, 0};
+    struct sbx *s = sbx_new(&cfg, e);
+
+    if (s == NULL)
+        return -1;
+    *student = sbx_impl(s);
+    set_hooks(h, s);
+    return 0;
+}
+
+static void lane_close(void *self, struct grun_hooks *h)
+{
+    (void)self;
+    sbx_free(h->self);
+}
+
+/* How many lanes: o->lanes, or the online CPUs; one when recording golden
+ * data (the store is not shared between threads). */
+static size_t lane_count(const struct grade_opts *o)
+{
+    if (o->orc != NULL && o->orc->mode == ORC_RECORD)
+        return 1;
+    return o->lanes > 0 ? o->lanes : glane_default(GRADE_MAX_LANES);
+}
+
 static int run_tests(struct job *j, struct grd_err *e)
 {
     struct sbx_config cfg = {j->runner, 0, 0, 0, 0};
     struct sbx *s = sbx_new(&cfg, e);
-    struct grun_hooks h = {s, hook_reset, hook_deadline, hook_output, hook_wall_end,
-                           hook_cpu_used};
+    struct grun_hooks h;
+    struct grun_lanes lanes = {lane_count(j->o), j, lane_open, lane_close};
     const struct impl *ref = NULL;
     int rc;
 #if GRADER_STAFF
@@ -311,7 +349,9 @@ static int run_tests(struct job *j, struct grd_err *e)
 
     if (s == NULL)
         return -1;
-    rc = grun_run(j->o->specs, &j->sel, sbx_impl(s), ref, &h, j->o, j->dir, j->r, e);
+    set_hooks(&h, s);
+    rc = grun_run(j->o->specs, &j->sel, sbx_impl(s), ref, &h, &lanes, j->o, j->dir,
+                  j->r, e);
     sbx_free(s);
     return rc;
 }

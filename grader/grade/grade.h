@@ -18,6 +18,9 @@
 
 struct orc;
 
+#define GRADE_MAX_LANES 4        /* lanes when grade_opts.lanes is 0 */
+#define GRADE_MAX_TEST_JOBS 16   /* the most lanes one may ask for */
+
 /* How grading of the whole submission ended. */
 enum grade_status {
     GRADE_OK = 0,            /* tests ran (whatever the score) */
@@ -106,7 +109,7 @@ struct grade_opts {
                                 (the grader's build directory) */
     const char *scratch_dir; /* parent of the private scratch directory;
                                 NULL: $TMPDIR or /tmp */
-    double budget_ms;        /* whole-submission budget; 0: default 20 s */
+    double budget_ms;        /* whole-submission budget; 0: default 15 s */
     /* A failure's "reproduce:" line is repro_pre, the case's pattern in
      * single quotes, then repro_post: e.g. "make check ONLY=" and "", or
      * "build/grader grade --only " and " attention.c" (the caller quotes
@@ -118,6 +121,11 @@ struct grade_opts {
     struct orc *orc;         /* where expected values come from (props/
                                 oracle.h): NULL computes them (staff); the
                                 student build replays golden data */
+    unsigned lanes;          /* tests of this submission run at once, each
+                                function's on one lane: 0, the online CPUs
+                                (at most GRADE_MAX_LANES); 1, one at a time
+                                (what a batch with --jobs > 1 asks). The
+                                rubric is the same for every value. */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "grade/grade_gate.h"
+#include "grade/grade_lanes.h"
 #include "props/prop.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -165,16 +166,20 @@ static char *repro_command(const struct grade_opts *o, const struct spec_test *t
     return sb_detach(&sb, NULL);
 }
 
-/* The state the loop keeps across tests. */
+/* The state the loop keeps across the tests of one function (a group,
+ * see run_group): they alone share it. */
 struct loop {
     const struct spec_set *s;
     struct impl student;
     const struct impl *reference;
     const struct grun_hooks *h;
     const struct grade_opts *o;
-    struct grade_result *r;
     const char *submission_dir;
-    double t0, cpu0, budget_ms;
+    double t0, wall_budget_ms;   /* the whole submission's */
+    double cpu0, runners0;       /* this thread's and its runners' CPU time
+                                    when the group started */
+    double budget_ms;            /* the group's share of the budget */
+    int *exhausted;              /* set when the share ran out */
     int fn_timeouts[IMPL_FN_COUNT + 1]; /* + the written part */
 };
 
@@ -186,12 +191,17 @@ struct tally {
     double elapsed_ms;
 };
 
-/* The CPU time (ms) the submission's grading was charged so far. */
+/* The CPU time (ms) the lane's runners used so far. */
+static double runners_ms(const struct grun_hooks *h)
+{
+    return h && h->cpu_used ? h->cpu_used(h->self) : 0.0;
+}
+
+/* The CPU time (ms) the group was charged so far: the grader's thread
+ * (the reference, trusted math) and the runners of its lane. */
 static double charged_ms(const struct loop *L)
 {
-    double runners = L->h && L->h->cpu_used ? L->h->cpu_used(L->h->self) : 0.0;
-
-    return ut_thread_cpu_ms() - L->cpu0 + runners;
+    return ut_thread_cpu_ms() - L->cpu0 + runners_ms(L->h) - L->runners0;
 }
 
 /* The deadline a case is tried with first: the test's own timeout_ms, the
@@ -262,8 +272,12 @@ static int run_case(struct loop *L, const struct prop_def *d,
     if (v.call.status == CALL_TIMEOUT && t->timeout_ms <= 0 && L->reference != NULL) {
         if ((real = case_deadline(L, d, t, c, e)) < 0)
             return -1;
-        if (real > deadline && try_case(L, d, t, c, real, &v, e) < 0)
-            return -1;
+        if (real > deadline) {
+            if (L->h && L->h->reset) /* as if the first try never was */
+                L->h->reset(L->h->self);
+            if (try_case(L, d, t, c, real, &v, e) < 0)
+                return -1;
+        }
     }
     ty->elapsed_ms += ut_now_ms() - t0;
     ty->run++;
@@ -401,12 +415,18 @@ static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
  * function timed out too often already (each would cost a deadline). */
 static const char *skip_reason(struct loop *L, size_t fn, char *buf, size_t n)
 {
-    if (charged_ms(L) > L->budget_ms ||
-        ut_now_ms() - L->t0 > BUDGET_WALL_FACTOR * L->budget_ms) {
-        L->r->status = GRADE_BUDGET_EXHAUSTED;
-        snprintf(buf, n, "not run: the submission used up its time budget of %.0f s "
-                 "(CPU time)",
-                 L->budget_ms / 1e3);
+    if (ut_now_ms() - L->t0 > BUDGET_WALL_FACTOR * L->wall_budget_ms) {
+        *L->exhausted = 1;
+        snprintf(buf, n, "not run: the submission used up its time budget (%.0f s of "
+                 "wall-clock time)", BUDGET_WALL_FACTOR * L->wall_budget_ms / 1e3);
+        return buf;
+    }
+    if (charged_ms(L) > L->budget_ms) {
+        *L->exhausted = 1;
+        snprintf(buf, n, "not run: the tests of %s used up their share of the time "
+                 "budget (%.1f of %.0f s, CPU time)",
+                 fn < IMPL_FN_COUNT ? impl_fn_cname((enum impl_fn)fn) : "your code",
+                 L->budget_ms / 1e3, L->wall_budget_ms / 1e3);
         return buf;
     }
     if (L->fn_timeouts[fn] >= MAX_FN_TIMEOUTS) {
@@ -496,36 +516,165 @@ static int run_test(struct loop *L, const struct spec_test *t,
     return record(L, t, selected_cases(t, sel), &ty, tr);
 }
 
-int grun_run(const struct spec_set *s, const struct grun_sel *sel,
-             struct impl student, const struct impl *reference,
-             const struct grun_hooks *h, const struct grade_opts *o,
-             const char *submission_dir, struct grade_result *r, struct grd_err *e)
+/*
+ * The tests run in groups, one per function, each in spec order within one
+ * lane, with that function's own timeout count and its own share of the
+ * budget (in proportion to its tests). A group depends on nothing another
+ * group does, so the groups can run on parallel lanes (grade_lanes.h) and
+ * the verdicts are the same however many lanes there are and whichever
+ * lane runs which group: the rubric is byte for byte the same.
+ */
+struct run {
+    const struct spec_set *s;
+    const struct grun_sel *sel;
+    const struct impl *reference;
+    const struct grade_opts *o;
+    const struct grun_lanes *lanes;
+    const char *submission_dir;
+    struct grade_result *r;
+    double t0, budget_ms;
+    size_t n_sel;                      /* selected tests */
+    size_t *slot;                      /* slot[i]: test i's index in r->tests */
+    size_t n_groups;
+    size_t fn[IMPL_FN_COUNT + 1];      /* groups, costliest first */
+    size_t tests[IMPL_FN_COUNT + 1];   /* selected tests per group */
+    int exhausted[IMPL_FN_COUNT + 1];
+};
+
+/* One lane: a sandboxed implementation and its hooks. */
+struct lane {
+    struct impl student;
+    struct grun_hooks h;
+};
+
+static size_t test_fn(const struct spec_test *t)
 {
+    enum impl_fn f;
+
+    return impl_fn_parse(t->function, &f) == 0 ? (size_t)f : IMPL_FN_COUNT;
+}
+
+static int run_group(void *self, void *ctx, size_t g, struct grd_err *e)
+{
+    struct run *R = self;
+    struct lane *ln = ctx;
     struct loop L;
-    size_t j = 0;
 
     memset(&L, 0, sizeof L);
-    L.s = s;
-    L.student = student;
-    L.reference = reference;
-    L.h = h;
-    L.o = o;
-    L.r = r;
-    L.submission_dir = submission_dir;
-    L.t0 = ut_now_ms();
+    L.s = R->s;
+    L.student = ln->student;
+    L.reference = R->reference;
+    L.h = &ln->h;
+    L.o = R->o;
+    L.submission_dir = R->submission_dir;
+    L.t0 = R->t0;
+    L.wall_budget_ms = R->budget_ms;
+    L.budget_ms = R->budget_ms * (double)R->tests[g] / (double)R->n_sel;
+    L.exhausted = &R->exhausted[g];
     L.cpu0 = ut_thread_cpu_ms();
-    L.budget_ms = o->budget_ms > 0 ? o->budget_ms : BUDGET_DEFAULT_MS;
-    /* every call ends with the budget, so napping calls cannot add up
-     * past it (the budget is checked only between tests) */
-    if (h && h->set_wall_end)
-        h->set_wall_end(h->self, L.t0 + BUDGET_WALL_FACTOR * L.budget_ms);
-    for (size_t i = 0; i < sel->n_tests; i++) {
-        if (sel->cases[i] == NULL)
+    L.runners0 = runners_ms(L.h);
+    for (size_t i = 0; i < R->sel->n_tests; i++) {
+        const struct spec_test *t = spec_test_at(R->s, i);
+        if (R->sel->cases[i] == NULL || test_fn(t) != R->fn[g])
             continue;
-        if (run_test(&L, spec_test_at(s, i), sel->cases[i], &r->tests[j], e) < 0)
+        if (run_test(&L, t, R->sel->cases[i], &R->r->tests[R->slot[i]], e) < 0)
             return -1;
-        r->n_tests = ++j;
     }
+    return 0;
+}
+
+/* every call ends with the budget, so napping calls cannot add up past it
+ * (the budget is checked only between tests) */
+static void lane_wall_end(const struct run *R, const struct grun_hooks *h)
+{
+    if (h->set_wall_end)
+        h->set_wall_end(h->self, R->t0 + BUDGET_WALL_FACTOR * R->budget_ms);
+}
+
+static int lane_open(void *self, size_t k, void **ctx, struct grd_err *e)
+{
+    struct run *R = self;
+    struct lane *ln = calloc(1, sizeof *ln);
+
+    (void)k;
+    if (ln == NULL || R->lanes->open(R->lanes->self, &ln->student, &ln->h, e) < 0) {
+        free(ln);
+        return -1;
+    }
+    lane_wall_end(R, &ln->h);
+    *ctx = ln;
+    return 0;
+}
+
+static void lane_close(void *self, size_t k, void *ctx)
+{
+    struct run *R = self;
+    struct lane *ln = ctx;
+
+    (void)k;
+    R->lanes->close(R->lanes->self, &ln->h);
+    free(ln);
+}
+
+/* Slots, groups and their order: the groups with the most selected cases
+ * first, so that the longest starts first (ties: header order). */
+static int plan(struct run *R)
+{
+    size_t cases[IMPL_FN_COUNT + 1] = {0}, j = 0;
+
+    if ((R->slot = calloc(R->sel->n_tests + 1, sizeof *R->slot)) == NULL)
+        return -1;
+    for (size_t i = 0; i < R->sel->n_tests; i++) {
+        const struct spec_test *t = spec_test_at(R->s, i);
+        size_t fn = test_fn(t), g;
+        if (R->sel->cases[i] == NULL)
+            continue;
+        R->slot[i] = j++;
+        for (g = 0; g < R->n_groups && R->fn[g] != fn; g++)
+            ;
+        if (g == R->n_groups)
+            R->fn[R->n_groups++] = fn;
+        R->tests[g]++;
+        cases[g] += selected_cases(t, R->sel->cases[i]);
+    }
+    R->n_sel = j;
+    for (size_t a = 1; a < R->n_groups; a++)
+        for (size_t b = a; b > 0 && (cases[b] > cases[b - 1] ||
+                                     (cases[b] == cases[b - 1] && R->fn[b] < R->fn[b - 1]));
+             b--) {
+            size_t f = R->fn[b], n = R->tests[b], c = cases[b];
+            R->fn[b] = R->fn[b - 1], R->tests[b] = R->tests[b - 1], cases[b] = cases[b - 1];
+            R->fn[b - 1] = f, R->tests[b - 1] = n, cases[b - 1] = c;
+        }
+    return 0;
+}
+
+int grun_run(const struct spec_set *s, const struct grun_sel *sel,
+             struct impl student, const struct impl *reference,
+             const struct grun_hooks *h, const struct grun_lanes *lanes,
+             const struct grade_opts *o, const char *submission_dir,
+             struct grade_result *r, struct grd_err *e)
+{
+    static const struct grun_hooks none = {0};
+    struct run R = {.s = s, .sel = sel, .reference = reference, .o = o, .lanes = lanes,
+                    .submission_dir = submission_dir, .r = r, .t0 = ut_now_ms(),
+                    .budget_ms = o->budget_ms > 0 ? o->budget_ms : BUDGET_DEFAULT_MS};
+    struct lane first = {student, h ? *h : none};
+    const struct glane_ops ops = {&R, lane_open, lane_close, run_group};
+    size_t n_lanes = lanes && lanes->open && lanes->n > 1 ? lanes->n : 1;
+    int rc;
+
+    if (plan(&R) < 0)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    lane_wall_end(&R, &first.h);
+    rc = glane_run(n_lanes, R.n_groups, &first, &ops, e);
+    free(R.slot);
+    if (rc < 0)
+        return -1;
+    r->n_tests = R.n_sel;
+    for (size_t g = 0; g < R.n_groups; g++)
+        if (R.exhausted[g])
+            r->status = GRADE_BUDGET_EXHAUSTED;
     if (ggate_apply(r) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
     if (dg_diagnose(s, student, h, o, r, e) < 0)

@@ -28,6 +28,22 @@ struct grun_hooks {
     double (*cpu_used)(void *self);
 };
 
+/*
+ * More lanes for the loop, so that the tests of one submission run in
+ * parallel: each lane is another sandboxed implementation of the same
+ * submission, opened and closed in its own thread (grade_lanes.h).
+ */
+struct grun_lanes {
+    size_t n;                /* lanes wanted, the caller's own included;
+                                <= 1: the tests run one at a time */
+    void *self;
+    /* Open another lane: 0 with *student and *h set, or -1 (that lane is
+     * left out; the others do its share). */
+    int (*open)(void *self, struct impl *student, struct grun_hooks *h,
+                struct grd_err *e);
+    void (*close)(void *self, struct grun_hooks *h);
+};
+
 /* Which tests and cases a run covers. */
 struct grun_sel {
     unsigned char **cases;   /* cases[i][k]: run case k of test i */
@@ -48,16 +64,22 @@ void grun_select_release(struct grun_sel *sel);
 size_t grun_selected_tests(const struct grun_sel *sel);
 
 /*
- * Run the selected tests of `s` on `student` (in spec order) into r, which
+ * Run the selected tests of `s` on `student` into r (in spec order), which
  * must have r->tests allocated for grun_selected_tests() entries. Per-call
  * deadlines come from the reference's time on the same case when
  * `reference` is not NULL, else from the test's timeout_ms or a default.
+ * The tests of one function run in spec order on one lane, with their own
+ * share of the budget (in proportion to their number) and their own count
+ * of timeouts; `lanes` (may be NULL: one lane, `student` and h) runs the
+ * functions in parallel. Nothing one function's tests do changes another's
+ * verdicts, so r is the same for any number of lanes.
  * Returns 0, or -1 on an error of the grader itself (e set).
  */
 int grun_run(const struct spec_set *s, const struct grun_sel *sel,
              struct impl student, const struct impl *reference,
-             const struct grun_hooks *h, const struct grade_opts *o,
-             const char *submission_dir, struct grade_result *r, struct grd_err *e)
+             const struct grun_hooks *h, const struct grun_lanes *lanes,
+             const struct grade_opts *o, const char *submission_dir,
+             struct grade_result *r, struct grd_err *e)
     __attribute__((warn_unused_result));
 
 /* Set r's score and max_score to the exact sums of its tests' hundredths. */
