@@ -299,3 +299,67 @@ Test(grade, symlinks_and_outside_files_are_rejected)
         rmdir(dir);
     }
 }
+
+/* Grade with a budget of `budget_ms` on `lanes` lanes (0: the default). */
+static struct grade_result *grade_budget(const struct spec_set *s, const char *path,
+                                         double budget_ms, unsigned lanes)
+{
+    struct grade_opts o;
+    struct grade_result *r = NULL;
+    struct grd_err e;
+
+    memset(&o, 0, sizeof o);
+    o.specs = s;
+    o.seed = 1;
+    o.data_dir = TEST_BUILDDIR;
+    o.budget_ms = budget_ms;
+    o.lanes = lanes;
+    err_clear(&e);
+    cr_assert(grade_submission(path, &o, &r, &e) == 0, "grader error: %s", e.msg);
+    return r;
+}
+
+/* The first test the budget cut (every later one must be cut too), or
+ * n_tests when none was. */
+static size_t budget_cut(const struct grade_result *r, unsigned lanes)
+{
+    size_t c = r->n_tests;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        int cut = r->tests[i].status == TEST_NOT_RUN &&
+                  strstr(r->tests[i].message, "used up its time budget of 2 s") != NULL;
+        if (cut && c == r->n_tests)
+            c = i;
+        cr_expect(cut || i < c, "%u lanes: '%s' ran after the budget was spent: %s", lanes,
+                  r->tests[i].test->id, r->tests[i].message);
+    }
+    return c;
+}
+
+/*
+ * The budget is spent in spec order whatever lane ran what: on one lane
+ * and on two, the napper (every call spins about 100 ms) runs a first part
+ * of the tests in spec order and every test after it says "not run". Where
+ * the cut falls is a sum of CPU times, which moves by a few tests from run
+ * to run on a virtual machine whether one lane ran or two (the figures of
+ * one call vary by a third here); the shape may not.
+ */
+Test(grade, budget_is_spent_in_spec_order_on_any_lanes, .timeout = 120)
+{
+    struct grd_err e;
+    struct spec_set *s = tg_specs(1, &e);
+
+    cr_assert(s != NULL, "specs: %s", e.msg);
+    for (unsigned lanes = 1; lanes <= 2; lanes++) {
+        struct grade_result *r =
+            grade_budget(s, TEST_SRCDIR "/tests/hostile/napper.c", 2000.0, lanes);
+        size_t cut;
+        cr_expect(r->status == GRADE_BUDGET_EXHAUSTED, "%u lanes: status %s", lanes,
+                  grade_status_name(r->status));
+        cut = budget_cut(r, lanes);
+        cr_expect(cut > 0 && cut < r->n_tests, "%u lanes: the cut is at %zu of %zu", lanes,
+                  cut, r->n_tests);
+        grade_result_free(r);
+    }
+    spec_set_free(s);
+}

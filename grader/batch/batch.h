@@ -268,9 +268,6 @@ struct bat_opts {
     const char *version;       /* the grader's version, recorded per row */
     uint64_t seed;
     unsigned jobs;             /* workers at once; 0: online CPUs */
-    unsigned test_jobs;        /* grade_opts.lanes of each submission; 0: 1
-                                  when more than one worker runs (the CPUs
-                                  are theirs), else grade_opts' default */
     int force;                 /* regrade even when up to date */
     double worker_timeout_ms;  /* hard limit per worker; 0: 180 s */
     double budget_ms;          /* grade_opts.budget_ms; 0: its default */
@@ -279,6 +276,9 @@ struct bat_opts {
     /* Set by the caller's SIGINT/SIGTERM handler (may be NULL): stop
      * launching, kill the workers, remove their temporary files. */
     const volatile sig_atomic_t *stop;
+    unsigned test_jobs;        /* grade_opts.lanes of each submission; 0: 1
+                                  when more than one worker runs (the CPUs
+                                  are theirs), else grade_opts' default */
 };
 
 /*

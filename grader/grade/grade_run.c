@@ -6,6 +6,7 @@
 #include <pcre2.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,42 @@ static char *repro_command(const struct grade_opts *o, const struct spec_test *t
     return sb_detach(&sb, NULL);
 }
 
+/*
+ * The budget's books, shared by the lanes: what each selected test cost
+ * (CPU time, the grader's thread and the runners), by its place in spec
+ * order. The budget is spent in spec order whatever ran first: test j runs
+ * only while the tests before it cost no more than the budget. A lane
+ * knows only the costs finished so far, a lower bound of that sum, so it
+ * may run a test that the books cut afterwards (grun_run); never the other
+ * way round.
+ */
+struct spend {
+    pthread_mutex_t mu;
+    double budget_ms;
+    size_t n;
+    double *cost;                /* per slot; 0 until the test ended */
+    unsigned char *cut;          /* the test was not run for the budget */
+};
+
+/* What the tests before `slot` are known to have cost. */
+static double spent_before(struct spend *sp, size_t slot)
+{
+    double sum = 0.0;
+
+    pthread_mutex_lock(&sp->mu);
+    for (size_t k = 0; k < slot; k++)
+        sum += sp->cost[k];
+    pthread_mutex_unlock(&sp->mu);
+    return sum;
+}
+
+static void spend_set(struct spend *sp, size_t slot, double ms)
+{
+    pthread_mutex_lock(&sp->mu);
+    sp->cost[slot] = ms;
+    pthread_mutex_unlock(&sp->mu);
+}
+
 /* The state the loop keeps across the tests of one function (a group,
  * see run_group): they alone share it. */
 struct loop {
@@ -178,8 +215,10 @@ struct loop {
     double t0, wall_budget_ms;   /* the whole submission's */
     double cpu0, runners0;       /* this thread's and its runners' CPU time
                                     when the group started */
-    double budget_ms;            /* the group's share of the budget */
-    int *exhausted;              /* set when the share ran out */
+    double budget_ms;
+    struct spend *spend;         /* the budget's books (shared) */
+    size_t slot;                 /* the running test's place in them */
+    int *wall_out;               /* set when the wall clock ran out */
     int fn_timeouts[IMPL_FN_COUNT + 1]; /* + the written part */
 };
 
@@ -187,6 +226,8 @@ struct loop {
 struct tally {
     size_t run, passed, first_fail;
     int have_fail;
+    int not_run;                 /* skipped whole: no output to show (the
+                                    runner's is an earlier test's) */
     struct prop_verdict fail;    /* the smallest failing case's verdict */
     double elapsed_ms;
 };
@@ -198,7 +239,9 @@ static double runners_ms(const struct grun_hooks *h)
 }
 
 /* The CPU time (ms) the group was charged so far: the grader's thread
- * (the reference, trusted math) and the runners of its lane. */
+ * (the reference, trusted math) and the runners of its lane. It is a lower
+ * bound of what the submission was charged up to the running test, and it
+ * depends on this group alone: it caps the deadlines. */
 static double charged_ms(const struct loop *L)
 {
     return ut_thread_cpu_ms() - L->cpu0 + runners_ms(L->h) - L->runners0;
@@ -337,7 +380,8 @@ static char *failure_message(struct loop *L, const struct spec_test *t,
 {
     char label[256], *msg;
     size_t outlen = 0, n;
-    const char *out = L->h && L->h->output ? L->h->output(L->h->self, &outlen) : NULL;
+    const char *out = !ty->not_run && L->h && L->h->output
+                          ? L->h->output(L->h->self, &outlen) : NULL;
 
     /* Properties usually name the case with its full shape themselves,
      * at the start ("case 2 (...): ...") or the end ("... in case 2 (...)"). */
@@ -406,27 +450,31 @@ static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
 
     memset(&ty, 0, sizeof ty);
     ty.have_fail = 1;
+    ty.not_run = 1;
     ty.fail.call.status = st;
     snprintf(ty.fail.msg, sizeof ty.fail.msg, "%s", why);
     return record(L, t, t->n_cases, &ty, tr);
+}
+
+static const char *budget_message(double budget_ms, char *buf, size_t n)
+{
+    snprintf(buf, n, "not run: the submission used up its time budget of %.0f s "
+             "(CPU time)", budget_ms / 1e3);
+    return buf;
 }
 
 /* Why a test is not run at all, or NULL: the budget is spent, or its
  * function timed out too often already (each would cost a deadline). */
 static const char *skip_reason(struct loop *L, size_t fn, char *buf, size_t n)
 {
+    if (spent_before(L->spend, L->slot) > L->budget_ms) {
+        L->spend->cut[L->slot] = 1;
+        return budget_message(L->budget_ms, buf, n);
+    }
     if (ut_now_ms() - L->t0 > BUDGET_WALL_FACTOR * L->wall_budget_ms) {
-        *L->exhausted = 1;
+        *L->wall_out = 1;
         snprintf(buf, n, "not run: the submission used up its time budget (%.0f s of "
                  "wall-clock time)", BUDGET_WALL_FACTOR * L->wall_budget_ms / 1e3);
-        return buf;
-    }
-    if (charged_ms(L) > L->budget_ms) {
-        *L->exhausted = 1;
-        snprintf(buf, n, "not run: the tests of %s used up their share of the time "
-                 "budget (%.1f of %.0f s, CPU time)",
-                 fn < IMPL_FN_COUNT ? impl_fn_cname((enum impl_fn)fn) : "your code",
-                 L->budget_ms / 1e3, L->wall_budget_ms / 1e3);
         return buf;
     }
     if (L->fn_timeouts[fn] >= MAX_FN_TIMEOUTS) {
@@ -518,11 +566,11 @@ static int run_test(struct loop *L, const struct spec_test *t,
 
 /*
  * The tests run in groups, one per function, each in spec order within one
- * lane, with that function's own timeout count and its own share of the
- * budget (in proportion to its tests). A group depends on nothing another
- * group does, so the groups can run on parallel lanes (grade_lanes.h) and
- * the verdicts are the same however many lanes there are and whichever
- * lane runs which group: the rubric is byte for byte the same.
+ * lane, with that function's own count of timeouts. The budget is spent in
+ * spec order (struct spend). Nothing else is shared, so the groups can run
+ * on parallel lanes (grade_lanes.h) and the verdicts are the same however
+ * many lanes there are and whichever lane runs which group: the rubric is
+ * byte for byte the same.
  */
 struct run {
     const struct spec_set *s;
@@ -538,7 +586,9 @@ struct run {
     size_t n_groups;
     size_t fn[IMPL_FN_COUNT + 1];      /* groups, costliest first */
     size_t tests[IMPL_FN_COUNT + 1];   /* selected tests per group */
-    int exhausted[IMPL_FN_COUNT + 1];
+    struct spend spend;
+    int wall_out;                      /* the wall clock ran out */
+    pthread_mutex_t wall_mu;           /* guards wall_out */
 };
 
 /* One lane: a sandboxed implementation and its hooks. */
@@ -559,6 +609,7 @@ static int run_group(void *self, void *ctx, size_t g, struct grd_err *e)
     struct run *R = self;
     struct lane *ln = ctx;
     struct loop L;
+    int wall_out = 0;
 
     memset(&L, 0, sizeof L);
     L.s = R->s;
@@ -568,17 +619,26 @@ static int run_group(void *self, void *ctx, size_t g, struct grd_err *e)
     L.o = R->o;
     L.submission_dir = R->submission_dir;
     L.t0 = R->t0;
-    L.wall_budget_ms = R->budget_ms;
-    L.budget_ms = R->budget_ms * (double)R->tests[g] / (double)R->n_sel;
-    L.exhausted = &R->exhausted[g];
+    L.wall_budget_ms = L.budget_ms = R->budget_ms;
+    L.spend = &R->spend;
+    L.wall_out = &wall_out;
     L.cpu0 = ut_thread_cpu_ms();
     L.runners0 = runners_ms(L.h);
     for (size_t i = 0; i < R->sel->n_tests; i++) {
         const struct spec_test *t = spec_test_at(R->s, i);
+        double before;
         if (R->sel->cases[i] == NULL || test_fn(t) != R->fn[g])
             continue;
-        if (run_test(&L, t, R->sel->cases[i], &R->r->tests[R->slot[i]], e) < 0)
+        before = charged_ms(&L);
+        L.slot = R->slot[i];
+        if (run_test(&L, t, R->sel->cases[i], &R->r->tests[L.slot], e) < 0)
             return -1;
+        spend_set(&R->spend, L.slot, charged_ms(&L) - before);
+    }
+    if (wall_out) {
+        pthread_mutex_lock(&R->wall_mu);
+        R->wall_out = 1;
+        pthread_mutex_unlock(&R->wall_mu);
     }
     return 0;
 }
@@ -649,6 +709,63 @@ static int plan(struct run *R)
     return 0;
 }
 
+/* Test j's result replaced by "not run" for the budget. 0 or -1. */
+static int cut_test(struct run *R, size_t j)
+{
+    struct test_result *tr = &R->r->tests[j];
+    const struct spec_test *t = tr->test;
+    struct loop L;
+    char why[160];
+
+    free(tr->message);
+    free(tr->hint);
+    free(tr->repro);
+    memset(tr, 0, sizeof *tr);
+    tr->test = t;
+    tr->max_cents = cents_of(t->points);
+    tr->max_score = (double)tr->max_cents / 100.0;
+    memset(&L, 0, sizeof L);
+    L.o = R->o;
+    return skip_test(&L, t, budget_message(R->budget_ms, why, sizeof why), CALL_SKIPPED,
+                     tr);
+}
+
+/* Spend the budget in spec order: every test after the one that overran
+ * it is not run, whether a lane ran it already or not. 1 when the budget
+ * ran out, 0 when not, -1 when out of memory. */
+static int settle(struct run *R)
+{
+    double sum = 0.0;
+    int out = 0;
+
+    for (size_t j = 0; j < R->n_sel; j++) {
+        if (sum > R->budget_ms) {
+            out = 1;
+            if (!R->spend.cut[j] && cut_test(R, j) < 0)
+                return -1;
+        }
+        sum += R->spend.cost[j];
+    }
+    return out;
+}
+
+static int spend_init(struct run *R)
+{
+    R->spend.budget_ms = R->budget_ms;
+    R->spend.n = R->n_sel;
+    R->spend.cost = calloc(R->n_sel + 1, sizeof *R->spend.cost);
+    R->spend.cut = calloc(R->n_sel + 1, 1);
+    if (R->spend.cost == NULL || R->spend.cut == NULL)
+        return -1;
+    if (pthread_mutex_init(&R->spend.mu, NULL) != 0)
+        return -1;
+    if (pthread_mutex_init(&R->wall_mu, NULL) != 0) {
+        pthread_mutex_destroy(&R->spend.mu);
+        return -1;
+    }
+    return 0;
+}
+
 int grun_run(const struct spec_set *s, const struct grun_sel *sel,
              struct impl student, const struct impl *reference,
              const struct grun_hooks *h, const struct grun_lanes *lanes,
@@ -664,17 +781,24 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     size_t n_lanes = lanes && lanes->open && lanes->n > 1 ? lanes->n : 1;
     int rc;
 
-    if (plan(&R) < 0)
+    if (plan(&R) < 0 || spend_init(&R) < 0) {
+        free(R.slot), free(R.spend.cost), free(R.spend.cut);
         return err_set(e, NULL, 0, 0, "out of memory");
+    }
     lane_wall_end(&R, &first.h);
     rc = glane_run(n_lanes, R.n_groups, &first, &ops, e);
-    free(R.slot);
+    pthread_mutex_destroy(&R.spend.mu);
+    pthread_mutex_destroy(&R.wall_mu);
+    if (rc == 0) {
+        r->n_tests = R.n_sel;
+        if ((rc = settle(&R)) < 0)
+            err_set(e, NULL, 0, 0, "out of memory");
+        else if (rc == 1 || R.wall_out)
+            r->status = GRADE_BUDGET_EXHAUSTED;
+    }
+    free(R.slot), free(R.spend.cost), free(R.spend.cut);
     if (rc < 0)
         return -1;
-    r->n_tests = R.n_sel;
-    for (size_t g = 0; g < R.n_groups; g++)
-        if (R.exhausted[g])
-            r->status = GRADE_BUDGET_EXHAUSTED;
     if (ggate_apply(r) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
     if (dg_diagnose(s, student, h, o, r, e) < 0)
