@@ -314,3 +314,64 @@ Test(cli, portable_build_grades_like_the_elf_build, .timeout = 900)
     cr_expect(strstr(out, "portable: all checks passed") != NULL, "%s", out);
     free(out);
 }
+
+/*
+ * The tests of a submission run on parallel lanes (grade --test-jobs), one
+ * function's tests per lane, each function with its own timeouts and its
+ * own share of the budget: the rubric must be the same, byte for byte, for
+ * one lane and for several. The entries cover passing, failing, withheld
+ * and diagnosed tests, the speed tests (slow code) and timeouts with the
+ * skips that follow them (loop_everywhere: every function loops).
+ */
+Test(cli, test_jobs_give_the_same_rubric, .timeout = 600)
+{
+    static const char *const subs[] = {
+        "reference/attention.c",
+        "tests/submissions/sdpa_no_scale.c",
+        "tests/submissions/mha_wrong_head_slicing.c",
+        "tests/submissions/block_prenorm.c",
+        "tests/submissions/layernorm_quadratic.c",
+        "tests/submissions/trivial_zeros.c",
+        "tests/hostile/loop_everywhere.c",
+    };
+
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        char *cmd, *one, *out;
+        int rc1, rc;
+        cr_assert(asprintf(&cmd, "\"$BUILD/grader\" grade --test-jobs 1 --spec specs/public.yaml "
+                           "--spec specs/hidden.yaml %s", subs[i]) > 0);
+        one = run(cmd, &rc1);
+        free(cmd);
+        cr_expect(strstr(one, "sdpa") != NULL, "%s: no rubric:\n%s", subs[i], one);
+        for (int lanes = 2; lanes <= 4; lanes += 2) {
+            cr_assert(asprintf(&cmd, "\"$BUILD/grader\" grade --test-jobs %d --spec "
+                               "specs/public.yaml --spec specs/hidden.yaml %s", lanes,
+                               subs[i]) > 0);
+            out = run(cmd, &rc);
+            free(cmd);
+            cr_expect(rc == rc1 && strcmp(out, one) == 0,
+                      "%s: --test-jobs %d differs from --test-jobs 1:\n%s\n---\n%s", subs[i],
+                      lanes, out, one);
+            free(out);
+        }
+        free(one);
+    }
+}
+
+Test(cli, test_jobs_out_of_range_is_a_usage_error)
+{
+    static const char *const bad[] = {"0", "17", "two", ""};
+
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *cmd, *out;
+        int rc;
+        cr_assert(asprintf(&cmd, "\"$BUILD/grader\" grade --test-jobs '%s' reference/attention.c",
+                           bad[i]) > 0);
+        out = run(cmd, &rc);
+        free(cmd);
+        cr_expect(rc == 2, "--test-jobs '%s': exit %d", bad[i], rc);
+        cr_expect(strstr(out, "--test-jobs takes a whole number from 1 to 16") != NULL,
+                  "--test-jobs '%s':\n%s", bad[i], out);
+        free(out);
+    }
+}

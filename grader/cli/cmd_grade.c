@@ -127,7 +127,7 @@ static int add_word(struct strbuf *sb, const char *w)
 
 /*
  * The repro line's two halves: with --repro CMD, "CMD ONLY=" and ""; else
- * this very command line without its --only, --repro and --format
+ * this very command line without its --only, --repro, --format and --test-jobs
  * (a rerun is read by a person), "--only " before the pattern and the
  * submission after it. Returns 0, or -1 when out of memory.
  */
@@ -143,12 +143,14 @@ static int repro_parts(const struct grade_args *a, struct strbuf *pre, struct st
     for (int i = 1; i < a->argc - 1 && !bad; i++) {
         const char *w = a->argv[i];
 
+        /* --test-jobs too: it changes the speed, never the rubric, which
+         * must not differ by the lanes it was graded on */
         if (strcmp(w, "--github-output") == 0 || strcmp(w, "--") == 0 ||
             strncmp(w, "--only=", 7) == 0 || strncmp(w, "--repro=", 8) == 0 ||
-            strncmp(w, "--format=", 9) == 0)
+            strncmp(w, "--format=", 9) == 0 || strncmp(w, "--test-jobs=", 12) == 0)
             continue;
         if (strcmp(w, "--only") == 0 || strcmp(w, "--repro") == 0 ||
-            strcmp(w, "--format") == 0)
+            strcmp(w, "--format") == 0 || strcmp(w, "--test-jobs") == 0)
             i++;   /* and its value */
         else
             bad = add_word(pre, w);
