@@ -6,12 +6,15 @@
 #   - grade / compile for the public spec and for public + hidden (the TA's
 #     grade): the correct submission graded and `cc -c` alone on the same
 #     file (the grader's flags), in interleaved runs, medians and ratios;
+#     each grade with its tests on parallel lanes (the default) and with
+#     --test-jobs 1 (one test at a time);
 #   - a submission that loops in every function (tests/hostile/), public +
 #     hidden, median;
 #   - a class of 100 (tests/submissions/ plus hostile fixtures of
 #     tests/batch_fixtures/ plus copies of the reference), public + hidden,
-#     with --jobs 1 and --jobs 2 (the gradebooks must be byte-identical),
-#     and the speed-up;
+#     with --jobs 1 --test-jobs 1 (all in one line), --jobs 1 (each
+#     submission's tests on parallel lanes) and --jobs 2 (two submissions at
+#     once, each on one lane); the three gradebooks must be byte-identical;
 #   - the load average before and after, since a shared machine moves the
 #     absolute figures (the ratios less).
 # BENCH_RUNS (10), BENCH_LOOP_RUNS (3); BENCH_CLASS=0 skips the class.
@@ -56,7 +59,7 @@ work=$tmp/one
 mkdir -p "$work"
 cp "$src/reference/attention.c" "$work/attention.c"
 cc_cmd="cc -std=c11 -O2 -g0 -fPIE -fno-common -Wall -Wextra -I$build/include -c $work/attention.c -o $work/a.o"
-i=0; : >"$tmp/cc"; : >"$tmp/gp"; : >"$tmp/ga"; : >"$tmp/loop"
+i=0; : >"$tmp/cc"; : >"$tmp/gp"; : >"$tmp/ga"; : >"$tmp/gp1"; : >"$tmp/ga1"; : >"$tmp/loop"
 while [ $i -lt "$runs" ]; do
     # shellcheck disable=SC2086
     time_ms $cc_cmd >>"$tmp/cc"
@@ -64,6 +67,10 @@ while [ $i -lt "$runs" ]; do
     time_ms "$grader" grade $pub "$work/attention.c" >>"$tmp/gp"
     # shellcheck disable=SC2086
     time_ms "$grader" grade $all "$work/attention.c" >>"$tmp/ga"
+    # shellcheck disable=SC2086
+    time_ms "$grader" grade --test-jobs 1 $pub "$work/attention.c" >>"$tmp/gp1"
+    # shellcheck disable=SC2086
+    time_ms "$grader" grade --test-jobs 1 $all "$work/attention.c" >>"$tmp/ga1"
     i=$((i + 1))
 done
 i=0
@@ -73,6 +80,7 @@ while [ $i -lt "$loop_runs" ]; do
     i=$((i + 1))
 done
 cc_ms=$(median <"$tmp/cc"); gp_ms=$(median <"$tmp/gp"); ga_ms=$(median <"$tmp/ga")
+gp1_ms=$(median <"$tmp/gp1"); ga1_ms=$(median <"$tmp/ga1")
 loop_ms=$(median <"$tmp/loop")
 echo "machine: $(uname -srm), $(nproc) CPUs online, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -84,6 +92,10 @@ printf '  grade, public                   %8.1f ms   %5.2f x compile   (goal: <=
     "$gp_ms" "$(echo "$gp_ms / $cc_ms" | bc -l)"
 printf '  grade, public + hidden          %8.1f ms   %5.2f x compile   (goal: <= 3x)\n' \
     "$ga_ms" "$(echo "$ga_ms / $cc_ms" | bc -l)"
+printf '  grade, public, --test-jobs 1    %8.1f ms   %5.2f x compile\n' \
+    "$gp1_ms" "$(echo "$gp1_ms / $cc_ms" | bc -l)"
+printf '  grade, all, --test-jobs 1       %8.1f ms   %5.2f x compile\n' \
+    "$ga1_ms" "$(echo "$ga1_ms / $cc_ms" | bc -l)"
 printf '  loops in every function         %8.1f ms   (%s runs; goal: <= 5000 ms)\n' \
     "$loop_ms" "$loop_runs"
 
@@ -91,32 +103,42 @@ printf '  loops in every function         %8.1f ms   (%s runs; goal: <= 5000 ms)
 if [ "${BENCH_CLASS:-1}" = 0 ]; then   # per-submission figures only
     echo; echo "load:    $(load) (1, 5, 15 min) after the run"; exit 0
 fi
-run_batch() { # run_batch JOBS -> seconds
-    rm -rf "$tmp/out$1"
+run_batch() { # run_batch NAME BATCH-OPTIONS... -> seconds
+    name=$1; shift
+    rm -rf "$tmp/out$name"
     t0=$(now)
     # shellcheck disable=SC2086
-    "$grader" batch $all --jobs "$1" --out "$tmp/out$1" "$class" 2>"$tmp/log$1" >/dev/null
+    "$grader" batch $all "$@" --out "$tmp/out$name" "$class" 2>"$tmp/log$name" >/dev/null
     t1=$(now)
     echo "$t1 - $t0" | bc -l
 }
-t1=$(run_batch 1)
-t2=$(run_batch 2)
-if ! cmp -s "$tmp/out1/grades.csv" "$tmp/out2/grades.csv"; then
-    echo "bench: --jobs 1 and --jobs 2 gave different gradebooks" >&2
-    exit 1
-fi
+t1s=$(run_batch 1s --jobs 1 --test-jobs 1)
+t1=$(run_batch 1 --jobs 1)
+t2=$(run_batch 2 --jobs 2)
+for o in 1 2; do
+    if ! cmp -s "$tmp/out1s/grades.csv" "$tmp/out$o/grades.csv"; then
+        echo "bench: the gradebooks differ (--jobs 1 --test-jobs 1 against run $o)" >&2
+        exit 1
+    fi
+done
 echo
 echo "class of $n submissions (public + hidden):"
-printf '  --jobs 1              %8.1f s   %6.2f submissions/s\n' "$t1" "$(echo "$n / $t1" | bc -l)"
-printf '  --jobs 2              %8.1f s   %6.2f submissions/s\n' "$t2" "$(echo "$n / $t2" | bc -l)"
-printf '  speed-up              %8.2f x   (goal: >= 1.8x)\n' "$(echo "$t1 / $t2" | bc -l)"
+printf '  --jobs 1 --test-jobs 1 %7.1f s   %6.2f submissions/s   (one test at a time)\n' \
+    "$t1s" "$(echo "$n / $t1s" | bc -l)"
+printf '  --jobs 1              %8.1f s   %6.2f submissions/s   (tests on parallel lanes)\n' \
+    "$t1" "$(echo "$n / $t1" | bc -l)"
+printf '  --jobs 2              %8.1f s   %6.2f submissions/s   (two submissions at once)\n' \
+    "$t2" "$(echo "$n / $t2" | bc -l)"
+printf '  speed-up, --jobs 2 / one at a time  %5.2f x   (goal: >= 1.8x)\n' "$(echo "$t1s / $t2" | bc -l)"
+printf '  speed-up, --jobs 2 / --jobs 1       %5.2f x   (--jobs 1 already uses both CPUs)\n' \
+    "$(echo "$t1 / $t2" | bc -l)"
 printf '  total (--jobs 2)      %8.1f s   (goal: < 30 s)\n' "$t2"
 
-# ---- the slowest submission (from the --jobs 1 progress lines) ----
-slow=$(sed -n 's/^\[[0-9]*\/[0-9]*\] \(.*\): \([a-z_]*\) .* (\([0-9.]*\) s).*$/\3 \1 \2/p' "$tmp/log1" |
+# ---- the slowest submission (from the one-at-a-time progress lines) ----
+slow=$(sed -n 's/^\[[0-9]*\/[0-9]*\] \(.*\): \([a-z_]*\) .* (\([0-9.]*\) s).*$/\3 \1 \2/p' "$tmp/log1s" |
        sort -rn | head -n 1)
 secs=${slow%% *}; rest=${slow#* }; id=${rest% *}; status=${rest##* }
-row=$tmp/out1/$id/row.tsv
+row=$tmp/out1s/$id/row.tsv
 timeouts=$(grep -c '^test	[^	]*	timed_out' "$row" || true)
 crashes=$(grep -c '^test	[^	]*	crashed' "$row" || true)
 echo
