@@ -32,7 +32,7 @@ static const char batch_usage[] =
     "  --spec FILE   a spec to grade with (repeatable; default " CLI_DEFAULT_SPEC ")\n"
     "  --jobs N      submissions graded at once, 1 to 256 (default: the CPUs online)\n"
     "  --test-jobs N the tests of one submission run N at a time, 1 to 16 (default:\n"
-    "                1 with --jobs above 1, else the CPUs online, at most 4)\n"
+    "                1 with --jobs above 1, else the CPUs it may use, at most 4)\n"
     "  --out DIR     where the gradebook goes (default: " DEFAULT_OUT ")\n"
     "  --id-regex P  the id is the named group 'id' of P matched on the entry's name\n"
     "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"

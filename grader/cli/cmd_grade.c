@@ -21,8 +21,8 @@ static const char usage[] =
     "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
     "A failure's \"reproduce:\" line is this command with --only for that case,\n"
     "or, with --repro CMD, CMD ONLY='...' (what `make check` passes: --repro 'make check').\n"
-    "--test-jobs N: run the tests N at a time, 1 to 16 (default: the CPUs online, at\n"
-    "most 4); the rubric is the same for every N.\n";
+    "--test-jobs N: run the tests N at a time, 1 to 16 (default: the CPUs it may use,\n"
+    "at most 4); the rubric is the same for every N.\n";
 
 struct grade_args {
     struct cli_common c;

@@ -122,8 +122,9 @@ struct grade_opts {
                                 oracle.h): NULL computes them (staff); the
                                 student build replays golden data */
     unsigned lanes;          /* tests of this submission run at once, each
-                                function's on one lane: 0, the online CPUs
-                                (at most GRADE_MAX_LANES); 1, one at a time
+                                function's on one lane: 0, the CPUs the
+                                process may use (at most GRADE_MAX_LANES);
+                                1, one at a time
                                 (what a batch with --jobs > 1 asks). The
                                 rubric is the same for every value. */
 };

@@ -38,8 +38,8 @@ struct glane_ops {
 int glane_run(size_t n_lanes, size_t n_jobs, void *ctx0, const struct glane_ops *ops,
               struct grd_err *e) __attribute__((warn_unused_result));
 
-/* The lanes worth opening on this machine: its online CPUs, at most `cap`
- * (and at least 1). */
+/* The lanes worth opening: the CPUs this process may use (its affinity
+ * mask on Linux, else the online CPUs), at most `cap` (and at least 1). */
 size_t glane_default(size_t cap);
 
 #endif
