@@ -179,6 +179,38 @@ int cli_open_oracle(const struct cli_common *c, const struct spec_set *s, struct
     return rc;
 }
 
+static void *load_oracle(void *arg)
+{
+    struct cli_oracle_load *l = arg;
+
+    err_clear(&l->e);
+    l->rc = cli_open_oracle(l->c, l->s, l->o, &l->e);
+    return NULL;
+}
+
+int cli_open_oracle_start(struct cli_oracle_load *l, const struct cli_common *c,
+                          const struct spec_set *s, struct orc *o, struct grd_err *e)
+{
+    memset(l, 0, sizeof *l);
+    memset(o, 0, sizeof *o);
+    l->c = c, l->s = s, l->o = o;
+    if (pthread_create(&l->thread, NULL, load_oracle, l) != 0)
+        return err_set(e, NULL, 0, 0, "cannot start a thread");
+    l->started = 1;
+    return 0;
+}
+
+int cli_open_oracle_wait(struct cli_oracle_load *l, struct grd_err *e)
+{
+    if (l->started && !l->joined) {
+        pthread_join(l->thread, NULL);
+        l->joined = 1;
+    }
+    if (l->rc < 0 && e != NULL)
+        *e = l->e;
+    return l->rc;
+}
+
 void cli_close_oracle(struct orc *o)
 {
     gold_free(o->store);

@@ -6,6 +6,7 @@
 #ifndef GRD_CLI_H
 #define GRD_CLI_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +66,26 @@ struct orc;
 int cli_open_oracle(const struct cli_common *c, const struct spec_set *s, struct orc *o,
                     struct grd_err *e);
 void cli_close_oracle(struct orc *o);
+
+/*
+ * The same, in a thread of its own, so that reading the golden data (tens
+ * of milliseconds for megabytes of it) overlaps the submission's compile:
+ * cli_open_oracle_start returns at once (0, or -1 with e set when no
+ * thread could start: then call cli_open_oracle), and cli_open_oracle_wait
+ * returns what cli_open_oracle would have (the error in e). Wait exactly
+ * once, before *o is used or closed; waiting again returns the same.
+ */
+struct cli_oracle_load {
+    const struct cli_common *c;
+    const struct spec_set *s;
+    struct orc *o;
+    pthread_t thread;
+    int started, joined, rc;
+    struct grd_err e;
+};
+int cli_open_oracle_start(struct cli_oracle_load *l, const struct cli_common *c,
+                          const struct spec_set *s, struct orc *o, struct grd_err *e);
+int cli_open_oracle_wait(struct cli_oracle_load *l, struct grd_err *e);
 
 /* Parse a seed: a decimal number that fits 64 bits. 0 or -1. */
 int cli_parse_seed(const char *s, uint64_t *out);

@@ -188,6 +188,11 @@ static int emit(const struct grade_args *a, const struct grade_result *r,
     return rc;
 }
 
+static int oracle_ready(void *ctx, struct grd_err *e)
+{
+    return cli_open_oracle_wait(ctx, e);
+}
+
 int cmd_grade(int argc, char **argv)
 {
     struct grade_args a;
@@ -195,6 +200,7 @@ int cmd_grade(int argc, char **argv)
     struct grade_result *r = NULL;
     struct spec_set *s = NULL;
     struct orc orc;
+    struct cli_oracle_load load;
     struct grd_err e;
     struct strbuf pre, post;
     int rc = parse_args(&a, argc, argv);
@@ -204,7 +210,9 @@ int cmd_grade(int argc, char **argv)
     err_clear(&e);
     if ((s = cli_prepare(&a.c)) == NULL)
         return CLI_EXIT_USAGE;
-    if (cli_open_oracle(&a.c, s, &orc, &e) < 0) {
+    /* the golden data is read while the submission compiles */
+    if (cli_open_oracle_start(&load, &a.c, s, &orc, &e) < 0 &&
+        cli_open_oracle(&a.c, s, &orc, &e) < 0) {
         spec_set_free(s);
         return cli_fail(&e);
     }
@@ -215,6 +223,8 @@ int cmd_grade(int argc, char **argv)
     o.data_dir = a.c.data_dir;
     o.orc = &orc;
     o.lanes = a.test_jobs;
+    o.before_tests = oracle_ready;
+    o.before_ctx = &load;
     sb_init(&pre, 0);
     sb_init(&post, 0);
     if (repro_parts(&a, &pre, &post) < 0)
@@ -222,7 +232,10 @@ int cmd_grade(int argc, char **argv)
     else {
         o.repro_pre = sb_str(&pre);
         o.repro_post = sb_str(&post);
-        if (grade_submission(a.submission, &o, &r, &e) < 0 || emit(&a, r, &e) < 0)
+        /* a refused submission runs no test: the load is waited for here,
+         * and bad golden data fails the command as it always did */
+        if (grade_submission(a.submission, &o, &r, &e) < 0 ||
+            cli_open_oracle_wait(&load, &e) < 0 || emit(&a, r, &e) < 0)
             rc = cli_fail(&e);
         else
             rc = a.require_pass && !all_passed(r) ? CLI_EXIT_NOT_PASSED : CLI_EXIT_OK;
@@ -230,6 +243,7 @@ int cmd_grade(int argc, char **argv)
     sb_release(&pre);
     sb_release(&post);
     grade_result_free(r);
+    (void)cli_open_oracle_wait(&load, NULL); /* on every path, before the close */
     cli_close_oracle(&orc);
     spec_set_free(s);
     return rc;

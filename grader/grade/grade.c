@@ -396,6 +396,8 @@ static int grade_job(struct job *j, struct grd_err *e)
     if (new_result(j, e) < 0 || make_scratch(j, e) < 0)
         return -1;
     rc = j->refused[0] ? refuse(j, GRADE_REJECTED, j->refused) : build_runner(j, e);
+    if (rc == 0 && j->o->before_tests && j->o->before_tests(j->o->before_ctx, e) < 0)
+        return -1;
     if (rc == 0)
         return run_tests(j, e);
     if (rc < 0)

@@ -127,6 +127,12 @@ struct grade_opts {
                                 1, one at a time
                                 (what a batch with --jobs > 1 asks). The
                                 rubric is the same for every value. */
+    /* Called once the submission is built, before its first test (may be
+     * NULL): the caller finishes what it started meanwhile, such as
+     * reading the golden data behind orc while the compiler ran. 0, or -1
+     * with e set (grading stops with that error). */
+    int (*before_tests)(void *ctx, struct grd_err *e);
+    void *before_ctx;
 };
 
 /*
