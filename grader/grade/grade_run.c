@@ -13,6 +13,7 @@
 
 #include "grade/grade_gate.h"
 #include "grade/grade_lanes.h"
+#include "grade/grade_ledger.h"
 #include "props/prop.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -31,7 +32,6 @@
  * that nothing runs. */
 #define BUDGET_DEFAULT_MS 15000.0
 #define BUDGET_WALL_FACTOR 2.0
-#define MAX_FN_TIMEOUTS 2       /* then the function's later tests are skipped */
 #define OUTPUT_SHOWN 400        /* bytes of the submission's output shown */
 
 static int pattern_matches(pcre2_code *re, pcre2_match_data *md, const char *s)
@@ -167,44 +167,8 @@ static char *repro_command(const struct grade_opts *o, const struct spec_test *t
     return sb_detach(&sb, NULL);
 }
 
-/*
- * The budget's books, shared by the lanes: what each selected test cost
- * (CPU time, the grader's thread and the runners), by its place in spec
- * order. The budget is spent in spec order whatever ran first: test j runs
- * only while the tests before it cost no more than the budget. A lane
- * knows only the costs finished so far, a lower bound of that sum, so it
- * may run a test that the books cut afterwards (grun_run); never the other
- * way round.
- */
-struct spend {
-    pthread_mutex_t mu;
-    double budget_ms;
-    size_t n;
-    double *cost;                /* per slot; 0 until the test ended */
-    unsigned char *cut;          /* the test was not run for the budget */
-};
-
-/* What the tests before `slot` are known to have cost. */
-static double spent_before(struct spend *sp, size_t slot)
-{
-    double sum = 0.0;
-
-    pthread_mutex_lock(&sp->mu);
-    for (size_t k = 0; k < slot; k++)
-        sum += sp->cost[k];
-    pthread_mutex_unlock(&sp->mu);
-    return sum;
-}
-
-static void spend_set(struct spend *sp, size_t slot, double ms)
-{
-    pthread_mutex_lock(&sp->mu);
-    sp->cost[slot] = ms;
-    pthread_mutex_unlock(&sp->mu);
-}
-
-/* The state the loop keeps across the tests of one function (a group,
- * see run_group): they alone share it. */
+/* The state of one lane: its implementation, and the CPU time of its
+ * thread and runners when the running test started. */
 struct loop {
     const struct spec_set *s;
     struct impl student;
@@ -212,14 +176,9 @@ struct loop {
     const struct grun_hooks *h;
     const struct grade_opts *o;
     const char *submission_dir;
-    double t0, wall_budget_ms;   /* the whole submission's */
-    double cpu0, runners0;       /* this thread's and its runners' CPU time
-                                    when the group started */
-    double budget_ms;
-    struct spend *spend;         /* the budget's books (shared) */
-    size_t slot;                 /* the running test's place in them */
+    double t0, budget_ms;        /* the whole submission's */
+    double cpu0, runners0;       /* when the running test started */
     int *wall_out;               /* set when the wall clock ran out */
-    int fn_timeouts[IMPL_FN_COUNT + 1]; /* + the written part */
 };
 
 /* What one test accumulated over its cases. */
@@ -238,10 +197,9 @@ static double runners_ms(const struct grun_hooks *h)
     return h && h->cpu_used ? h->cpu_used(h->self) : 0.0;
 }
 
-/* The CPU time (ms) the group was charged so far: the grader's thread
- * (the reference, trusted math) and the runners of its lane. It is a lower
- * bound of what the submission was charged up to the running test, and it
- * depends on this group alone: it caps the deadlines. */
+/* The CPU time (ms) the running test cost so far: the grader's thread
+ * (the reference, trusted math) and the runners of its lane. What the
+ * tests cost goes into the ledger (grade_ledger.h). */
 static double charged_ms(const struct loop *L)
 {
     return ut_thread_cpu_ms() - L->cpu0 + runners_ms(L->h) - L->runners0;
@@ -275,8 +233,10 @@ static double case_deadline(struct loop *L, const struct prop_def *d,
     return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (ut_thread_cpu_ms() - t0));
 }
 
-/* One try of case c under `deadline`, capped by what is left of the
- * budget: napping just under every deadline cannot add up past it. */
+/* One try of case c under `deadline`, capped by the budget less what the
+ * test cost so far: napping just under every deadline cannot make one
+ * test outlast the budget (and the ledger cuts every test after the one
+ * that spent it). */
 static int try_case(struct loop *L, const struct prop_def *d, const struct spec_test *t,
                     const struct spec_case *c, double deadline, struct prop_verdict *v,
                     struct grd_err *e)
@@ -456,31 +416,22 @@ static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
     return record(L, t, t->n_cases, &ty, tr);
 }
 
-static const char *budget_message(double budget_ms, char *buf, size_t n)
+static const char *timeouts_message(size_t fn, char *buf, size_t n)
 {
-    snprintf(buf, n, "not run: the submission used up its time budget of %.0f s "
-             "(CPU time)", budget_ms / 1e3);
+    snprintf(buf, n, "not run: %s timed out in %d earlier tests",
+             fn < IMPL_FN_COUNT ? impl_fn_cname((enum impl_fn)fn) : "your code",
+             GL_MAX_TIMEOUTS);
     return buf;
 }
 
-/* Why a test is not run at all, or NULL: the budget is spent, or its
- * function timed out too often already (each would cost a deadline). */
-static const char *skip_reason(struct loop *L, size_t fn, char *buf, size_t n)
+/* Why a test is not run at all, or NULL: the wall clock ran out (the
+ * ledger's rules are applied by run_slot and grun_run). */
+static const char *skip_reason(struct loop *L, char *buf, size_t n)
 {
-    if (spent_before(L->spend, L->slot) > L->budget_ms) {
-        L->spend->cut[L->slot] = 1;
-        return budget_message(L->budget_ms, buf, n);
-    }
-    if (ut_now_ms() - L->t0 > BUDGET_WALL_FACTOR * L->wall_budget_ms) {
+    if (ut_now_ms() - L->t0 > BUDGET_WALL_FACTOR * L->budget_ms) {
         *L->wall_out = 1;
         snprintf(buf, n, "not run: the submission used up its time budget (%.0f s of "
-                 "wall-clock time)", BUDGET_WALL_FACTOR * L->wall_budget_ms / 1e3);
-        return buf;
-    }
-    if (L->fn_timeouts[fn] >= MAX_FN_TIMEOUTS) {
-        snprintf(buf, n, "not run: %s timed out in %d earlier tests",
-                 fn < IMPL_FN_COUNT ? impl_fn_cname((enum impl_fn)fn) : "your code",
-                 MAX_FN_TIMEOUTS);
+                 "wall-clock time)", BUDGET_WALL_FACTOR * L->budget_ms / 1e3);
         return buf;
     }
     return NULL;
@@ -523,13 +474,12 @@ static size_t *case_order(const struct spec_test *t)
     return ord;
 }
 
+/* Run test t into tr; *timed_out is set when a case timed out. */
 static int run_test(struct loop *L, const struct spec_test *t,
-                    const unsigned char *sel, struct test_result *tr,
+                    const unsigned char *sel, struct test_result *tr, int *timed_out,
                     struct grd_err *e)
 {
     const struct prop_def *d = prop_find(t->function, t->property);
-    enum impl_fn f;
-    size_t fn = impl_fn_parse(t->function, &f) == 0 ? (size_t)f : IMPL_FN_COUNT;
     struct tally ty;
     size_t *ord;
     char why[160];
@@ -540,7 +490,7 @@ static int run_test(struct loop *L, const struct spec_test *t,
     if (d == NULL)
         return err_set(e, t->file, t->line, t->col, "unknown property '%s.%s'",
                        t->function, t->property);
-    if (skip_reason(L, fn, why, sizeof why))
+    if (skip_reason(L, why, sizeof why))
         return skip_test(L, t, why, CALL_SKIPPED, tr);
     if (L->h && L->h->reset)
         L->h->reset(L->h->self);
@@ -556,7 +506,7 @@ static int run_test(struct loop *L, const struct spec_test *t,
             return -1;
         }
         if (ty.have_fail && ty.fail.call.status == CALL_TIMEOUT) {
-            L->fn_timeouts[fn]++;
+            *timed_out = 1;
             break; /* every later case would cost a deadline too */
         }
     }
@@ -565,12 +515,11 @@ static int run_test(struct loop *L, const struct spec_test *t,
 }
 
 /*
- * The tests run in groups, one per function, each in spec order within one
- * lane, with that function's own count of timeouts. The budget is spent in
- * spec order (struct spend). Nothing else is shared, so the groups can run
- * on parallel lanes (grade_lanes.h) and the verdicts are the same however
- * many lanes there are and whichever lane runs which group: the rubric is
- * byte for byte the same.
+ * The selected tests are jobs taken in spec order by parallel lanes
+ * (grade_lanes.h), each lane with its own sandbox. A test depends on no
+ * other test, except through the two rules the ledger applies in spec
+ * order (grade_ledger.h): so the verdicts are the same however many lanes
+ * there are and whichever lane ran which test, byte for byte.
  */
 struct run {
     const struct spec_set *s;
@@ -582,11 +531,9 @@ struct run {
     struct grade_result *r;
     double t0, budget_ms;
     size_t n_sel;                      /* selected tests */
-    size_t *slot;                      /* slot[i]: test i's index in r->tests */
-    size_t n_groups;
-    size_t fn[IMPL_FN_COUNT + 1];      /* groups, costliest first */
-    size_t tests[IMPL_FN_COUNT + 1];   /* selected tests per group */
-    struct spend spend;
+    size_t *spec_index;                /* slot j: the spec's test index */
+    size_t *fn;                        /* slot j: its function */
+    struct gledger *ledger;
     int wall_out;                      /* the wall clock ran out */
     pthread_mutex_t wall_mu;           /* guards wall_out */
 };
@@ -604,43 +551,31 @@ static size_t test_fn(const struct spec_test *t)
     return impl_fn_parse(t->function, &f) == 0 ? (size_t)f : IMPL_FN_COUNT;
 }
 
-static int run_group(void *self, void *ctx, size_t g, struct grd_err *e)
+/* Job j: the test in slot j, unless the ledger cuts it already. */
+static int run_slot(void *self, void *ctx, size_t j, struct grd_err *e)
 {
     struct run *R = self;
     struct lane *ln = ctx;
-    struct loop L;
-    int wall_out = 0;
+    size_t i = R->spec_index[j];
+    struct loop L = {R->s, ln->student, R->reference, &ln->h, R->o, R->submission_dir,
+                     R->t0, R->budget_ms, 0.0, 0.0, NULL};
+    int timed_out = 0, wall_out = 0, ran = 0, rc = 0;
 
-    memset(&L, 0, sizeof L);
-    L.s = R->s;
-    L.student = ln->student;
-    L.reference = R->reference;
-    L.h = &ln->h;
-    L.o = R->o;
-    L.submission_dir = R->submission_dir;
-    L.t0 = R->t0;
-    L.wall_budget_ms = L.budget_ms = R->budget_ms;
-    L.spend = &R->spend;
     L.wall_out = &wall_out;
-    L.cpu0 = ut_thread_cpu_ms();
-    L.runners0 = runners_ms(L.h);
-    for (size_t i = 0; i < R->sel->n_tests; i++) {
-        const struct spec_test *t = spec_test_at(R->s, i);
-        double before;
-        if (R->sel->cases[i] == NULL || test_fn(t) != R->fn[g])
-            continue;
-        before = charged_ms(&L);
-        L.slot = R->slot[i];
-        if (run_test(&L, t, R->sel->cases[i], &R->r->tests[L.slot], e) < 0)
-            return -1;
-        spend_set(&R->spend, L.slot, charged_ms(&L) - before);
+    if (gl_before(R->ledger, j) == GL_RUN) {
+        L.cpu0 = ut_thread_cpu_ms();
+        L.runners0 = runners_ms(L.h);
+        rc = run_test(&L, spec_test_at(R->s, i), R->sel->cases[i], &R->r->tests[j],
+                      &timed_out, e);
+        ran = 1;
     }
+    gl_done(R->ledger, j, ran ? charged_ms(&L) : 0.0, timed_out);
     if (wall_out) {
         pthread_mutex_lock(&R->wall_mu);
         R->wall_out = 1;
         pthread_mutex_unlock(&R->wall_mu);
     }
-    return 0;
+    return rc;
 }
 
 /* every call ends with the budget, so napping calls cannot add up past it
@@ -676,44 +611,31 @@ static void lane_close(void *self, size_t k, void *ctx)
     free(ln);
 }
 
-/* Slots, groups and their order: the groups with the most selected cases
- * first, so that the longest starts first (ties: header order). */
+/* The slots: the selected tests in spec order, and their functions. */
 static int plan(struct run *R)
 {
-    size_t cases[IMPL_FN_COUNT + 1] = {0}, j = 0;
+    size_t n = R->sel->n_tests, j = 0;
 
-    if ((R->slot = calloc(R->sel->n_tests + 1, sizeof *R->slot)) == NULL)
+    R->spec_index = calloc(n + 1, sizeof *R->spec_index);
+    R->fn = calloc(n + 1, sizeof *R->fn);
+    if (R->spec_index == NULL || R->fn == NULL)
         return -1;
-    for (size_t i = 0; i < R->sel->n_tests; i++) {
-        const struct spec_test *t = spec_test_at(R->s, i);
-        size_t fn = test_fn(t), g;
+    for (size_t i = 0; i < n; i++) {
         if (R->sel->cases[i] == NULL)
             continue;
-        R->slot[i] = j++;
-        for (g = 0; g < R->n_groups && R->fn[g] != fn; g++)
-            ;
-        if (g == R->n_groups)
-            R->fn[R->n_groups++] = fn;
-        R->tests[g]++;
-        cases[g] += selected_cases(t, R->sel->cases[i]);
+        R->spec_index[j] = i;
+        R->fn[j++] = test_fn(spec_test_at(R->s, i));
     }
     R->n_sel = j;
-    for (size_t a = 1; a < R->n_groups; a++)
-        for (size_t b = a; b > 0 && (cases[b] > cases[b - 1] ||
-                                     (cases[b] == cases[b - 1] && R->fn[b] < R->fn[b - 1]));
-             b--) {
-            size_t f = R->fn[b], n = R->tests[b], c = cases[b];
-            R->fn[b] = R->fn[b - 1], R->tests[b] = R->tests[b - 1], cases[b] = cases[b - 1];
-            R->fn[b - 1] = f, R->tests[b - 1] = n, cases[b - 1] = c;
-        }
     return 0;
 }
 
-/* Test j's result replaced by "not run" for the budget. 0 or -1. */
-static int cut_test(struct run *R, size_t j)
+/* Slot j's result replaced by "not run" for the rule that cut it; every
+ * field is set afresh, whether a lane ran the test or not. 0 or -1. */
+static int cut_test(struct run *R, size_t j, enum gl_state st)
 {
     struct test_result *tr = &R->r->tests[j];
-    const struct spec_test *t = tr->test;
+    const struct spec_test *t = spec_test_at(R->s, R->spec_index[j]);
     struct loop L;
     char why[160];
 
@@ -726,44 +648,38 @@ static int cut_test(struct run *R, size_t j)
     tr->max_score = (double)tr->max_cents / 100.0;
     memset(&L, 0, sizeof L);
     L.o = R->o;
-    return skip_test(&L, t, budget_message(R->budget_ms, why, sizeof why), CALL_SKIPPED,
-                     tr);
+    if (st == GL_CUT_BUDGET)
+        snprintf(why, sizeof why, "not run: the submission used up its time budget of "
+                 "%.0f s (CPU time)", R->budget_ms / 1e3);
+    else
+        timeouts_message(R->fn[j], why, sizeof why);
+    return skip_test(&L, t, why, CALL_SKIPPED, tr);
 }
 
-/* Spend the budget in spec order: every test after the one that overran
- * it is not run, whether a lane ran it already or not. 1 when the budget
- * ran out, 0 when not, -1 when out of memory. */
+/* Apply the ledger's final states: 1 when the budget ran out, 0 when not,
+ * -1 when out of memory. */
 static int settle(struct run *R)
 {
-    double sum = 0.0;
     int out = 0;
 
     for (size_t j = 0; j < R->n_sel; j++) {
-        if (sum > R->budget_ms) {
-            out = 1;
-            if (!R->spend.cut[j] && cut_test(R, j) < 0)
-                return -1;
-        }
-        sum += R->spend.cost[j];
+        enum gl_state st = gl_final(R->ledger, j);
+        if (st == GL_RUN && R->r->tests[j].test == NULL)
+            return -1; /* cannot be: a lane skips only what the rules cut */
+        if (st == GL_RUN)
+            continue;
+        out |= st == GL_CUT_BUDGET;
+        if (cut_test(R, j, st) < 0)
+            return -1;
     }
     return out;
 }
 
-static int spend_init(struct run *R)
+static void run_release(struct run *R)
 {
-    R->spend.budget_ms = R->budget_ms;
-    R->spend.n = R->n_sel;
-    R->spend.cost = calloc(R->n_sel + 1, sizeof *R->spend.cost);
-    R->spend.cut = calloc(R->n_sel + 1, 1);
-    if (R->spend.cost == NULL || R->spend.cut == NULL)
-        return -1;
-    if (pthread_mutex_init(&R->spend.mu, NULL) != 0)
-        return -1;
-    if (pthread_mutex_init(&R->wall_mu, NULL) != 0) {
-        pthread_mutex_destroy(&R->spend.mu);
-        return -1;
-    }
-    return 0;
+    gl_free(R->ledger);
+    free(R->spec_index);
+    free(R->fn);
 }
 
 int grun_run(const struct spec_set *s, const struct grun_sel *sel,
@@ -777,17 +693,18 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
                     .submission_dir = submission_dir, .r = r, .t0 = ut_now_ms(),
                     .budget_ms = o->budget_ms > 0 ? o->budget_ms : BUDGET_DEFAULT_MS};
     struct lane first = {student, h ? *h : none};
-    const struct glane_ops ops = {&R, lane_open, lane_close, run_group};
+    const struct glane_ops ops = {&R, lane_open, lane_close, run_slot};
     size_t n_lanes = lanes && lanes->open && lanes->n > 1 ? lanes->n : 1;
     int rc;
 
-    if (plan(&R) < 0 || spend_init(&R) < 0) {
-        free(R.slot), free(R.spend.cost), free(R.spend.cut);
+    if (plan(&R) < 0 ||
+        (R.ledger = gl_new(R.n_sel, R.fn, IMPL_FN_COUNT + 1, R.budget_ms)) == NULL ||
+        pthread_mutex_init(&R.wall_mu, NULL) != 0) {
+        run_release(&R);
         return err_set(e, NULL, 0, 0, "out of memory");
     }
     lane_wall_end(&R, &first.h);
-    rc = glane_run(n_lanes, R.n_groups, &first, &ops, e);
-    pthread_mutex_destroy(&R.spend.mu);
+    rc = glane_run(n_lanes, R.n_sel, &first, &ops, e);
     pthread_mutex_destroy(&R.wall_mu);
     if (rc == 0) {
         r->n_tests = R.n_sel;
@@ -796,7 +713,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
         else if (rc == 1 || R.wall_out)
             r->status = GRADE_BUDGET_EXHAUSTED;
     }
-    free(R.slot), free(R.spend.cost), free(R.spend.cut);
+    run_release(&R);
     if (rc < 0)
         return -1;
     if (ggate_apply(r) < 0)
