@@ -88,14 +88,14 @@ echo "load:    $load_before (1, 5, 15 min) before the run"
 echo
 echo "per-submission cost ($runs interleaved runs, medians):"
 printf '  cc -c alone                     %8.1f ms\n' "$cc_ms"
-printf '  grade, public                   %8.1f ms   %5.2f x compile   (goal: <= 1.5x)\n' \
-    "$gp_ms" "$(echo "$gp_ms / $cc_ms" | bc -l)"
-printf '  grade, public + hidden          %8.1f ms   %5.2f x compile   (goal: <= 3x)\n' \
-    "$ga_ms" "$(echo "$ga_ms / $cc_ms" | bc -l)"
-printf '  grade, public, --test-jobs 1    %8.1f ms   %5.2f x compile\n' \
-    "$gp1_ms" "$(echo "$gp1_ms / $cc_ms" | bc -l)"
-printf '  grade, all, --test-jobs 1       %8.1f ms   %5.2f x compile\n' \
-    "$ga1_ms" "$(echo "$ga1_ms / $cc_ms" | bc -l)"
+# ratio LABEL MS NOTE: one grade's median and its ratio to the compile
+ratio() {
+    printf '  %-31s %8.1f ms   %5.2f x compile%s\n' "$1" "$2" "$(echo "$2 / $cc_ms" | bc -l)" "$3"
+}
+ratio "grade, public" "$gp_ms" "   (goal: <= 1.5x)"
+ratio "grade, public + hidden" "$ga_ms" "   (goal: <= 3x)"
+ratio "grade, public, --test-jobs 1" "$gp1_ms" ""
+ratio "grade, all, --test-jobs 1" "$ga1_ms" ""
 printf '  loops in every function         %8.1f ms   (%s runs; goal: <= 5000 ms)\n' \
     "$loop_ms" "$loop_runs"
 
@@ -123,12 +123,13 @@ for o in 1 2; do
 done
 echo
 echo "class of $n submissions (public + hidden):"
-printf '  --jobs 1 --test-jobs 1 %7.1f s   %6.2f submissions/s   (one test at a time)\n' \
-    "$t1s" "$(echo "$n / $t1s" | bc -l)"
-printf '  --jobs 1              %8.1f s   %6.2f submissions/s   (tests on parallel lanes)\n' \
-    "$t1" "$(echo "$n / $t1" | bc -l)"
-printf '  --jobs 2              %8.1f s   %6.2f submissions/s   (two submissions at once)\n' \
-    "$t2" "$(echo "$n / $t2" | bc -l)"
+# rate LABEL SECONDS NOTE: one batch of the class
+rate() {
+    printf '  %-22s %7.1f s   %6.2f submissions/s   (%s)\n' "$1" "$2" "$(echo "$n / $2" | bc -l)" "$3"
+}
+rate "--jobs 1 --test-jobs 1" "$t1s" "one test at a time"
+rate "--jobs 1" "$t1" "tests on parallel lanes"
+rate "--jobs 2" "$t2" "two submissions at once"
 printf '  speed-up, --jobs 2 / one at a time  %5.2f x   (goal: >= 1.8x)\n' "$(echo "$t1s / $t2" | bc -l)"
 printf '  speed-up, --jobs 2 / --jobs 1       %5.2f x   (--jobs 1 already uses both CPUs)\n' \
     "$(echo "$t1 / $t2" | bc -l)"
