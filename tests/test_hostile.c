@@ -778,15 +778,19 @@ static int json_ok(const struct grade_result *r)
     return rc;
 }
 
+#define N_NOBODY_TOOLCHAIN (sizeof nobody_toolchain / sizeof nobody_toolchain[0])
+
 /* In the unprivileged child: each entry graded within 15 s into valid JSON
  * with the status (and refusal detail) its CATALOGUE states; else a code:
- * 10+i grader error, 40+i wrong status, 60+i invalid JSON, 80+i too slow. */
-static int grade_toolchain_as_nobody(const char *stage)
+ * 10+i grader error, 40+i wrong status, 60+i invalid JSON, 80+i too slow.
+ * The specs were loaded before the privileges were dropped (sets[i]): the
+ * checkout need not be readable by nobody (a clone in a mktemp -d is not). */
+static int grade_toolchain_as_nobody(const char *stage, struct spec_set *const *sets)
 {
     char data[HOST_PATH_MAX];
 
     snprintf(data, sizeof data, "%.1000s/data", stage);
-    for (size_t i = 0; i < sizeof nobody_toolchain / sizeof nobody_toolchain[0]; i++) {
+    for (size_t i = 0; i < N_NOBODY_TOOLCHAIN; i++) {
         char path[HOST_PATH_MAX], cat[HOST_PATH_MAX];
         struct host_expect h;
         struct grade_result *r;
@@ -797,14 +801,13 @@ static int grade_toolchain_as_nobody(const char *stage)
         snprintf(path, sizeof path, "%.1000s/%s", stage, nobody_toolchain[i]);
         snprintf(cat, sizeof cat, "%.1000s/CATALOGUE", path);
         host_expectations(access(cat, R_OK) == 0 ? cat : path, &h);
-        if ((s = entry_specs(path, &e)) == NULL || (r = host_grade_in(s, path, data, &e)) == NULL)
+        if ((s = sets[i]) == NULL || (r = host_grade_in(s, path, data, &e)) == NULL)
             return 10 + (int)i;
         bad = r->status != h.status ? 40
               : h.status != GRADE_OK && h.detail[0] &&
                       !(r->status_detail && strstr(r->status_detail, h.detail)) ? 40
               : json_ok(r) ? 60 : ut_now_ms() - t0 > 15000.0 ? 80 : 0;
         grade_result_free(r);
-        spec_set_free(s);
         if (bad)
             return bad + (int)i;
     }
@@ -814,6 +817,7 @@ static int grade_toolchain_as_nobody(const char *stage)
 Test(hostile, toolchain_and_file_attacks_contained_as_nobody, .timeout = 180)
 {
     char stage[HOST_PATH_MAX], cmd[16 * HOST_PATH_MAX];
+    struct spec_set *sets[N_NOBODY_TOOLCHAIN];
     struct arena a;
     pid_t pid;
     int st = 0, n;
@@ -834,12 +838,20 @@ Test(hostile, toolchain_and_file_attacks_contained_as_nobody, .timeout = 180)
     snprintf(cmd + n, sizeof cmd - (size_t)n, " && chown -hR %d:%d '%s'", NOBODY_ID, NOBODY_ID,
              stage);
     cr_assert(system(cmd) == 0, "cannot stage the files for nobody: %s", cmd);
+    for (size_t i = 0; i < N_NOBODY_TOOLCHAIN; i++) {
+        char path[HOST_PATH_MAX];
+        struct grd_err e;
+        snprintf(path, sizeof path, "%.1000s/%s", stage, nobody_toolchain[i]);
+        cr_assert((sets[i] = entry_specs(path, &e)) != NULL, "specs: %s", e.msg);
+    }
     pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0)
-        _exit(drop_to_nobody(a.tmp) ? 2 : grade_toolchain_as_nobody(stage));
+        _exit(drop_to_nobody(a.tmp) ? 2 : grade_toolchain_as_nobody(stage, sets));
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
+    for (size_t i = 0; i < N_NOBODY_TOOLCHAIN; i++)
+        spec_set_free(sets[i]);
     arena_leave(&a);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "as nobody: status %d (2: cannot drop privileges, 1x: grader error, 4x: wrong "
