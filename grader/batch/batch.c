@@ -641,7 +641,7 @@ int bat_finish(const char *out_dir, const char *const *ids, size_t n,
 
 unsigned bat_default_jobs(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = ut_usable_cpus();
 
-    return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+    return n > 256 ? 256 : (unsigned)n;
 }

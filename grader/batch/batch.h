@@ -267,7 +267,8 @@ struct bat_opts {
     const char *data_dir;      /* see grade_opts.data_dir */
     const char *version;       /* the grader's version, recorded per row */
     uint64_t seed;
-    unsigned jobs;             /* workers at once; 0: online CPUs */
+    unsigned jobs;             /* workers at once; 0: the usable CPUs
+                                  (ut_usable_cpus) */
     int force;                 /* regrade even when up to date */
     double worker_timeout_ms;  /* hard limit per worker; 0: 180 s */
     double budget_ms;          /* grade_opts.budget_ms; 0: its default */
@@ -304,7 +305,7 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
 int bat_merge(const char *out_dir, const char *const *dirs, size_t n,
               struct grd_err *e) __attribute__((warn_unused_result));
 
-/* Online CPUs (at least 1). */
+/* The CPUs this process may use (ut_usable_cpus), 1 to 256. */
 unsigned bat_default_jobs(void);
 
 #endif

@@ -30,7 +30,7 @@ static const char batch_usage[] =
     "row: status 'missing' (no attention.c) or 'skipped' (its name does not match\n"
     "--id-regex) when it is not graded, with the reason in the 'note' column.\n"
     "  --spec FILE   a spec to grade with (repeatable; default " CLI_DEFAULT_SPEC ")\n"
-    "  --jobs N      submissions graded at once, 1 to 256 (default: the CPUs online)\n"
+    "  --jobs N      submissions graded at once, 1 to 256 (default: the CPUs it may use)\n"
     "  --test-jobs N the tests of one submission run N at a time, 1 to 16 (default:\n"
     "                1 with --jobs above 1, else the CPUs it may use, at most 4)\n"
     "  --out DIR     where the gradebook goes (default: " DEFAULT_OUT ")\n"

@@ -2,6 +2,7 @@
 #include "core/util.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 double ut_now_ms(void)
 {
@@ -70,4 +72,17 @@ int ut_check_inside(const char *dir, const char *path, const char *shown, char *
     if (strncmp(real, root, rl) != 0 || (real[rl] != '/' && strcmp(root, "/") != 0))
         return snprintf(why, n, "'%s' is outside the submission's directory", shown), -1;
     return 0;
+}
+
+long ut_usable_cpus(void)
+{
+    long n;
+#ifdef __linux__
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+#endif
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n;
 }

@@ -20,6 +20,11 @@ double ut_thread_cpu_ms(void);
  * from outside), or -1 when it cannot be read (no such process). */
 double ut_proc_cpu_ms(int pid);
 
+/* The CPUs this process may run on: its affinity mask on Linux (what a
+ * Slurm task, taskset or a container's cpuset leaves it), else the online
+ * ones; at least 1. */
+long ut_usable_cpus(void);
+
 /* 1 when `s` ends with `suffix`, else 0. */
 int ut_has_suffix(const char *s, const char *suffix);
 

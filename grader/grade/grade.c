@@ -325,7 +325,7 @@ static void lane_close(void *self, struct grun_hooks *h)
     sbx_free(h->self);
 }
 
-/* How many lanes: o->lanes, or the online CPUs; one when recording golden
+/* How many lanes: o->lanes, or the usable CPUs; one when recording golden
  * data (the store is not shared between threads). */
 static size_t lane_count(const struct grade_opts *o)
 {

@@ -2,11 +2,11 @@
 #include "grade/grade_lanes.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "core/util.h"
 
 #define MAX_LANES 16
 
@@ -118,26 +118,10 @@ int glane_run(size_t n_lanes, size_t n_jobs, void *ctx0, const struct glane_ops 
     return -1;
 }
 
-/* The CPUs this process may run on: its affinity mask on Linux (what a
- * Slurm task, taskset or a container's cpuset leaves it), else the online
- * ones. */
-static long usable_cpus(void)
-{
-#ifdef __linux__
-    cpu_set_t set;
-
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-#endif
-    return sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 size_t glane_default(size_t cap)
 {
-    long n = usable_cpus();
+    long n = ut_usable_cpus();
 
-    if (n < 1)
-        n = 1;
     if (cap == 0)
         cap = 1;
     return (size_t)n < cap ? (size_t)n : cap;
