@@ -546,9 +546,12 @@ static int run_reference(const struct impl *ref_im, struct pc_call *k, float **r
     return snapshot(k, ref, e);
 }
 
-int pc_run_matches_reference(const struct prop_env *env, const struct spec_test *t,
-                             const struct spec_case *c, struct prop_verdict *v,
-                             struct grd_err *e)
+/* The case's outputs against the reference's, within tol: 1, 0 (v set;
+ * with `hint` when the outputs differ, not when the call failed), or -1.
+ * The one comparison of matches_reference and the seeded check. */
+static int against_reference(const struct prop_env *env, const struct spec_test *t,
+                             const struct spec_case *c, double tol, const char *hint,
+                             struct prop_verdict *v, struct grd_err *e)
 {
     struct pc_call k;
     struct call_result r;
@@ -556,18 +559,28 @@ int pc_run_matches_reference(const struct prop_env *env, const struct spec_test 
     char label[160];
     int ok;
 
-    if (env->reference == NULL)
-        return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
     if (pc_setup(env, t, c, &k, e) < 0)
         return -1;
     pc_label(t, c, &k, label, sizeof label);
     ok = run_reference(env->reference, &k, ref, label, e);
     if (ok == 0)
         ok = invoke_ok(&env->student, &k, &r, v, e);
-    if (ok == 1)
-        ok = outputs_close(&k, ref, pc_tol(t), v, label);
+    if (ok == 1 && !(ok = outputs_close(&k, ref, tol, v, label)) && hint != NULL)
+        pu_hint(v, "%s", hint);
     free_copies(ref, k.n_out, NULL);
     pc_release(&k);
+    return ok;
+}
+
+int pc_run_matches_reference(const struct prop_env *env, const struct spec_test *t,
+                             const struct spec_case *c, struct prop_verdict *v,
+                             struct grd_err *e)
+{
+    int ok;
+
+    if (env->reference == NULL)
+        return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
+    ok = against_reference(env, t, c, pc_tol(t), NULL, v, e);
     if (ok < 0)
         return -1;
     return ok ? pu_pass(v) : 0;
@@ -580,26 +593,11 @@ int pc_check_seeded(const struct prop_env *env, const struct spec_test *t,
                     struct grd_err *e)
 {
     const struct prop_def *d = prop_find(t->function, "matches_reference");
-    struct pc_call k;
-    struct call_result r;
-    float *ref[PC_MAX_OUT] = {0};
-    char label[160];
-    int ok;
 
     if (env->reference == NULL)
         return 1;
-    if (pc_setup(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = run_reference(env->reference, &k, ref, label, e);
-    if (ok == 0)
-        ok = invoke_ok(&env->student, &k, &r, v, e);
-    if (ok == 1 && !(ok = outputs_close(&k, ref, d != NULL ? d->default_tol : 1e-4, v,
-                                        label)))
-        pu_hint(v, "the spec's values matched, but the same shape with inputs drawn "
-                "from the course seed did not: the values must be computed, not "
-                "remembered");
-    free_copies(ref, k.n_out, NULL);
-    pc_release(&k);
-    return ok;
+    return against_reference(env, t, c, d != NULL ? d->default_tol : 1e-4,
+                             "the spec's values matched, but the same shape with inputs "
+                             "drawn from the course seed did not: the values must be "
+                             "computed, not remembered", v, e);
 }
