@@ -298,13 +298,8 @@ static double hook_cpu_used(void *self)
     return sbx_cpu_used(self);
 }
 
-static void set_hooks(struct grun_hooks *h, struct sbx *s)
-{
-    *h = (struct grun_hooks){s, hook_reset, hook_deadline, hook_output, hook_wall_end,
-                             hook_cpu_used};
-}
-
-/* Another lane: another sandbox on the same runner (grade_run.h). */
+/* A lane: a sandbox on the runner and the hooks over it (grade_run.h);
+ * the first lane too, which run_tests opens itself. */
 static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
                      struct grd_err *e)
 {
@@ -315,7 +310,8 @@ static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
     if (s == NULL)
         return -1;
     *student = sbx_impl(s);
-    set_hooks(h, s);
+    *h = (struct grun_hooks){s, hook_reset, hook_deadline, hook_output, hook_wall_end,
+                             hook_cpu_used};
     return 0;
 }
 
@@ -336,8 +332,7 @@ static size_t lane_count(const struct grade_opts *o)
 
 static int run_tests(struct job *j, struct grd_err *e)
 {
-    struct sbx_config cfg = {j->runner, 0, 0, 0, 0};
-    struct sbx *s = sbx_new(&cfg, e);
+    struct impl student;
     struct grun_hooks h;
     struct grun_lanes lanes = {lane_count(j->o), j, lane_open, lane_close};
     const struct impl *ref = NULL;
@@ -347,12 +342,10 @@ static int run_tests(struct job *j, struct grd_err *e)
     ref = &local;
 #endif
 
-    if (s == NULL)
+    if (lane_open(j, &student, &h, e) < 0)
         return -1;
-    set_hooks(&h, s);
-    rc = grun_run(j->o->specs, &j->sel, sbx_impl(s), ref, &h, &lanes, j->o, j->dir,
-                  j->r, e);
-    sbx_free(s);
+    rc = grun_run(j->o->specs, &j->sel, student, ref, &h, &lanes, j->o, j->dir, j->r, e);
+    lane_close(j, &h);
     return rc;
 }
 
