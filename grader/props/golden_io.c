@@ -136,6 +136,7 @@ static int slurp(const char *path, char **text, size_t *len, struct grd_err *e)
     FILE *f = fopen(path, "rb");
     struct stat st;
     size_t cap, n = 0, got;
+    int no_room = 0;
     char *buf;
 
     if (f == NULL)
@@ -154,13 +155,17 @@ static int slurp(const char *path, char **text, size_t *len, struct grd_err *e)
         n += got;
         if (n < cap)
             continue;
-        if (cap > GOLD_MAX_FILE || (bigger = realloc(buf, 2 * cap + 1)) == NULL)
+        if (cap > GOLD_MAX_FILE)
+            break;               /* n > GOLD_MAX_FILE: refused below */
+        if ((bigger = realloc(buf, 2 * cap + 1)) == NULL) {
+            no_room = 1;         /* never parse a part of the file */
             break;
+        }
         buf = bigger;
         cap *= 2;
     }
     fclose(f);
-    if (n > GOLD_MAX_FILE) {
+    if (n > GOLD_MAX_FILE || no_room) {
         free(buf);
         return err_set(e, path, 0, 0, "larger than %zu bytes (or out of memory)",
                        (size_t)GOLD_MAX_FILE);
