@@ -85,17 +85,6 @@ static const struct option options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int parse_jobs(const char *s, unsigned *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-
-    if (*s == '\0' || *end != '\0' || v < 1 || v > 256)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
-}
-
 static int take_option(struct batch_args *a, int opt, const char *arg)
 {
     struct grd_err e;
@@ -107,7 +96,7 @@ static int take_option(struct batch_args *a, int opt, const char *arg)
         a->c.specs[a->c.n_specs++] = arg;
         return 0;
     case OPT_JOBS:
-        return parse_jobs(arg, &a->o.jobs) < 0
+        return cli_parse_count(arg, 256, &a->o.jobs) < 0
                    ? cli_usage("--jobs takes a whole number from 1 to 256", batch_usage) : 0;
     case OPT_TJOBS:
         return cli_parse_count(arg, GRADE_MAX_TEST_JOBS, &a->o.test_jobs) < 0

@@ -67,10 +67,10 @@ static int parse_args(struct golden_args *a, int argc, char **argv)
         else if (opt == OPT_OUT)
             a->out = optarg;
         else if (opt == OPT_JOBS) {
-            char *end;
-            a->jobs = strtol(optarg, &end, 10);
-            if (*end != '\0' || a->jobs < 1 || a->jobs > 64)
+            unsigned n;
+            if (cli_parse_count(optarg, 64, &n) < 0)
                 return cli_usage("--jobs takes a number from 1 to 64", usage);
+            a->jobs = (long)n;
         }
         else if (opt == OPT_HELP) {
             fputs(usage, stdout);
