@@ -56,6 +56,7 @@ template: $(if $(BUILD),$(TPL_STAFF_GRADER) $(TPL_BUILD)/runner_main.o)
 	    --out '$(TPL_OUT)/specs/public.golden' reference/attention.c $(TPL_CATALOGUE)
 	$(foreach f,$(TPL_GRADER),cp '$(f)' '$(TPL_OUT)/$(f)' &&) true
 	cp student_template/attention.h '$(TPL_OUT)/grader/attention.h'
+	cp LICENSE '$(TPL_OUT)/grader/LICENSE'
 	sed $(TPL_NO_CRITERION) grader/deps.sh > '$(TPL_OUT)/grader/deps.sh'
 	{ cat $(TPL_SRC)/Makefile.head && \
 	  sed $(TPL_MAKEFILE_SED) student_template/Makefile; } > '$(TPL_OUT)/Makefile'
