@@ -7,7 +7,9 @@
 #      calls take their POSIX fallbacks (core/compat.h: no memfd_create,
 #      pipe2, prctl or Landlock), as on macOS;
 #   3. it grades the reference (full marks) and buggy or refused submissions
-#      with the very rubric of the ELF build.
+#      with the very rubric of the ELF build;
+#   4. it does so with /proc empty, as on macOS (a mount namespace);
+#   5. its undefined symbols are all on tests/macos_symbols.txt.
 # Usage: sh tests/portable.sh SRCDIR BUILD_DIR   (BUILD_DIR holds the ELF
 # build; the portable one goes to BUILD_DIR/portable)
 # Prints what it checks; exits 0 when everything holds, 1 otherwise.
@@ -87,6 +89,44 @@ for s in tests/submissions/block_prenorm.c tests/submissions/sdpa_no_scale.c \
     fi
 done
 grep -q "calls 'remove'" "$tmp/b.txt" || bad "the portable build did not refuse a call to remove()"
+
+# ---- 4. where macOS has no /proc ----
+# The whole grading path of the portable build with /proc empty (a mount
+# namespace of its own, where this user may make one), against the rubric
+# of the ELF build.
+ns=""
+if unshare -m true 2>/dev/null; then ns="unshare -m"
+elif unshare -rm true 2>/dev/null; then ns="unshare -rm"; fi
+if [ -z "$ns" ]; then
+    echo "skip: no mount namespace for this user: the empty-/proc run was not made"
+else
+    for s in reference/attention.c tests/submissions/sdpa_no_scale.c; do
+        "$elf/grader" grade "$s" 2>/dev/null | sed "s|$elf/grader|GRADER|" >"$tmp/a.txt"
+        $ns sh -c 'mount -t tmpfs none /proc && ! test -e /proc/self/exe &&
+                   exec "$1" grade "$2"' sh "$out/grader" "$s" 2>"$tmp/np.err" |
+            sed "s|$elf/portable/grader|GRADER|" >"$tmp/b.txt"
+        if [ -s "$tmp/b.txt" ] && cmp -s "$tmp/a.txt" "$tmp/b.txt"; then
+            ok "$(basename "$s") with /proc empty: the rubric of the ELF build"
+        else
+            bad "$(basename "$s") with /proc empty:"; head -n 5 "$tmp/np.err"
+            diff "$tmp/a.txt" "$tmp/b.txt" | head -n 10
+        fi
+    done
+fi
+
+# ---- 5. only what macOS has ----
+if sh tests/macos_symbols.sh tests/macos_symbols.txt "$out/grader" "$out/runner_main.o" \
+    >"$tmp/sym.txt"; then
+    ok "every undefined symbol of the portable grader and runner is on tests/macos_symbols.txt"
+else
+    bad "symbols macOS may not have:"; head -n 20 "$tmp/sym.txt"
+fi
+printf 'extern int memfd_create(const char *, unsigned);\nint main(void) { return memfd_create("x", 0); }\n' \
+    >"$tmp/linux_only.c"
+if cc -o "$tmp/linux_only" "$tmp/linux_only.c" 2>/dev/null &&
+   sh tests/macos_symbols.sh tests/macos_symbols.txt "$tmp/linux_only" >/dev/null; then
+    bad "control: the macOS list accepts memfd_create (the check is blind)"
+fi
 
 [ "$fails" -eq 0 ] || { echo "portable: $fails check(s) failed"; exit 1; }
 echo "portable: all checks passed"

@@ -10,24 +10,51 @@
 #include <unistd.h>
 
 #include "build/jail.h"
+#include "core/compat.h"
 #include "props/golden.h"
 #include "props/oracle.h"
 #include "props/prop.h"
 #include "sandbox/sbx.h"
 
+/* Whether dir holds the grader's data (its runner object, at least). */
+static int holds_data(const char *dir)
+{
+    char path[CLI_PATH_MAX + 64];
+    int w = snprintf(path, sizeof path, "%s/runner_main.o", dir);
+
+    return w > 0 && (size_t)w < sizeof path && access(path, R_OK) == 0;
+}
+
+static int take_dir(const char *dir, char *buf, size_t n)
+{
+    return snprintf(buf, n, "%s", dir) < (int)n ? 0 : -1;
+}
+
 int cli_find_data_dir(char *buf, size_t n, struct grd_err *e)
 {
-    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    char exe[CLI_PATH_MAX], cand[CLI_PATH_MAX + 32];
     char *slash;
 
-    if (len < 0)
-        return err_set(e, NULL, 0, 0, "cannot find the grader's own directory: %s",
+    if (cpt_exe_path(exe, sizeof exe) < 0)
+        return err_set(e, NULL, 0, 0, "cannot find the grader's own path: %s",
                        strerror(errno));
-    buf[len] = '\0';
-    if ((slash = strrchr(buf, '/')) == NULL)
+    if ((slash = strrchr(exe, '/')) == NULL)
         return err_set(e, NULL, 0, 0, "cannot find the grader's own directory");
     *slash = '\0';
-    return 0;
+    /* The build tree keeps the data beside the binary; `make install`
+     * puts it in PREFIX/share, found from PREFIX/bin wherever DESTDIR
+     * staged it; GRADER_DATADIR is where it was meant to be installed. */
+    if (holds_data(exe))
+        return take_dir(exe, buf, n);
+    snprintf(cand, sizeof cand, "%s/../share/attention-grader", exe);
+    if (holds_data(cand) && realpath(cand, exe) != NULL)
+        return take_dir(exe, buf, n);
+#ifdef GRADER_DATADIR
+    if (holds_data(GRADER_DATADIR))
+        return take_dir(GRADER_DATADIR, buf, n);
+#endif
+    return err_set(e, NULL, 0, 0, "cannot find the grader's data (runner_main.o) beside "
+                   "'%s' or in '%s'", exe, cand);
 }
 
 struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e)
@@ -43,6 +70,8 @@ struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e)
         /* specs/public.yaml of the current directory (the project or the
          * student's template), else the one beside the grader's build. */
         snprintf(def, sizeof def, "%s", CLI_DEFAULT_SPEC);
+        if (access(def, R_OK) != 0)
+            snprintf(def, sizeof def, "%s/%s", c->data_dir, CLI_DEFAULT_SPEC);
         if (access(def, R_OK) != 0)
             snprintf(def, sizeof def, "%s/../%s", c->data_dir, CLI_DEFAULT_SPEC);
         if (spec_load(s, def, prop_check_case, e) < 0)

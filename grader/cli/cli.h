@@ -33,14 +33,21 @@ struct cli_common {
 };
 
 /*
- * Find the grader's data directory (the directory of the executable,
- * which holds runner_main.o and include/attention.h). Returns 0 or -1.
+ * Find the grader's data directory: the one that holds runner_main.o,
+ * include/attention.h, diag.golden and (installed) specs/. That is the
+ * executable's own directory in a build tree, else PREFIX/share/
+ * attention-grader beside the PREFIX/bin it runs from (`make install`,
+ * DESTDIR or not), else the GRADER_DATADIR it was built for. The
+ * executable is found without /proc where there is none (core/compat.h).
+ * Returns 0, or -1 with e set.
  */
 int cli_find_data_dir(char *buf, size_t n, struct grd_err *e);
 
 /*
- * Load every spec in c (or specs/public.yaml of the current directory, else
- * <data_dir>/../specs/public.yaml, when none was given) into a new set. Returns the set, or NULL with e set.
+ * Load every spec in c (or, when none was given, specs/public.yaml of the
+ * current directory, else <data_dir>/specs/public.yaml (installed), else
+ * <data_dir>/../specs/public.yaml (a build tree)) into a new set. Returns
+ * the set, or NULL with e set.
  */
 struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e);
 

@@ -12,6 +12,8 @@
 #ifndef GRD_COMPAT_H
 #define GRD_COMPAT_H
 
+#include <stddef.h>
+
 #if defined(__linux__) && !(defined(GRADER_PORTABLE) && GRADER_PORTABLE)
 #define CPT_LINUX 1
 #else
@@ -42,5 +44,24 @@ int cpt_parent_death_signal(int sig);
 /* execvpe(file, argv, envp); the fallback sets environ, then execvp
  * (only ever called in a freshly forked child). */
 int cpt_execvpe(const char *file, char *const argv[], char *const envp[]);
+
+/*
+ * The absolute path of the running executable, in buf (n bytes): on Linux
+ * /proc/self/exe; on macOS _NSGetExecutablePath, resolved; elsewhere, and
+ * when /proc is not mounted, argv[0] as the C library keeps it
+ * (glibc's program_invocation_name), resolved against the current
+ * directory or $PATH. Returns 0, or -1 with errno set (ENOENT when no
+ * way found it, ENAMETOOLONG when buf is too small).
+ */
+int cpt_exe_path(char *buf, size_t n);
+
+/*
+ * Milliseconds of CPU time process `pid` (a child of ours, still alive) has
+ * used, read from outside it: its POSIX CPU clock on Linux, the kernel's
+ * rusage of it on macOS (proc_pid_rusage). Returns -1 where the system
+ * offers neither (the portable build on Linux): the callers then bound a
+ * call by the wall clock, which CPU time never runs ahead of.
+ */
+double cpt_proc_cpu_ms(int pid);
 
 #endif

@@ -1,6 +1,8 @@
 /* util.c -- see util.h. */
 #include "core/util.h"
 
+#include "core/compat.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <limits.h>
@@ -36,13 +38,7 @@ double ut_thread_cpu_ms(void)
 
 double ut_proc_cpu_ms(int pid)
 {
-    struct timespec ts;
-    clockid_t id;
-
-    if (pid <= 0 || clock_getcpuclockid((pid_t)pid, &id) != 0 ||
-        clock_gettime(id, &ts) != 0)
-        return -1;
-    return ms_of(&ts);
+    return cpt_proc_cpu_ms(pid);
 }
 
 int ut_has_suffix(const char *s, const char *suffix)
