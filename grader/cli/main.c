@@ -7,7 +7,7 @@
  *   grader list ...     list the tests of the specs (cmd_list.c)
  *   grader map|saturation|permute|vectors   self-check tools (cmd_selfcheck.c)
  *   grader golden ...   the golden data of a spec (cmd_golden.c)
- *   grader version
+ *   grader version | --version       grader help [CMD] | -h | --help
  *
  * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
  * usage, spec or environment error, with one line on stderr.
@@ -59,8 +59,25 @@ static const char usage[] =
     "  permute     permute the words: does the output only permute?\n"
     "  vectors     the hash-seeded vectors of a text's words, as a VECTORS file\n"
     "  golden      record the golden data of a spec (staff build; make template)\n"
-    "  version     print the grader's version\n"
+    "  version     print the grader's version (also --version)\n"
+    "  help        this list, or 'grader help CMD': a command's options\n"
     "Run 'grader <command> --help' for a command's options.\n";
+
+/* `grader help CMD` is `grader CMD --help`. */
+static int help(int argc, char **argv)
+{
+    char opt[] = "--help";
+    char *args[] = {argc > 1 ? argv[1] : NULL, opt, NULL};
+
+    if (argc < 2) {
+        fputs(usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(2, args);
+    return cli_usage("unknown command", usage);
+}
 
 int main(int argc, char **argv)
 {
@@ -70,7 +87,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+    if (strcmp(argv[1], "--version") == 0)
+        return cmd_version(argc - 1, argv + 1);
+    if (strcmp(argv[1], "help") == 0)
+        return help(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage, stdout);
         return CLI_EXIT_OK;
     }
