@@ -11,10 +11,18 @@
 #   make diag-data  $(BUILD)/diag.golden: the catalogue's mistakes, for diagnoses
 #   make gradescope the Gradescope autograder: dist/gradescope/autograder.zip
 #   make classroom50  the Classroom 50 bundle: dist/classroom50/attention/
+#   make install    PREFIX=/usr/local DESTDIR= : bin/grader, its data in
+#                   share/attention-grader/, the manual grader.1; make uninstall
+#   make check-macos SDK=/path/to/MacOSX.sdk  the portable sources against
+#                   Apple's SDK (clang -fsyntax-only; opt-in, never in CI)
 #   make clean
 #
 # BUILD=dir puts the build elsewhere; STAFF=0 builds the student-side grader
 # (no reference solution linked in; hidden specs refused). CI=1 adds -Werror.
+# CPPFLAGS, CFLAGS and LDFLAGS are yours, as make users expect (the runner
+# object, linked with student code at grading time, takes no -fsanitize).
+# SANITIZE=address,undefined builds the grader and the tests with those
+# sanitizers. NO_DEPS=1: never install packages (print the command instead).
 # PORTABLE=1 compiles out ELF and seccomp (the default off Linux, e.g. macOS):
 # objects are checked from `nm -P`, the sandbox keeps deadlines, rlimits and
 # process isolation; `make test` builds this way too (tests/portable.sh).
@@ -47,7 +55,15 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm -pthread
 CRIT_CFLAGS = $(shell pkg-config --cflags criterion)
 CRIT_LIBS = $(shell pkg-config --libs criterion)
-ALL_CFLAGS = $(WARN) $(OPT) $(DEFS) -pthread -Igrader -Istudent_template $(PKG_CFLAGS) $(CFLAGS)
+ifneq ($(strip $(SANITIZE)),)
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+BASE_CFLAGS = $(WARN) $(OPT) $(DEFS) -pthread -Igrader -Istudent_template $(PKG_CFLAGS) \
+              $(CPPFLAGS)
+ALL_CFLAGS = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(OPT) $(SAN_FLAGS) $(CFLAGS) $(LDFLAGS)
+# Header dependencies, written by the compiler beside each object.
+DEPFLAGS = -MMD -MP
 
 # Sources are found by folder: grader/<module>/*.c (docs/DESIGN.md maps
 # the folders). The CLI layer, the only code that prints, is grader/cli/.
@@ -71,22 +87,30 @@ all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h
 deps: $(DEPS_OK)
 $(DEPS_OK):
 	@mkdir -p $(BUILD)
-	@PORTABLE=$(PORTABLE) sh grader/deps.sh
+	@PORTABLE=$(PORTABLE) NO_DEPS=$(NO_DEPS) sh grader/deps.sh
 	@touch $@
 
-$(BUILD)/obj/%.o: grader/%.c $(GRADER_HDRS) | $(DEPS_OK)
+$(BUILD)/obj/%.o: grader/%.c $(BUILD)/obj/%.d | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/obj/reference.o: reference/attention.c student_template/attention.h | $(DEPS_OK)
+# The runner's trusted half is linked with a student's object by the grader
+# with plain cc: no sanitizer runtime may be asked of that link.
+$(BUILD)/obj/sandbox/runner_main.o: grader/sandbox/runner_main.c \
+                                    $(BUILD)/obj/sandbox/runner_main.d | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/reference.o: reference/attention.c $(BUILD)/obj/reference.d | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
 
 $(BUILD)/libgrader.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/grader: $(CLI_OBJS) $(BUILD)/libgrader.a $(GRADER_EXTRA) | $(BUILD)/runner_main.o $(BUILD)/include/attention.h
-	$(CC) $(OPT) -o $@ $(CLI_OBJS) $(GRADER_EXTRA) $(BUILD)/libgrader.a $(PKG_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(GRADER_EXTRA) $(BUILD)/libgrader.a $(PKG_LIBS)
 
 # The trusted half of the student's runner; linked with the submission at
 # grading time, so it ships as an object beside the grader.
@@ -97,11 +121,19 @@ $(BUILD)/include/attention.h: student_template/attention.h
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libgrader.a $(REF_OBJS) $(wildcard tests/*.h) | $(DEPS_OK)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/libgrader.a $(REF_OBJS) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests $(CRIT_CFLAGS) -DTEST_SRCDIR='"$(CURDIR)"' \
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests $(CRIT_CFLAGS) -DTEST_SRCDIR='"$(CURDIR)"' \
 	    -DTEST_BUILDDIR='"$(abspath $(BUILD))"' $< -o $@ \
-	    $(REF_OBJS) $(BUILD)/libgrader.a $(CRIT_LIBS) $(PKG_LIBS)
+	    $(REF_OBJS) $(BUILD)/libgrader.a $(LDFLAGS) $(CRIT_LIBS) $(PKG_LIBS)
+
+# The header dependencies the compiler wrote. Named as targets of their own
+# (not a pattern, which make would take for intermediate files), so that an
+# object without its .d, from a build before -MMD, is made again once.
+DEP_FILES := $(patsubst %.o,%.d,$(CLI_OBJS) $(LIB_OBJS) $(REF_OBJS) \
+               $(BUILD)/obj/sandbox/runner_main.o) $(TEST_BINS:=.d)
+$(DEP_FILES):
+-include $(wildcard $(DEP_FILES))
 
 # The catalogue's known mistakes as data, for the staff rubric's diagnosis
 # (grade/diag.h; the template ships its own, public-only, specs/public.golden).
@@ -185,4 +217,5 @@ clean:
 
 include grader/template.mk
 include grader/platforms.mk
+include grader/install.mk
 include tests/slurm/slurm.mk

@@ -4,6 +4,7 @@
 # the exact command for the user's system and fails.
 # Usage: deps.sh [--print]   (--print: only list the Debian packages needed)
 # PORTABLE=1 (a build without seccomp) does not ask for libseccomp.
+# NO_DEPS=1 never installs: it prints the command, as for a user who is not root.
 set -u
 # The student build (the template: no tests/ beside grader/) needs a C
 # compiler, libyaml, PCRE2, binutils and, on Linux, libseccomp. Only the
@@ -50,7 +51,8 @@ if [ "${1:-}" = --print ]; then
     exit 0
 fi
 [ -z "$missing" ] && exit 0
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+# NO_DEPS=1 (make NO_DEPS=1): never install, only say what is missing.
+if [ "${NO_DEPS:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: missing:$missing; installing Debian packages: $deb" >&2
     export DEBIAN_FRONTEND=noninteractive
     { apt-get update -qq && apt-get install -y -qq $deb; } >&2 || {

@@ -315,6 +315,48 @@ Test(cli, portable_build_grades_like_the_elf_build, .timeout = 900)
     free(out);
 }
 
+/* `make install` into a DESTDIR with PREFIX=/usr: the staged grader grades
+ * from /, finds its data from where it runs, answers --version, -h and
+ * help CMD, its manual page is clean roff, and uninstall removes it all
+ * (tests/install.sh). */
+Test(cli, make_install_grades_from_anywhere, .timeout = 600)
+{
+    int rc;
+    char *out = run("sh tests/install.sh . \"$BUILD\"", &rc);
+
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "install: all checks passed") != NULL, "%s", out);
+    free(out);
+}
+
+/* The conventions of a Unix command: --version, -h, --help and help CMD
+ * exit 0 on standard output; an unknown command is a usage error. */
+Test(cli, version_and_help_exit_zero)
+{
+    static const struct { const char *args; int rc; const char *says; } cases[] = {
+        {"--version", 0, "attention-grader "},
+        {"version", 0, "attention-grader "},
+        {"-h", 0, "usage: grader <command>"},
+        {"--help", 0, "usage: grader <command>"},
+        {"help", 0, "usage: grader <command>"},
+        {"help grade", 0, "usage: grader grade"},
+        {"help nosuch", 2, "unknown command"},
+        {"nosuch", 2, "unknown command"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cmd, *out;
+        int rc;
+
+        cr_assert(asprintf(&cmd, "\"$BUILD/grader\" %s 2>&1", cases[i].args) > 0);
+        out = run(cmd, &rc);
+        cr_expect_eq(rc, cases[i].rc, "grader %s: exit %d\n%s", cases[i].args, rc, out);
+        cr_expect(strstr(out, cases[i].says) != NULL, "grader %s:\n%s", cases[i].args, out);
+        free(out);
+        free(cmd);
+    }
+}
+
 /*
  * The tests of a submission run on parallel lanes (grade --test-jobs), one
  * function's tests per lane, each function with its own timeouts and its
