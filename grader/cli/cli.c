@@ -43,16 +43,12 @@ int cli_find_data_dir(char *buf, size_t n, struct grd_err *e)
     *slash = '\0';
     /* The build tree keeps the data beside the binary; `make install`
      * puts it in PREFIX/share, found from PREFIX/bin wherever DESTDIR
-     * staged it; GRADER_DATADIR is where it was meant to be installed. */
+     * staged it. */
     if (holds_data(exe))
         return take_dir(exe, buf, n);
     snprintf(cand, sizeof cand, "%s/../share/attention-grader", exe);
     if (holds_data(cand) && realpath(cand, exe) != NULL)
         return take_dir(exe, buf, n);
-#ifdef GRADER_DATADIR
-    if (holds_data(GRADER_DATADIR))
-        return take_dir(GRADER_DATADIR, buf, n);
-#endif
     return err_set(e, NULL, 0, 0, "cannot find the grader's data (runner_main.o) beside "
                    "'%s' or in '%s'", exe, cand);
 }

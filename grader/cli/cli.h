@@ -37,8 +37,8 @@ struct cli_common {
  * include/attention.h, diag.golden and (installed) specs/. That is the
  * executable's own directory in a build tree, else PREFIX/share/
  * attention-grader beside the PREFIX/bin it runs from (`make install`,
- * DESTDIR or not), else the GRADER_DATADIR it was built for. The
- * executable is found without /proc where there is none (core/compat.h).
+ * DESTDIR or not). The executable is found without /proc where there is
+ * none (core/compat.h).
  * Returns 0, or -1 with e set.
  */
 int cli_find_data_dir(char *buf, size_t n, struct grd_err *e);
