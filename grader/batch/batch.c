@@ -14,6 +14,7 @@
 
 #include "core/compat.h"
 #include "core/json.h"
+#include "batch/html.h"
 #include "batch/summary.h"
 #include "core/util.h"
 
@@ -595,26 +596,32 @@ static const char **columns(const struct bat_row *rows, size_t n,
 static int write_outputs(const char *out_dir, const struct bat_row *rows, size_t n,
                          const char *const *cols, size_t n_cols, struct grd_err *e)
 {
-    struct strbuf csv, md, svg;
+    struct strbuf csv, md, svg, html;
     int rc;
 
     sb_init(&csv, 0);
     sb_init(&md, 0);
     sb_init(&svg, 0);
+    sb_init(&html, 0);
     rc = bat_csv_write(cols, n_cols, rows, n, &csv) < 0 ||
                  sum_write_md(rows, n, cols, n_cols, &md) < 0 ||
                  sum_write_svg(rows, n, cols, n_cols, &svg) < 0
              ? err_set(e, NULL, 0, 0, "the gradebook is larger than its cap")
              : 0;
     if (rc == 0)
+        rc = html_write_report(out_dir, rows, n, cols, n_cols, &html, e);
+    if (rc == 0)
         rc = write_buf(out_dir, "grades.csv", &csv, e);
     if (rc == 0)
         rc = write_buf(out_dir, "summary.md", &md, e);
     if (rc == 0)
         rc = write_buf(out_dir, "summary.svg", &svg, e);
+    if (rc == 0)
+        rc = write_buf(out_dir, "report.html", &html, e);
     sb_release(&csv);
     sb_release(&md);
     sb_release(&svg);
+    sb_release(&html);
     return rc;
 }
 

@@ -111,6 +111,7 @@ int cmd_grade(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_saturation(int argc, char **argv);

@@ -3,6 +3,7 @@
  *
  *   grader grade ...    grade one submission (cmd_grade.c)
  *   grader batch|merge  a whole class (cmd_batch.c)
+ *   grader report       a gradebook's report.html again (cmd_report.c)
  *   grader export       grades.csv for Canvas, Moodle or Excel (cmd_export.c)
  *   grader list ...     list the tests of the specs (cmd_list.c)
  *   grader map|saturation|permute|vectors   self-check tools (cmd_selfcheck.c)
@@ -36,6 +37,7 @@ static const struct command commands[] = {
     {"grade", cmd_grade},
     {"batch", cmd_batch},
     {"merge", cmd_merge},
+    {"report", cmd_report},
     {"export", cmd_export},
     {"list", cmd_list},
     {"map", cmd_map},
@@ -52,6 +54,7 @@ static const char usage[] =
     "  grade       grade one submission and print its rubric\n"
     "  batch       grade a whole class in parallel into a gradebook\n"
     "  merge       combine the outputs of sharded batches\n"
+    "  report      write a gradebook's report.html again, without grading\n"
     "  export      grades.csv as Canvas's or Moodle's import, or for Excel\n"
     "  list        list the tests of the specs\n"
     "  map         the attention map of a text, computed with a submission\n"
