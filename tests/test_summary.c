@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "batch/html.h"
 #include "batch/summary.h"
 
 #define N_FN 6
@@ -348,4 +350,92 @@ Test(summary, svg_renders_to_a_png_of_its_size, .timeout = 300)
     rmdir(dir);
     free(svg);
     free(k);
+}
+
+/* ---- report.html (batch/html.h) ---- */
+
+/* Text from the class is HTML text: markup escaped, controls and bidi
+ * overrides visible, invalid UTF-8 replaced; one_line shows newlines. */
+Test(summary, html_text_is_escaped_and_visible)
+{
+    static const struct { const char *in; int one_line; const char *out; } cases[] = {
+        {"<svg onload=x>", 1, "&lt;svg onload=x&gt;"},
+        {"a\"b'c&d", 1, "a&quot;b&#39;c&amp;d"},
+        {"]]>", 1, "]]&gt;"},
+        {"line\nnext\tcol", 1, "line\\nnext\\tcol"},
+        {"line\nnext", 0, "line\nnext"},
+        {"\x1b]0;title\x07", 1, "\xef\xbf\xbd]0;title\xef\xbf\xbd"},
+        {"abc\xe2\x80\xaexyz", 1, "abc[U+202E]xyz"},
+        {"\xe2\x81\xa6iso", 1, "[U+2066]iso"},
+        {"bad\xff", 1, "bad\xef\xbf\xbd"},
+        {"Zo\xc3\xab", 1, "Zo\xc3\xab"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct strbuf sb;
+
+        sb_init(&sb, 0);
+        cr_assert_eq(html_add_text(&sb, cases[i].in, strlen(cases[i].in), cases[i].one_line), 0);
+        cr_expect_str_eq(sb_str(&sb), cases[i].out, "case %zu", i);
+        sb_release(&sb);
+    }
+}
+
+/* The page from hand-built rows: a CSP that forbids every request, one
+ * table row per gradebook row (absent folders too), every test column,
+ * and nothing of the class outside escaped text. */
+Test(summary, html_report_has_a_row_per_folder_and_forbids_requests)
+{
+    struct klass *k = make_class(12, 20, 1);
+    struct strbuf sb;
+    struct grd_err e;
+    const char *p;
+    size_t rows = 0;
+
+    k->rows[0].id = (char *)"<img src=x onerror=alert(1)>";
+    sb_init(&sb, 0);
+    err_clear(&e);
+    cr_assert_eq(html_write_report("/nonexistent", k->rows, k->n_rows, k->idp,
+                                   k->n_tests, &sb, &e), 0, "%s", e.msg);
+    cr_expect(strstr(sb_str(&sb), "default-src 'none'") != NULL);
+    cr_expect(strstr(sb_str(&sb), "script-src 'sha256-") != NULL);
+    cr_expect(strstr(sb_str(&sb), "'unsafe-inline'") == NULL);
+    for (p = sb_str(&sb); (p = strstr(p, "<tr data-status=")) != NULL; p++)
+        rows++;
+    cr_expect_eq(rows, k->n_rows);
+    cr_expect(strstr(sb_str(&sb), "<img src=x") == NULL);
+    cr_expect(strstr(sb_str(&sb), "&lt;img src=x onerror=alert(1)&gt;") != NULL);
+    cr_expect(strstr(sb_str(&sb), k->ids[k->n_tests - 1]) != NULL);
+    sb_release(&sb);
+    free(k);
+}
+
+/* A class of 30 from the catalogue in headless Chromium: sort, filter, a
+ * student's failures, a hostile id as text, no request, no console
+ * message, screenshots (tests/report_browser.sh). Skipped, saying so,
+ * where there is no Chromium. */
+Test(summary, html_report_in_a_browser, .timeout = 900)
+{
+    char *cmd = NULL, *text;
+    FILE *p;
+    size_t n;
+    int rc;
+
+    cr_assert(asprintf(&cmd, "cd '%s' && sh tests/report_browser.sh . '%s' 2>&1", TEST_SRCDIR,
+                       TEST_BUILDDIR) > 0);
+    text = calloc(1, 1 << 16);
+    cr_assert_not_null(text);
+    p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    n = fread(text, 1, (1 << 16) - 1, p);
+    text[n] = '\0';
+    rc = pclose(p);
+    rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    if (rc == 77)
+        cr_skip_test("%s", text);
+    cr_expect_eq(rc, 0, "%s", text);
+    cr_expect(strstr(text, "report browser: all checks passed") != NULL, "%s", text);
+    printf("%s", text);
+    free(text);
+    free(cmd);
 }
