@@ -134,6 +134,12 @@ printf '  speed-up, --jobs 2 / one at a time  %5.2f x   (goal: >= 1.8x)\n' "$(ec
 printf '  speed-up, --jobs 2 / --jobs 1       %5.2f x   (--jobs 1 already uses both CPUs)\n' \
     "$(echo "$t1 / $t2" | bc -l)"
 printf '  total (--jobs 2)      %8.1f s   (goal: < 30 s)\n' "$t2"
+# report.html of that class, written again from its rows (grader report)
+t0=$(now)
+"$grader" report "$tmp/out2" 2>/dev/null
+t1=$(now)
+printf '  report.html           %8.2f s   %7.0f KB   (grader report; goals: < 1 s, < 2 MB)\n' \
+    "$(echo "$t1 - $t0" | bc -l)" "$(echo "$(wc -c <"$tmp/out2/report.html") / 1024" | bc -l)"
 
 # ---- the slowest submission (from the one-at-a-time progress lines) ----
 slow=$(sed -n 's/^\[[0-9]*\/[0-9]*\] \(.*\): \([a-z_]*\) .* (\([0-9.]*\) s).*$/\3 \1 \2/p' "$tmp/log1s" |
