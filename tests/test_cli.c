@@ -192,7 +192,8 @@ Test(cli, check_written_reports_a_malformed_file_once)
     int rc;
 
     cr_assert(asprintf(&cmd, "make -s --no-print-directory -C '%s' check-written "
-                       "GRADER=\"$BUILD/grader\" SPEC_WRITTEN='%s/specs/written.yaml'", dir,
+                       "GRADER=\"$BUILD/grader\" SPEC='%s/specs/public.yaml' "
+                       "SPEC_WRITTEN='%s/specs/written.yaml'", dir, TEST_SRCDIR,
                        TEST_SRCDIR) > 0);
     out = run(cmd, &rc);
     cr_expect_neq(rc, 0, "check-written exits 0 while its claims fail:\n%s", out);
@@ -214,8 +215,9 @@ Test(cli, check_written_passes_with_manual_items_pending)
 
     cr_assert(asprintf(&cmd, "cp tests/answers_fixtures/good/* '%s/' && "
                        "make -s --no-print-directory -C '%s' check-written "
-                       "GRADER=\"$BUILD/grader\" SPEC_WRITTEN='%s/specs/written.yaml'", dir,
-                       dir, TEST_SRCDIR) > 0);
+                       "GRADER=\"$BUILD/grader\" SPEC='%s/specs/public.yaml' "
+                       "SPEC_WRITTEN='%s/specs/written.yaml'", dir, dir, TEST_SRCDIR,
+                       TEST_SRCDIR) > 0);
     out = run(cmd, &rc);
     cr_expect_eq(rc, 0, "%s", out);
     cr_expect_eq(count(out, "  MANUAL "), 2, "%s", out);

@@ -276,6 +276,14 @@ Test(spec, several_files_share_one_set)
     snprintf(both, sizeof both, "%s%s", file_a, file_b);
     sha256_hex(both, strlen(both), want);
     cr_expect_str_eq(spec_sha256(s), want);
+    /* the hash of the first file alone: the one golden data made for it
+     * names (the template's public.golden beside written.yaml) */
+    cr_expect_eq(spec_file_count(s), 2);
+    sha256_hex(file_a, strlen(file_a), want);
+    cr_expect_str_eq(spec_sha256_upto(s, 1), want);
+    cr_expect_str_eq(spec_sha256_upto(s, 2), spec_sha256(s));
+    cr_expect_null(spec_sha256_upto(s, 0));
+    cr_expect_null(spec_sha256_upto(s, 3));
     spec_set_free(s);
     tmp_cleanup(&t);
 }
@@ -308,6 +316,7 @@ Test(spec, duplicate_across_files_names_both_and_changes_nothing)
     cr_expect_eq(spec_test_count(s), 1, "block.shapes came before the error");
     cr_expect_null(spec_find(s, "block.shapes"));
     cr_expect_str_eq(spec_sha256(s), sha);
+    cr_expect_eq(spec_file_count(s), 1, "the refused file counts for nothing");
     spec_set_free(s);
     tmp_cleanup(&t);
 }

@@ -114,6 +114,7 @@ void spec_set_free(struct spec_set *s)
     free(s->tests.v);
     free(s->rules.v);
     free(s->ids.slot);
+    free(s->upto);
     free(s);
 }
 
@@ -145,6 +146,16 @@ const struct spec_rule *spec_rule_at(const struct spec_set *s, size_t i)
 const char *spec_sha256(const struct spec_set *s)
 {
     return s->hex;
+}
+
+size_t spec_file_count(const struct spec_set *s)
+{
+    return s->n_files;
+}
+
+const char *spec_sha256_upto(const struct spec_set *s, size_t k)
+{
+    return k >= 1 && k <= s->n_files ? s->upto[k - 1] : NULL;
 }
 
 const struct spec_param *spec_param(const struct spec_case *c, const char *key)

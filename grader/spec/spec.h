@@ -112,6 +112,13 @@ const struct spec_rule *spec_rule_at(const struct spec_set *s, size_t i);
  * order (65 bytes with the NUL). Recorded in gradebooks. */
 const char *spec_sha256(const struct spec_set *s);
 
+/* The number of files loaded, and the SHA-256 (hex) over the bytes of the
+ * first k of them, in load order (1 <= k <= count; k = count gives
+ * spec_sha256), or NULL when k is out of range: golden data made for the
+ * first files of a set names this hash (cli.c). */
+size_t spec_file_count(const struct spec_set *s);
+const char *spec_sha256_upto(const struct spec_set *s, size_t k);
+
 /* Helpers for properties reading a case. Each returns `def` when the key
  * is absent (validation has already checked types). */
 double spec_num(const struct spec_case *c, const char *key, double def);

@@ -49,6 +49,8 @@ struct spec_set {
     struct idtab ids;
     struct sha256_ctx sha;   /* over the bytes of every loaded file */
     char hex[SHA256_HEX_LEN];
+    char (*upto)[SHA256_HEX_LEN]; /* upto[k]: over the first k + 1 files */
+    size_t n_files;
 };
 
 

@@ -585,7 +585,11 @@ static int commit(struct ld *l)
     struct spec_set *s = l->set;
     unsigned char d[SHA256_DIGEST_LEN];
     struct sha256_ctx done;
+    char (*upto)[SHA256_HEX_LEN] = realloc(s->upto, (s->n_files + 1) * sizeof *upto);
 
+    if (upto == NULL)
+        return spec_ld_oom(l);
+    s->upto = upto; /* the same hashes, room for one more */
     if (spec_pvec_reserve(&s->tests, l->tests.n) != 0 ||
         spec_pvec_reserve(&s->rules, l->rules.n) != 0 ||
         spec_idtab_reserve(&s->ids, s->tests.n + l->tests.n) != 0)
@@ -601,6 +605,7 @@ static int commit(struct ld *l)
     done = s->sha;
     sha256_final(&done, d);
     sha256_to_hex(d, s->hex);
+    memcpy(s->upto[s->n_files++], s->hex, sizeof s->hex);
     return 0;
 }
 
