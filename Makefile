@@ -8,6 +8,8 @@
 #   make bench      benchmarks (medians and ratios, never timed tests)
 #   make test-slurm the Slurm array recipe on a one-node cluster (opt-in; tests/slurm/)
 #   make template   the student repository in dist/student_template
+#   make readme-examples  rewrite student_template/README.md's example
+#                   outputs from the reference (make test checks them)
 #   make diag-data  $(BUILD)/diag.golden: the catalogue's mistakes, for diagnoses
 #   make gradescope the Gradescope autograder: dist/gradescope/autograder.zip
 #   make classroom50  the Classroom 50 bundle: dist/classroom50/attention/
@@ -185,13 +187,14 @@ $(FUZZ_NAMES:%=fuzz-run-%): fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	    { tail -40 $(BUILD)/fuzz/fuzz_$*.log; exit 1; }
 	@tail -1 $(BUILD)/fuzz/fuzz_$*.log
 
-# A quiet build first (one line; V=1 shows the commands), then the demo.
-demo: $(BUILD)/diag.golden
+# A quiet build first (one line; V=1 shows its commands), the diagnosis
+# data included (its recording is one long command line), then the demo.
+demo:
 ifeq ($(V),1)
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all diag-data
 else
-	@mkdir -p $(BUILD) && printf 'build: %s/grader ... ' '$(BUILD)' && \
-	  if $(MAKE) --no-print-directory -s all >$(BUILD)/build.log 2>&1; then \
+	@mkdir -p $(BUILD) && printf 'build: %s/grader and its diagnosis data ... ' '$(BUILD)' && \
+	  if $(MAKE) --no-print-directory -s all diag-data >$(BUILD)/build.log 2>&1; then \
 	    echo "ok (commands and warnings in $(BUILD)/build.log; V=1 shows them)"; \
 	  else echo "failed:"; tail -n 30 $(BUILD)/build.log; exit 1; fi
 endif
@@ -211,6 +214,10 @@ check: $(CHECK_DEPS)
 
 bench: all
 	@sh tests/bench.sh $(BUILD)
+
+.PHONY: readme-examples
+readme-examples: all
+	@python3 tests/readme_examples.py . $(BUILD) --update
 
 clean:
 	rm -rf $(BUILD) dist

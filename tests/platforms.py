@@ -316,7 +316,7 @@ def c50_validate(res, name, env):
     print(f"ok: {name}: result.json validates against classroom50/result/v1")
 
 
-def c50_run(bundle, checkout, src_file, tmp):
+def c50_run(bundle, checkout, src_file, tmp, extra_env=None, expect_rc=0):
     os.makedirs(checkout)
     if src_file:
         shutil.copyfile(src_file, os.path.join(checkout, "attention.c"))
@@ -344,7 +344,10 @@ def c50_run(bundle, checkout, src_file, tmp):
                CLASSROOM50_BUNDLE_DIR=bundle, RUNNER_TEMP=tmp,
                GITHUB_REPOSITORY="cs101/cs101-attention-zoe", GITHUB_SHA="abc1234",
                GITHUB_SERVER_URL="https://github.com", GITHUB_ACTOR="zoe")
+    env.update(extra_env or {})
     p = sh([sys.executable, os.path.join(bundle, "autograder.py")], cwd=checkout, env=env)
+    if expect_rc != 0:
+        return p
     check(p.returncode == 0, "autograder.py exits 0:\n" +
           p.stderr.decode("utf-8", "replace")[-3000:])
     with open(os.path.join(checkout, "result.json"), encoding="utf-8") as f:
@@ -352,6 +355,83 @@ def c50_run(bundle, checkout, src_file, tmp):
     with open(os.path.join(checkout, "release-body.md"), encoding="utf-8") as f:
         body = f.read()
     return res, body, env
+
+
+def c50_repro(bundle, checkout, name, res, body, tmp):
+    """Every reproduce line names what the student's checkout has (the
+    template's `make check ONLY=...`), never the runner's copy of the
+    bundle; one of them, run with the bundle's grader, reruns one test."""
+    text = json.dumps(res) + body
+    for path in (bundle, tmp, "RUNNER_TEMP", "classroom50-runtime"):
+        check(path not in text, f"{name}: result.json or release-body.md names {path}")
+    texts = [body] + [t.get("message", "") for t in res["tests"]]
+    lines = [m.strip().strip("`") for x in texts
+             for m in re.findall(r"reproduce: *([^\n]*)", x)]
+    if not lines:
+        return None
+    bad = [x for x in lines if not re.match(r"^make check ONLY='[^']+'$", x)]
+    check(not bad, f"{name}: reproduce lines that are not `make check ONLY=...`: {bad[:3]}")
+    only = re.match(r"^make check ONLY='([^']+)'", lines[0]).group(1)
+    p = sh([os.path.join(bundle, "build", "grader"), "grade", "--only", only, "--spec",
+            os.path.join(bundle, "specs", "public.yaml"), "attention.c"], cwd=checkout)
+    text = p.stdout.decode("utf-8", "replace")
+    check(re.search(r"\(\d+ of 1 tests? passed\)", text),
+          f"{name}: ONLY='{only}' does not select one test:\n{text[-800:]}")
+    return lines[0]
+
+
+def c50_failures(src, tmp, bundle):
+    """The paths that end the run: libraries missing and no sudo to install
+    them (autograder.py's own ::error::, no traceback); a budget that runs
+    out (a submission that loops everywhere, a budget of 2 s)."""
+    fake = os.path.join(tmp, "fakebin")
+    os.makedirs(fake)
+    with open(os.path.join(fake, "pkg-config"), "w") as f:
+        f.write("#!/bin/sh\nexit 1\n")  # every library "missing"
+    os.chmod(os.path.join(fake, "pkg-config"), 0o755)
+    with open(os.path.join(fake, "sudo"), "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")  # present, but not executable
+    os.chmod(os.path.join(fake, "sudo"), 0o644)
+    # not root (root never needs sudo): nobody, in folders it may use
+    pub = tempfile.mkdtemp(prefix="plat-c50-nobody.")
+    try:
+        os.chmod(pub, 0o755)
+        os.chmod(tmp, 0o755)
+        os.chmod(fake, 0o755)
+        nb_bundle = os.path.join(pub, "bundle")
+        shutil.copytree(bundle, nb_bundle, ignore=shutil.ignore_patterns("build"))
+        co = os.path.join(pub, "co")
+        os.makedirs(co)
+        shutil.copyfile(os.path.join(src, "reference", "attention.c"),
+                        os.path.join(co, "attention.c"))
+        os.chmod(co, 0o777)
+        env = clean_env()
+        env.update(PATH=fake + ":" + env.get("PATH", "/usr/bin:/bin"),
+                   CLASSROOM50_BUNDLE_DIR=nb_bundle, HOME=pub)
+        who = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        p = sh(who + [sys.executable, os.path.join(nb_bundle, "autograder.py")], cwd=co, env=env)
+        err = p.stderr.decode("utf-8", "replace")
+        check(p.returncode == 1 and "Traceback" not in err and
+              "::error::the grader's libraries are missing" in err,
+              f"missing libraries, sudo not runnable: rc={p.returncode}\n{err[-1500:]}")
+        check("sudo: cannot run" in err, f"the reason sudo failed is shown:\n{err[-800:]}")
+        print("ok: libraries missing and sudo not runnable: autograder.py's own ::error::, "
+              "exit 1, no traceback")
+    finally:
+        shutil.rmtree(pub, ignore_errors=True)
+    p = c50_run(bundle, os.path.join(tmp, "co-loops"),
+                os.path.join(src, "tests", "hostile", "loop_everywhere.c"), tmp,
+                extra_env={"ATTN_C50_BUDGET_S": "2"}, expect_rc=1)
+    err = p.stderr.decode("utf-8", "replace")
+    check(p.returncode == 1 and "Traceback" not in err and "::error::out of time" in err,
+          f"a run over its budget: rc={p.returncode}\n{err[-1500:]}")
+    print("ok: a run over its budget ends with autograder.py's own ::error::, no traceback")
+    with open(os.path.join(bundle, "autograder.py"), encoding="utf-8") as f:
+        code = f.read()
+    m = re.search(r"^JOB_LIMIT_S = 15 \* 60\b", code, re.M)
+    b = re.search(r"^BUDGET_S = min\((\d+) \* 60,", code, re.M)
+    check(m and b and int(b.group(1)) * 60 <= 15 * 60 - 180,
+          "autograder.py's budget leaves the 15-minute grade job 3 minutes of its own")
 
 
 def classroom50(src, build):
@@ -393,12 +473,18 @@ def classroom50(src, build):
                   f"{name}: release-body.md holds the rubric")
             check(f"{res['score']} / {res['max-score']}" in body,
                   f"{name}: release-body.md states the integer rule")
+            line = c50_repro(bundle, os.path.join(tmp, "co-" + name), name, res, body, tmp)
+            if kind == "partial":
+                check(line is not None, f"{name}: no reproduce line for its failures")
+                print(f"ok: {name}: reproduce lines name the student's `make check`, "
+                      f"e.g. {line}")
             rows.append((name, score, mx, res["score"], res["max-score"]))
         res, body, env = c50_run(bundle, os.path.join(tmp, "co-missing"), None, tmp)
         c50_validate(res, "missing", env)
         check(res["score"] == 0 and res["max-score"] == rows[0][4], "missing: 0 of all")
         check("no attention.c" in body, "missing: release-body.md says why")
         print("ok: a checkout without attention.c: score 0 of the full max, and why")
+        c50_failures(src, tmp, bundle)
         for name, score, mx, s, m in rows:
             print(f"score: {name}: rubric {score:g} / {mx:g}, Classroom 50 {s} / {m}")
     finally:

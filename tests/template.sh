@@ -126,15 +126,114 @@ hit=$(grep -lxF -f "$tmp/hidden_lines" $files | head -n 1)
 [ -z "$hit" ] || bad "a line of specs/hidden.yaml in $hit"
 [ "$fails" -eq 0 ] && ok "the tree holds nothing of reference/attention.c or specs/hidden.yaml"
 
-# ---- 3. a fresh clone builds its grader once ----
+# ---- 3. the template repository as git makes it, cloned; the workflow ----
+# As docs/CLASSROOM.md says: git init, add -A, commit; the student works in
+# a clone. A file that .gitignore hides (grader/build/ once did) is missing
+# from the clone, so every file of the tree must be in the commit.
 clone="$tmp/clone"
-cp -R "$tree" "$clone"
-# -Werror here (not for students): a warning in the student build, such
-# as a header included only under GRADER_STAFF, must fail our suite.
-if make -C "$clone" -j2 GRD_OPT="-O2 -g -Werror" grader >"$tmp/build.log" 2>&1; then
-    ok "make grader in the clone (STAFF=0, -Werror)"
+git_id="-c user.name=course -c user.email=course@example.edu -c init.defaultBranch=main"
+if (cd "$tree" && git init -q -b main && git add -A &&
+    git $git_id commit -q -m "Assignment: attention in C") >"$tmp/git.log" 2>&1 &&
+   git clone -q "$tree" "$clone" >>"$tmp/git.log" 2>&1; then
+    ok "the template made with git init/add -A/commit, then cloned"
 else
-    bad "the clone's grader does not build:"; tail -n 40 "$tmp/build.log"; exit 1
+    bad "git init/commit/clone of the template:"; cat "$tmp/git.log"; exit 1
+fi
+(cd "$tree" && find . -path ./.git -prune -o -type f -print | cut -c3- | sort) >"$tmp/tree.files"
+(cd "$clone" && git ls-files | sort) >"$tmp/clone.files"
+missing=$(comm -23 "$tmp/tree.files" "$tmp/clone.files" | head -n 5 | tr '\n' ' ')
+[ -z "$missing" ] || bad "the tree's files missing from the clone (.gitignore?): $missing"
+# Every .gitignore pattern is anchored: a bare `build/` also hides grader/build/.
+hit=$(grep -v '^#' "$clone/.gitignore" | grep -v '^/' | grep . | head -n 3 | tr '\n' ' ')
+[ -z "$hit" ] || bad ".gitignore patterns not anchored with a leading /: $hit"
+
+# The workflow's steps (grade.yml), each `run:` as Actions runs it (bash -e,
+# the job's LC_ALL=C, a step summary file), in the clone; apt-get (root,
+# network) is the one step left out: its packages are checked instead.
+# GRD_OPT (-Werror, not for students) reaches the build step through the
+# environment: a warning in the student build, such as a header included
+# only under GRADER_STAFF, must fail our suite.
+wf="$clone/.github/workflows/grade.yml"
+awk -v dir="$tmp" '
+    /^        run: \|$/ { n++; f = dir "/gh_step." n; blk = 1; next }
+    /^        run: / { n++; sub(/^        run: /, ""); print > (dir "/gh_step." n); blk = 0; next }
+    blk && /^          / { sub(/^          /, ""); print > f; next }
+    { blk = 0 }
+    END { print n > (dir "/gh_steps") }' "$wf"
+n_steps=$(cat "$tmp/gh_steps")
+for p in $pk; do
+    case "$p" in gcc|make|binutils) continue ;; esac   # on ubuntu-latest already
+    grep -q "apt-get install.* $p\b" "$wf" || bad "grade.yml does not install '$p'"
+done
+run_gh_steps() {   # run_gh_steps LABEL: every step but apt-get; $tmp/LABEL.gh, .rc
+    : >"$tmp/summary.md"
+    : >"$tmp/$1.gh"
+    i=1; rc=0
+    while [ "$i" -le "$n_steps" ]; do
+        if grep -q 'apt-get' "$tmp/gh_step.$i"; then i=$((i + 1)); continue; fi
+        echo "--- step $i" >>"$tmp/$1.gh"
+        (cd "$clone" && GITHUB_STEP_SUMMARY="$tmp/summary.md" GRD_OPT="-O2 -g -Werror" \
+            bash -e "$tmp/gh_step.$i") >"$tmp/$1.step$i" 2>&1
+        rc=$?
+        cat "$tmp/$1.step$i" >>"$tmp/$1.gh"
+        echo "$rc" >"$tmp/$1.rc$i"
+        [ "$rc" -eq 0 ] || break   # a failed step ends the job
+        i=$((i + 1))
+    done
+    echo "$i" >"$tmp/$1.last"
+    return "$rc"
+}
+run_gh_steps stub
+rc=$?
+last=$(cat "$tmp/stub.last")
+build_step=$(grep -l 'make --no-print-directory grader' "$tmp"/gh_step.* | head -n 1)
+build_step=${build_step##*.}
+if [ -x "$clone/build/grader" ] && [ "$(cat "$tmp/stub.rc$build_step" 2>/dev/null)" = 0 ]; then
+    ok "the workflow's build step builds the grader in the fresh clone (STAFF=0, -Werror)"
+else
+    bad "the workflow's build step failed in the clone:"; tail -n 40 "$tmp/stub.step$build_step"
+    exit 1
+fi
+# A first build is one line (V=1 shows the commands).
+if [ "$(grep -c . "$tmp/stub.step$build_step")" -eq 1 ] &&
+   grep -q '^grader: building build/grader' "$tmp/stub.step$build_step"; then
+    ok "the first build prints one line: $(cat "$tmp/stub.step$build_step")"
+else
+    bad "the first build is not one line:"; head -n 5 "$tmp/stub.step$build_step"
+fi
+if [ "$rc" -ne 0 ] && [ "$last" -eq "$n_steps" ] && grep -q '^# Grading report' "$tmp/summary.md" &&
+   grep -q '^::error file=attention.c,title=softmax\.' "$tmp/stub.gh" &&
+   grep -q '^::stop-commands::' "$tmp/stub.gh"; then
+    ok "stub: every step of the workflow ran: rubric in the step summary, ::error annotations, the last step fails the job (exit $rc)"
+else
+    bad "stub: workflow steps rc=$rc, stopped at step $last of $n_steps"; tail -n 5 "$tmp/stub.gh"
+fi
+
+# The GitLab example's before_script and script, as GitLab runs them (each
+# line in a shell, the first failure ends the job), but apt-get.
+gl=docs/gitlab-ci.example.yml
+awk '/^  (before_script|script):$/ { on = 1; next } /^  [a-z_]+:/ { on = 0 }
+     on && /^    - / { sub(/^    - /, ""); print }' "$gl" >"$tmp/gl_lines"
+for p in $pk; do
+    case "$p" in binutils) continue ;; esac   # gcc brings it
+    grep -q "apt-get install.* $p\b" "$gl" || bad "$gl does not install '$p'"
+done
+run_gl_job() {   # run_gl_job LABEL: $tmp/LABEL.gl; the job's status
+    : >"$tmp/$1.gl"
+    rm -f "$clone/grader-junit.xml"
+    while IFS= read -r line; do
+        case "$line" in *apt-get*) continue ;; esac
+        (cd "$clone" && LC_ALL=C sh -c "$line") >>"$tmp/$1.gl" 2>&1 || return 1
+    done <"$tmp/gl_lines"
+    return 0
+}
+junit_cases() { grep -c '<testcase ' "$clone/grader-junit.xml" 2>/dev/null; }
+n_pub=$("$staff/grader" list --spec specs/public.yaml | grep -cE ' [0-9]+ cases? ')
+if [ "$(wc -l <"$tmp/gl_lines")" -ge 3 ] && ! run_gl_job stub &&
+   [ "$(junit_cases)" = "$n_pub" ] && grep -q '^score: 0.0 / ' "$tmp/stub.gl"; then
+    ok "stub: the GitLab job writes grader-junit.xml ($n_pub test cases), prints the rubric and fails"
+else
+    bad "stub: the GitLab job (junit cases: $(junit_cases), want $n_pub)"; tail -n 5 "$tmp/stub.gl"
 fi
 
 # ---- 4. nothing of them in the binaries; the staff grader as a control ----
@@ -158,8 +257,11 @@ else
     bad "no staff grader at '$staff/grader' for the control"
 fi
 
-# ---- 5. the stub: 0 points, clear messages, exit != 0 ----
+# ---- 5. the stub: 0 points, clear messages, exit != 0, no make noise ----
 score_of() { sed -n 's/^score: \([0-9.]*\) \/ \([0-9.]*\) .*/\1 \2/p' "$1" | tail -n 1; }
+# make's own lines around the rubric: its error line, recursion, "is up to
+# date", the echoed grader command.
+make_noise() { grep -nE '^make(\[[0-9]+\])?: |grade (\$\(CHECK_FLAGS\) )?--require-pass|--spec specs/' "$1" | head -n 3; }
 make -C "$clone" --no-print-directory check >"$tmp/stub.txt" 2>&1
 rc=$?
 set -- $(score_of "$tmp/stub.txt")
@@ -170,27 +272,36 @@ else
     bad "stub: rc=$rc score='${1:-} / ${2:-}'"; tail -n 20 "$tmp/stub.txt"
 fi
 max=${2:-60.0}
-# The workflow's own two grading steps, as Actions runs them: each `run:`
-# line of grade.yml after the build, in the clone, with a step summary file.
-wf="$clone/.github/workflows/grade.yml"
-steps=$(sed -n 's/^        run: \(.*grader.*\|.*check.*\)$/\1/p' "$wf" | grep -v -- '--no-print-directory grader$')
-[ "$(printf '%s\n' "$steps" | wc -l)" -eq 2 ] || bad "grade.yml: expected 2 grading steps, got: $steps"
-run_steps() {   # $1: output file; exit status: the last step's
-    : >"$tmp/summary.md"
-    printf '%s\n' "$steps" | while IFS= read -r step; do
-        (cd "$clone" && GITHUB_STEP_SUMMARY="$tmp/summary.md" sh -c "$step") >>"$1" 2>&1
-        echo $? >"$tmp/step.rc"
-    done
-    return "$(cat "$tmp/step.rc")"
-}
-run_steps "$tmp/stub.gh"
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q '^# Grading report' "$tmp/summary.md" &&
-   grep -q '^::error file=attention.c,title=softmax\.' "$tmp/stub.gh" &&
-   grep -q '^::stop-commands::' "$tmp/stub.gh"; then
-    ok "stub: the workflow's steps: rubric in the step summary, ::error annotations, job fails (exit $rc)"
+noise=$(make_noise "$tmp/stub.txt")
+if [ -z "$noise" ] && head -n 1 "$tmp/stub.txt" | grep -q '^attention-grader report'; then
+    ok "stub: make check prints the rubric alone (no make line, no echoed command)"
 else
-    bad "stub: workflow steps rc=$rc"; tail -n 5 "$tmp/stub.gh"
+    bad "stub: make noise around the rubric: ${noise:-first line $(head -n 1 "$tmp/stub.txt")}"
+fi
+# The written part in the template: the public and written specs graded
+# together, from the shipped golden data (no other file needed).
+make -C "$clone" --no-print-directory check-written >"$tmp/wstub.txt" 2>&1
+rc=$?
+set -- $(score_of "$tmp/wstub.txt")
+wmax=$(awk -v m="$max" 'BEGIN { printf "%.1f", m + 20 }')
+noise=$(make_noise "$tmp/wstub.txt")
+if [ "$rc" -eq 1 ] && [ "${1:-x}" = "0.0" ] && [ "${2:-}" = "$wmax" ] && [ -z "$noise" ] &&
+   grep -q '^  FAIL .* written\.top_pairs ' "$tmp/wstub.txt" &&
+   grep -q '^  MANUAL .* written\.manual\.part2 ' "$tmp/wstub.txt"; then
+    ok "stub: make check-written grades code and written parts together: 0.0 / $wmax, exit 1, no make noise"
+else
+    bad "stub: make check-written rc=$rc score='${1:-} / ${2:-}' (want 0.0 / $wmax) ${noise}"
+    tail -n 5 "$tmp/wstub.txt"
+fi
+# Its reproduce line (the one batch feedback prints too) reruns one test.
+repro=$(sed -n "s/^ *reproduce: \(make check-written ONLY='^written\.top_pairs.*'\)$/\1/p" \
+        "$tmp/wstub.txt" | head -n 1)
+[ -z "$repro" ] || (cd "$clone" && sh -c "$repro") >"$tmp/wrepro.txt" 2>&1
+if [ -n "$repro" ] && grep -q '(0 of 1 tests passed)' "$tmp/wrepro.txt" &&
+   grep -q 'written\.top_pairs' "$tmp/wrepro.txt"; then
+    ok "stub: '$repro' reruns that test alone"
+else
+    bad "stub: check-written's reproduce line '${repro}':"; tail -n 5 "$tmp/wrepro.txt"
 fi
 
 # ---- 6. the reference copied in: full marks, exit 0 ----
@@ -203,14 +314,34 @@ if [ "$rc" -eq 0 ] && [ "${1:-x}" = "$max" ] && [ "${2:-y}" = "$max" ]; then
 else
     bad "reference: rc=$rc score='${1:-} / ${2:-}'"; tail -n 20 "$tmp/ref.txt"
 fi
-run_steps "$tmp/ref.gh"
+run_gh_steps ref
 rc=$?
-if [ "$rc" -eq 0 ] && ! grep -q '^::error' "$tmp/ref.gh" &&
-   grep -q "Score: $max / $max" "$tmp/summary.md"; then
-    ok "reference: the workflow's steps pass, no annotation, full marks in the summary"
+if [ "$rc" -eq 0 ] && [ "$(cat "$tmp/ref.last")" -gt "$n_steps" ] &&
+   ! grep -q '^::error' "$tmp/ref.gh" && grep -q "Score: $max / $max" "$tmp/summary.md"; then
+    ok "reference: every step of the workflow passes, no annotation, full marks in the summary"
 else
     bad "reference: workflow steps rc=$rc"; tail -n 5 "$tmp/ref.gh"
 fi
+if run_gl_job ref && [ "$(junit_cases)" = "$n_pub" ] &&
+   ! grep -q '<failure\|<error' "$clone/grader-junit.xml"; then
+    ok "reference: the GitLab job passes, its JUnit report without a failure"
+else
+    bad "reference: the GitLab job failed"; tail -n 5 "$tmp/ref.gl"
+fi
+# With answers that hold (tests/answers_fixtures/good), check-written passes
+# with the manual items pending.
+cp tests/answers_fixtures/good/* "$clone/"
+make -C "$clone" --no-print-directory check-written >"$tmp/wref.txt" 2>&1
+rc=$?
+set -- $(score_of "$tmp/wref.txt")
+if [ "$rc" -eq 0 ] && [ "${1:-x}" = "$(awk -v m="$max" 'BEGIN { printf "%.1f", m + 10 }')" ] &&
+   [ "${2:-}" = "$wmax" ] && [ "$(grep -c '^  MANUAL ' "$tmp/wref.txt")" -eq 2 ]; then
+    ok "reference with good answers: make check-written $1 / $2 (manual items pending), exit 0"
+else
+    bad "reference with good answers: check-written rc=$rc score='${1:-} / ${2:-}'"
+    grep -E '^  (FAIL|CRASH)' "$tmp/wref.txt" | head -n 5
+fi
+(cd "$clone" && git checkout -q -- answers.yaml && rm -f part3_vectors.txt)
 
 # ---- 7. the hands-on part in the clone: the heatmap follows the student's
 # locale (the Makefile runs the grader with LC_ALL=C), vectors print ----
@@ -241,11 +372,12 @@ fi
 
 # ---- 8. the portable student build (what a Mac builds), in the clone ----
 if make -C "$clone" -j2 PORTABLE=1 GRD_OUT=build-portable GRADER=build-portable/grader \
-        GRD_OPT="-O2 -g -Werror" grader >"$tmp/pbuild.log" 2>&1 &&
+        GRD_OPT="-O2 -g -Werror" V=1 grader >"$tmp/pbuild.log" 2>&1 &&
+   grep -q -- '-c grader/cli/main.c' "$tmp/pbuild.log" &&
    make -C "$clone" --no-print-directory PORTABLE=1 GRD_OUT=build-portable \
         GRADER=build-portable/grader check >"$tmp/pref.txt" 2>&1; then
     set -- $(score_of "$tmp/pref.txt")
-    ok "portable student build (PORTABLE=1, -Werror): the reference scores ${1:-?} / ${2:-?}"
+    ok "portable student build (PORTABLE=1, -Werror, V=1 shows its commands): the reference scores ${1:-?} / ${2:-?}"
 else
     bad "portable student build:"; tail -n 20 "$tmp/pbuild.log" "$tmp/pref.txt"
 fi

@@ -1,7 +1,10 @@
 /*
  * test_template.c -- the Classroom template and the CI formats, end to end:
- *   - `make template`, then `make check` in a copy of the produced tree, and
+ *   - `make template`, made a git repository and cloned, then `make check`,
+ *     `make check-written` and the CI files' steps in the clone, and
  *     nothing of the reference in it (tests/template.sh);
+ *   - the student README's example outputs are the reference's
+ *     (tests/readme_examples.py);
  *   - the real build/grader's classroom, JUnit and TAP output on a full, a
  *     partial and a zero submission;
  *   - the workflow (grader/template/grade.yml, plain GitHub Actions) and the
@@ -119,7 +122,27 @@ static void text_score(const char *text, double *score, double *max)
     cr_assert_eq(sscanf(last, "score: %lf / %lf", score, max), 2);
 }
 
-/* ---- tests/template.sh: make template, then make check in a copy ---- */
+/* ---- the student README's examples: what the reference prints ---- */
+
+Test(template, readme_examples_are_the_references_output)
+{
+    char *dir = make_tmpdir(), *log = NULL, *cmd = NULL, *text;
+    int rc;
+
+    cr_assert(asprintf(&log, "%s/readme.log", dir) > 0);
+    cr_assert(asprintf(&cmd, "python3 '%s/tests/readme_examples.py' '%s' '%s' >'%s' 2>&1",
+                       TEST_SRCDIR, TEST_SRCDIR, TEST_BUILDDIR, log) > 0);
+    rc = shell(cmd);
+    text = read_all(log, NULL);
+    cr_expect_eq(rc, 0, "student_template/README.md's examples are stale (make "
+                 "readme-examples rewrites them):\n%s", text);
+    free(text);
+    free(cmd);
+    free(log);
+    remove_tree(dir);
+}
+
+/* ---- tests/template.sh: make template, git, a clone, make check there ---- */
 
 Test(template, standalone_repository_grades_itself_without_the_reference)
 {

@@ -150,9 +150,10 @@ struct spec_set *cli_prepare(struct cli_common *c)
 }
 
 /* Whether the store was made for the first k spec files loaded, for some
- * k: the specs after them (the written part beside the public tests) find
- * their expected values in it too, or stop with a grader error when one is
- * missing (oracle.c), so nothing stale is ever used. */
+ * k. The specs after them (the written part beside the public tests, whose
+ * claims are recomputed with the student's own functions) take no value
+ * from it, or one whose inputs it recorded: a computation it lacks is
+ * ORC_MISSING and its test fails saying so (oracle.h), never a guess. */
 static int golden_covers(const struct gold *g, const struct spec_set *s)
 {
     for (size_t k = 1; k <= spec_file_count(s); k++)

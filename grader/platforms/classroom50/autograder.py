@@ -20,8 +20,18 @@ the sum of the tests' integers, as the schema asks.
 
 Exit status 0 means the run finished, whatever the grade (a missing file
 or a compile error is a result with score 0). Non-zero is an
-infrastructure error (the grader would not build or failed), for which
-the runner writes its own error result.
+infrastructure error (the grader would not build, failed or ran out of
+time), announced by an ::error:: line; the runner writes its own error
+result.
+
+Time: Classroom 50's grade job has `timeout-minutes: 15`. Everything this
+script runs (the libraries, the build, both grader calls) shares one
+budget, BUDGET_S, well inside it, so that a stuck run ends with our own
+message and not the job's cancellation.
+
+Reproduce lines: the rubric's "reproduce:" commands name `make check
+ONLY=...`, which works in the student's checkout (the template's
+Makefile), not this bundle's temporary path.
 """
 
 import datetime
@@ -33,13 +43,21 @@ import re
 import stat
 import subprocess
 import sys
+import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 BUNDLE = pathlib.Path(os.environ.get("CLASSROOM50_BUNDLE_DIR") or HERE).resolve()
 GRADER = BUNDLE / "build" / "grader"
 SPEC = BUNDLE / "specs" / "public.yaml"
 SCALE = 100  # integers are hundredths of a point
-GRADE_TIMEOUT_S = 1200
+JOB_LIMIT_S = 15 * 60  # Classroom 50's grade job: timeout-minutes: 15
+# Ours: the job's limit less its checkout, the bundle's download and the
+# release. ATTN_C50_BUDGET_S (the runner's environment, never the
+# student's) shortens it, for the test suite.
+_SHORTER = os.environ.get("ATTN_C50_BUDGET_S", "")
+BUDGET_S = min(10 * 60, int(_SHORTER)) if _SHORTER.isdigit() else 10 * 60
+DEADLINE = time.monotonic() + BUDGET_S
+REPRO = "make check"  # what reruns one test in the student's checkout
 
 
 def err(msg):
@@ -57,8 +75,25 @@ def points_text(u):
     return f"{u // SCALE}.{u % SCALE:02d}"
 
 
+class OutOfTime(Exception):
+    """The budget ran out (main() reports it)."""
+
+
 def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, check=False, **kw)
+    """cmd's CompletedProcess; a command that cannot start (no sudo, or
+    one we may not run) is a failure with its reason in stderr, not an
+    exception. Every command gets what is left of the budget."""
+    left = DEADLINE - time.monotonic()
+    if left <= 0:
+        raise OutOfTime(cmd[0])
+    try:
+        return subprocess.run(cmd, capture_output=True, check=False,
+                              timeout=left, **kw)
+    except subprocess.TimeoutExpired:
+        raise OutOfTime(os.path.basename(str(cmd[0])))
+    except OSError as e:
+        why = f"{cmd[0]}: cannot run: {e.strerror or e}\n"
+        return subprocess.CompletedProcess(cmd, 127, b"", why.encode())
 
 
 def build_grader():
@@ -100,8 +135,8 @@ def public_tests():
 
 
 def grade(fmt):
-    p = run([str(GRADER), "grade", "--format", fmt, "--spec", str(SPEC),
-             "attention.c"], timeout=GRADE_TIMEOUT_S)
+    p = run([str(GRADER), "grade", "--format", fmt, "--repro", REPRO,
+             "--spec", str(SPEC), "attention.c"])
     sys.stderr.write(p.stderr.decode("utf-8", "replace")[-8000:])
     if p.returncode != 0:
         err(f"the grader failed (exit status {p.returncode})")
@@ -195,6 +230,16 @@ def write(res, body):
 
 
 def main():
+    try:
+        return graded()
+    except OutOfTime as e:
+        err(f"out of time: {e} did not finish within {BUDGET_S} s, the budget "
+            f"of this autograder inside the grade job's {JOB_LIMIT_S // 60} "
+            f"minutes")
+        return 1
+
+
+def graded():
     if not build_grader():
         return 1
     try:
