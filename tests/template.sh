@@ -294,7 +294,7 @@ else
     tail -n 5 "$tmp/wstub.txt"
 fi
 # Its reproduce line (the one batch feedback prints too) reruns one test.
-repro=$(sed -n "s/^ *reproduce: \(make check-written ONLY='^written\.top_pairs.*'\)$/\1/p" \
+repro=$(sed -n "s/^ *reproduce: \(make check-written ONLY='^written[^']*top_pairs[^']*'\)$/\1/p" \
         "$tmp/wstub.txt" | head -n 1)
 [ -z "$repro" ] || (cd "$clone" && sh -c "$repro") >"$tmp/wrepro.txt" 2>&1
 if [ -n "$repro" ] && grep -q '(0 of 1 tests passed)' "$tmp/wrepro.txt" &&

@@ -122,44 +122,45 @@ static void text_score(const char *text, double *score, double *max)
     cr_assert_eq(sscanf(last, "score: %lf / %lf", score, max), 2);
 }
 
+/* Run `INTERP 'SRCDIR/tests/SCRIPT' 'SRCDIR' 'BUILDDIR'`; its exit status in
+ * *rc and its output (stdout and stderr), which the caller frees. */
+static char *run_script(const char *interp, const char *script, int *rc)
+{
+    char *dir = make_tmpdir(), *log = NULL, *cmd = NULL, *text;
+
+    cr_assert(asprintf(&log, "%s/script.log", dir) > 0);
+    cr_assert(asprintf(&cmd, "%s '%s/tests/%s' '%s' '%s' >'%s' 2>&1", interp, TEST_SRCDIR,
+                       script, TEST_SRCDIR, TEST_BUILDDIR, log) > 0);
+    *rc = shell(cmd);
+    text = read_all(log, NULL);
+    free(cmd);
+    free(log);
+    remove_tree(dir);
+    return text;
+}
+
 /* ---- the student README's examples: what the reference prints ---- */
 
 Test(template, readme_examples_are_the_references_output)
 {
-    char *dir = make_tmpdir(), *log = NULL, *cmd = NULL, *text;
     int rc;
+    char *text = run_script("python3", "readme_examples.py", &rc);
 
-    cr_assert(asprintf(&log, "%s/readme.log", dir) > 0);
-    cr_assert(asprintf(&cmd, "python3 '%s/tests/readme_examples.py' '%s' '%s' >'%s' 2>&1",
-                       TEST_SRCDIR, TEST_SRCDIR, TEST_BUILDDIR, log) > 0);
-    rc = shell(cmd);
-    text = read_all(log, NULL);
     cr_expect_eq(rc, 0, "student_template/README.md's examples are stale (make "
                  "readme-examples rewrites them):\n%s", text);
     free(text);
-    free(cmd);
-    free(log);
-    remove_tree(dir);
 }
 
 /* ---- tests/template.sh: make template, git, a clone, make check there ---- */
 
 Test(template, standalone_repository_grades_itself_without_the_reference)
 {
-    char *dir = make_tmpdir(), *log = NULL, *cmd = NULL, *text;
     int rc;
+    char *text = run_script("sh", "template.sh", &rc);
 
-    cr_assert(asprintf(&log, "%s/template.log", dir) > 0);
-    cr_assert(asprintf(&cmd, "sh '%s/tests/template.sh' '%s' '%s' >'%s' 2>&1",
-                       TEST_SRCDIR, TEST_SRCDIR, TEST_BUILDDIR, log) > 0);
-    rc = shell(cmd);
-    text = read_all(log, NULL);
     cr_expect_eq(rc, 0, "tests/template.sh failed (%d):\n%s", rc, text);
     cr_expect(strstr(text, "template: all checks passed") != NULL, "%s", text);
     free(text);
-    free(cmd);
-    free(log);
-    remove_tree(dir);
 }
 
 /* ---- classroom: decodes, sums to the rubric, right statuses ---- */
