@@ -15,8 +15,10 @@
 # value of the public tests and the catalogue's known mistakes, recorded by
 # the staff grader from the reference and tests/submissions/ at this very
 # step (so it always matches specs/public.yaml; the student grader checks
-# the spec's hash and the seed too). tests/template.sh checks the tree and
-# a grader built from it.
+# the spec's hash and the seed too). It serves `make check-written` as well,
+# which loads specs/written.yaml after the public spec (specs/README.md,
+# "Golden data"). tests/template.sh commits the tree with git, clones it
+# and checks the clone and a grader built there.
 
 # Whatever the including Makefile's default goal is, this file must not
 # become it: an empty .DEFAULT_GOAL makes make take the next target it reads.
