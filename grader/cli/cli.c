@@ -178,8 +178,8 @@ static int open_golden(const struct cli_common *c, const struct spec_set *s, str
     if (!golden_covers(o->store, s))
         return err_set(e, path, 0, 0, "made for another spec (sha256 %.12s, the first "
                        "spec loaded is %.12s): the expected values would be stale; use "
-                       "the template's own specs/public.yaml, as the first --spec", gold_spec_sha256(o->store),
-                       spec_sha256_upto(s, 1));
+                       "the template's own specs/public.yaml, as the first --spec",
+                       gold_spec_sha256(o->store), spec_sha256_upto(s, 1));
     if (gold_seed(o->store) != c->seed)
         return err_set(e, path, 0, 0, "holds the expected values for seed %llu only; "
                        "--seed %llu needs the course's grader",
