@@ -40,6 +40,10 @@ enum rpt_format {
 /* Lines of a compile error the text and Markdown rubrics show. */
 #define RPT_DETAIL_LINES 20
 
+/* Columns every line the text rubric writes itself fits in (wrapped at
+ * blanks; a compiler's output is shown as it is). */
+#define RPT_TEXT_WIDTH 100
+
 struct rpt_opts {
     int color;            /* text only: ANSI colours (see rpt_want_color) */
     int redact_hidden;    /* tests not "visible": status and points only */
@@ -50,6 +54,8 @@ struct rpt_opts {
                              value, hint, reproduce line or score); one line
                              says how many there are and their total
                              points, and the score is the visible tests'. */
+    int verbose;          /* text, markdown: a row for every passing test
+                             and every stub, not one line per function */
 };
 
 /*

@@ -34,7 +34,7 @@ void rpti_putf(struct strbuf *sb, const char *fmt, ...)
 void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
              const struct rpt_opts *o, struct strbuf *out)
 {
-    static const struct rpt_opts defaults = { 0, 0, 0, 0 };
+    static const struct rpt_opts defaults = { 0, 0, 0, 0, 0 };
 
     c->r = r;
     c->o = o ? o : &defaults;
@@ -289,4 +289,85 @@ size_t rpti_lines_len(const char *s, size_t nlines, size_t *more)
     if (nlines > 0 && seen >= nlines)
         (*more)++;   /* the line after the last newline */
     return cut;
+}
+
+/* ---- wrapping (the text rubric's lines fit RPT_TEXT_WIDTH columns) ---- */
+
+/* Columns s[0..n) takes on a terminal: one per UTF-8 character (a lead
+ * byte or an invalid byte), none for an ANSI colour sequence. */
+static size_t columns(const char *s, size_t n)
+{
+    size_t cols = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
+            for (i += 2; i < n && !(s[i] >= '@' && s[i] <= '~'); i++)
+                ;
+            continue;
+        }
+        cols += ((unsigned char)s[i] & 0xC0) != 0x80;
+    }
+    return cols;
+}
+
+/* Where the piece of s[0..n) that starts a line may end: the last blank
+ * at which it still fits `room` columns (blanks inside shell quotes do not
+ * count when cmd), else the first blank after it (a word longer than the
+ * line stays whole); n when s fits or has no such blank. */
+static size_t break_at(const char *s, size_t n, size_t room, int cmd)
+{
+    size_t best = 0;
+    char quote = 0;
+
+    if (columns(s, n) <= room)
+        return n;
+    for (size_t i = 1; i < n; i++) {
+        if (cmd && (s[i] == '\'' || s[i] == '"') && (quote == 0 || quote == s[i]))
+            quote = quote ? 0 : s[i];
+        if (s[i] != ' ' || quote || s[i - 1] == ' ')
+            continue;
+        if (columns(s, i) <= room)
+            best = i;
+        else
+            return best ? best : i;
+    }
+    return best ? best : n;
+}
+
+void rpti_wrap_line(struct strbuf *out, const char *s, size_t n, size_t cont, int cmd)
+{
+    if (cont > RPT_TEXT_WIDTH / 2)
+        cont = RPT_TEXT_WIDTH / 2;   /* a deep indent still leaves room */
+    for (int first = 1; n > 0; first = 0) {
+        size_t room = RPT_TEXT_WIDTH - (first ? 0 : cont);
+        size_t cut = columns(s, n) <= room ? n : break_at(s, n, room - 2 * !!cmd, cmd);
+
+        if (!first)
+            rpti_putf(out, "%*s", (int)cont, "");
+        rpti_putn(out, s, cut);
+        rpti_put(out, cut < n && cmd ? " \\\n" : "\n");
+        for (s += cut, n -= cut; n > 0 && *s == ' '; s++, n--)
+            ;
+    }
+}
+
+void rpti_wrap_block(struct strbuf *out, const char *s, size_t n, size_t extra)
+{
+    static const char repro[] = "reproduce: ";
+
+    while (n > 0) {
+        size_t len = strcspn(s, "\n"), ind = strspn(s, " ");
+
+        if (len > n)
+            len = n;
+        if (ind > len)
+            ind = len;
+        if (len - ind >= sizeof repro - 1 && memcmp(s + ind, repro, sizeof repro - 1) == 0)
+            rpti_wrap_line(out, s, len, ind + sizeof repro - 1, 1);
+        else
+            rpti_wrap_line(out, s, len, ind + extra, 0);
+        if (len == 0)
+            rpti_put(out, "\n");
+        s += len + (len < n), n -= len + (len < n);
+    }
 }
