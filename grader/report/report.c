@@ -638,30 +638,8 @@ static void md_hidden_line(const struct rpti_ctx *c, size_t n, long long cents)
             cents == 100 ? "" : "s", n == 1 ? "is" : "are");
 }
 
-/* Function f's one row: its stubs or its passing tests (text_function). */
-static void md_function(const struct rpti_ctx *c, const char *f, enum test_status st)
-{
-    char pts[2 * JSON_NUM_MAX + 2];
-    const char *color;
-    struct fn_tally y;
-    struct strbuf what;
-
-    tally(c->r, f, st, &y);
-    if (y.n_st == 0)
-        return;
-    sb_init(&what, 4096);
-    fn_line(&y, f, st, &what, pts);
-    rpti_putf(c->out, "| %s | %s | ", status_word(st, &color), pts);
-    rpti_walk(c->out, sb_str(&what), strcspn(sb_str(&what), ":"), c->max, emit_md_inline,
-              NULL);
-    rpti_put(c->out, " | ");
-    rpti_walkz(c->out, sb_str(&what) + strcspn(sb_str(&what), ":") + 2, c->max,
-               emit_md_inline, NULL);
-    rpti_put(c->out, " |\n");
-    sb_release(&what);
-}
-
-/* The table, in the text rubric's order: failures, stubs, passes, manual. */
+/* The table, in the text rubric's order, but a row for every test (the
+ * TA's staff.md names each): what did not pass, what passed, manual items. */
 static void md_table(const struct rpti_ctx *c, const size_t *order)
 {
     const struct grade_result *r = c->r;
@@ -670,19 +648,12 @@ static void md_table(const struct rpti_ctx *c, const size_t *order)
     rpti_put(c->out, "## Tests\n\n| Status | Points | Test | What it checks |\n"
              "|---|---:|---|---|\n");
     for (k = 0; k < n; k++)
-        if (in_full(c, shown(r, order, k)))
+        if (shown(r, order, k)->status != TEST_PASSED &&
+            shown(r, order, k)->status != TEST_MANUAL_PENDING)
             md_row(c, shown(r, order, k));
     for (k = 0; k < n; k++)
-        if (collapsed(c, shown(r, order, k)) && leads_function(r, order, k))
-            md_function(c, fn_of(shown(r, order, k)), TEST_NOT_IMPLEMENTED);
-    for (k = 0; k < n; k++) {
-        const struct test_result *t = shown(r, order, k);
-
-        if (c->o->verbose && t->status == TEST_PASSED)
-            md_row(c, t);
-        else if (!c->o->verbose && leads_function(r, order, k))
-            md_function(c, fn_of(t), TEST_PASSED);
-    }
+        if (shown(r, order, k)->status == TEST_PASSED)
+            md_row(c, shown(r, order, k));
     for (k = 0; k < n; k++)
         if (shown(r, order, k)->status == TEST_MANUAL_PENDING)
             md_row(c, shown(r, order, k));
@@ -715,9 +686,10 @@ static int md_body(const struct grade_result *r, const struct rpt_opts *o,
     md_table(&c, order);
     free(order);
     rpti_put(out, "\n*How to read this:* each test that did not pass comes first, with what "
-           "went wrong, a hint, and the command that reruns it alone. Fix them in order: "
-           "later tests build on earlier ones. The table lists them again with their points, "
-           "then the passing tests, one row per function.\n");
+           "went wrong, a hint, and the command that reruns it alone (a function that is "
+           "still a stub only in the table). Fix them in order: later tests build on earlier "
+           "ones. The table then gives every test its row and points, the ones that did not "
+           "pass first.\n");
     return rpti_finish(&c, e);
 }
 

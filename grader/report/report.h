@@ -54,8 +54,8 @@ struct rpt_opts {
                              value, hint, reproduce line or score); one line
                              says how many there are and their total
                              points, and the score is the visible tests'. */
-    int verbose;          /* text, markdown: a row for every passing test
-                             and every stub, not one line per function */
+    int verbose;          /* text only: a row for every passing test and
+                             every stub, not one line per function */
 };
 
 /*
@@ -78,9 +78,14 @@ int rpt_write(const struct grade_result *r, enum rpt_format f,
 
 /*
  * The writers behind rpt_write(), same contract.
- *  - text: header, whole-submission status, one line per test in spec
- *    order with its details under failures, footer.
- *  - markdown: the same rubric as a Markdown table plus fenced details.
+ *  - text: header, whole-submission status, the diagnosis, then each test
+ *    that did not pass in full (row, details), in display order; a
+ *    function whose every test is a stub in one line; the passing tests
+ *    one line per function (opts.verbose: a row each); manual items;
+ *    footer. Its own lines fit RPT_TEXT_WIDTH columns.
+ *  - markdown: the same order: a fenced section per test that did not
+ *    pass (a stub function's tests only in the table), then a table with
+ *    a row for every test, those that did not pass first.
  *  - gradescope: Gradescope's results.json; manual items carry no score
  *    and no status; execution_time is whole seconds; hidden tests are
  *    "after_published" and the top-level output names only visible tests.
