@@ -293,45 +293,53 @@ size_t rpti_lines_len(const char *s, size_t nlines, size_t *more)
 
 /* ---- wrapping (the text rubric's lines fit RPT_TEXT_WIDTH columns) ---- */
 
-/* Columns s[0..n) takes on a terminal: one per UTF-8 character (a lead
- * byte or an invalid byte), none for an ANSI colour sequence. */
+/* Bytes of the character or colour sequence at s[0..n), and the columns
+ * it takes on a terminal: one per UTF-8 character (a lead byte or an
+ * invalid byte), none for an ANSI colour sequence or a continuation byte. */
+static size_t glyph(const char *s, size_t n, size_t *cols)
+{
+    size_t i = 2;
+
+    if (s[0] == '\033' && n > 1 && s[1] == '[') {
+        while (i < n && !(s[i] >= '@' && s[i] <= '~'))
+            i++;
+        *cols = 0;
+        return i < n ? i + 1 : n;
+    }
+    *cols = ((unsigned char)s[0] & 0xC0) != 0x80;
+    return 1;
+}
+
 static size_t columns(const char *s, size_t n)
 {
-    size_t cols = 0;
+    size_t cols = 0, c;
 
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
-            for (i += 2; i < n && !(s[i] >= '@' && s[i] <= '~'); i++)
-                ;
-            continue;
-        }
-        cols += ((unsigned char)s[i] & 0xC0) != 0x80;
-    }
+    for (size_t i = 0; i < n; cols += c)
+        i += glyph(s + i, n - i, &c);
     return cols;
 }
 
 /* Where the piece of s[0..n) that starts a line may end: the last blank
  * at which it still fits `room` columns (blanks inside shell quotes do not
  * count when cmd), else the first blank after it (a word longer than the
- * line stays whole); n when s fits or has no such blank. */
+ * line stays whole); n when s has no such blank. One pass: a line of a
+ * submission's message may be long. */
 static size_t break_at(const char *s, size_t n, size_t room, int cmd)
 {
-    size_t best = 0;
+    size_t best = 0, cols = 0, c;
     char quote = 0;
 
-    if (columns(s, n) <= room)
-        return n;
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = 0; i < n; i += glyph(s + i, n - i, &c), cols += c) {
         if (cmd && (s[i] == '\'' || s[i] == '"') && (quote == 0 || quote == s[i]))
             quote = quote ? 0 : s[i];
-        if (s[i] != ' ' || quote || s[i - 1] == ' ')
+        if (i == 0 || s[i] != ' ' || quote || s[i - 1] == ' ')
             continue;
-        if (columns(s, i) <= room)
+        if (cols <= room)
             best = i;
         else
             return best ? best : i;
     }
-    return best ? best : n;
+    return cols <= room || best == 0 ? n : best;
 }
 
 void rpti_wrap_line(struct strbuf *out, const char *s, size_t n, size_t cont, int cmd)
