@@ -77,9 +77,14 @@ for s in tests/submissions/block_prenorm.c tests/submissions/sdpa_no_scale.c \
     a=$?
     "$out/grader" grade "$s" >"$tmp/b.txt" 2>/dev/null
     b=$?
-    # The reproduce lines name each build's own grader.
-    sed "s|$elf/portable/grader|GRADER|; s|$elf/grader|GRADER|" "$tmp/a.txt" >"$tmp/a2.txt"
-    sed "s|$elf/portable/grader|GRADER|; s|$elf/grader|GRADER|" "$tmp/b.txt" >"$tmp/b2.txt"
+    # The reproduce lines name each build's own grader (a long one is
+    # wrapped, " \" at the end of a line: joined first).
+    for x in a b; do
+        awk '{ while (/ \\$/ && (getline n) > 0) { sub(/\\$/, "", $0); sub(/^ +/, "", n)
+                                                   $0 = $0 n }
+               print }' "$tmp/$x.txt" |
+            sed "s|$elf/portable/grader|GRADER|; s|$elf/grader|GRADER|" >"$tmp/${x}2.txt"
+    done
     set -- $(score_of "$tmp/b.txt")
     if [ "$a" = "$b" ] && cmp -s "$tmp/a2.txt" "$tmp/b2.txt"; then
         ok "$(basename "$s"): the rubric of the ELF build (score ${1:-?} / ${2:-?})"

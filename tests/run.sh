@@ -1,6 +1,7 @@
 #!/bin/sh
-# Run every test binary given, then print one closing line for the suite.
-# Usage: tests/run.sh BUILD_DIR TEST_BIN...
+# Run every test binary given, then print one closing line for the suite
+# (the last line: "tests: N passed, N failed").
+# Usage: [FUZZ_STATUS=0|N|skipped] tests/run.sh BUILD_DIR TEST_BIN...
 set -u
 build=$1; shift
 export GRADER_BUILD="$build"
@@ -24,6 +25,13 @@ for t in "$@"; do
     [ -n "$p" ] || { p=0; f=1; }
     tpass=$((tpass + p)); tfail=$((tfail + f))
 done
+# The fuzz harnesses (run before, by the Makefile; FUZZ_STATUS is their
+# exit status, or "skipped"): one suite and one test.
+case "${FUZZ_STATUS:-skipped}" in
+    skipped) ;;
+    0) pass=$((pass + 1)); tpass=$((tpass + 1)) ;;
+    *) fail=$((fail + 1)); tfail=$((tfail + 1)); failed="$failed fuzz" ;;
+esac
 echo
 [ -n "$failed" ] && echo "failing suites:$failed"
 echo "suites: $pass passed, $fail failed"

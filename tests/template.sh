@@ -486,7 +486,10 @@ for name in sdpa_no_scale pe_sin_cos_swapped layernorm_sample_variance mha_scale
     [ -f "$f" ] || { bad "no catalogue entry $f"; continue; }
     fn=${name%%_*}
     cp "$f" "$clone/attention.c"
-    make -C "$clone" --no-print-directory check >"$tmp/diag.txt" 2>&1
+    # (a diagnosis line wrapped at 100 columns continues indented 4: joined)
+    make -C "$clone" --no-print-directory check 2>&1 |
+        awk '/^    [^ ]/ && n { sub(/^ +/, ""); last = last " " $0; next }
+             n { print last } { last = $0; n = 1 } END { if (n) print last }' >"$tmp/diag.txt"
     first=$(grep -n '^  [a-z]*: most likely cause: ' "$tmp/diag.txt" | grep " $fn: " | head -n 1)
     rows=$(grep -n '^  \(PASS\|FAIL\|CRASH\)' "$tmp/diag.txt" | head -n 1 | cut -d: -f1)
     if [ -n "$first" ] && [ "${first%%:*}" -lt "${rows:-999999}" ] &&

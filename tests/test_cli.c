@@ -44,16 +44,29 @@ static char *run(const char *cmd, int *rc)
     return out;
 }
 
-/* The command of the first "reproduce: " line of `s` (caller frees). */
+/* The command of the first "reproduce: " line of `s` (caller frees); a
+ * long one continues on the next lines after " \\", as a shell reads it. */
 static char *first_repro(const char *s)
 {
     const char *p = strstr(s, "reproduce: ");
-    size_t n;
+    char *cmd;
+    size_t n, len = 0;
 
     cr_assert_not_null(p, "no reproduce line in:\n%s", s);
     p += strlen("reproduce: ");
-    n = strcspn(p, "\n");
-    return strndup(p, n);
+    cmd = calloc(1, strlen(p) + 1);
+    cr_assert_not_null(cmd);
+    for (;;) {
+        n = strcspn(p, "\n");
+        if (n < 2 || p[n] != '\n' || strncmp(p + n - 2, " \\", 2) != 0)
+            break;
+        memcpy(cmd + len, p, n - 1);   /* keep the blank, drop the backslash */
+        len += n - 1;
+        p += n + 1;
+        p += strspn(p, " ");
+    }
+    memcpy(cmd + len, p, n);
+    return cmd;
 }
 
 /* How many rubric rows ("  FAIL   0.0/1.5    sdpa.x  title") `s` holds;
@@ -275,10 +288,124 @@ static void expect_row(const char *table, const char *name, const char *what)
     p = strstr(table, key);
     cr_assert_not_null(p, "no row for '%s'", name);
     snprintf(line, sizeof line, "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
-    cr_expect(sscanf(line + 31, "%31s", score) == 1 && strchr(score, '/') != NULL,
+    cr_expect(sscanf(line + 29, "%31s", score) == 1 && strchr(score, '/') != NULL,
               "row '%s' has no score", line);
-    cr_expect(strncmp(line + 42, what, strlen(what)) == 0, "row '%s' does not show '%s'", line,
+    cr_expect(strncmp(line + 40, what, strlen(what)) == 0, "row '%s' does not show '%s'", line,
               what);
+}
+
+/* Every line of `s` fits 100 columns (UTF-8 characters). */
+static void expect_width(const char *s, const char *what)
+{
+    size_t lineno = 1;
+
+    for (const char *l = s; *l; lineno++) {
+        size_t n = strcspn(l, "\n"), cols = 0;
+
+        for (size_t i = 0; i < n; i++)
+            cols += ((unsigned char)l[i] & 0xC0) != 0x80;
+        cr_expect_leq(cols, 100, "%s: line %zu is %zu columns: %.*s", what, lineno, cols,
+                      (int)n, l);
+        l += n + (l[n] == '\n');
+    }
+}
+
+/* Within the first `lines` lines of s, a failure's expected-against-actual
+ * ("..., expected ..."). */
+static void expect_expected_within(const char *s, size_t lines, const char *what)
+{
+    const char *end = s;
+
+    for (size_t i = 0; i < lines && end && *end; i++)
+        end = strchr(end, '\n') ? strchr(end, '\n') + 1 : NULL;
+    for (const char *p = strstr(s, "expected "); p; p = strstr(p + 1, "expected "))
+        if (end == NULL || p < end)
+            return;
+    cr_expect_fail("%s: no expected-against-actual line in the first %zu lines:\n%s", what,
+                   lines, s);
+}
+
+/* Real rubrics, as a student and a TA read them: every line fits 100
+ * columns; failures come first, each in full, passing tests one line per
+ * function; the template's stubs are one line per function; a second run
+ * gives the same bytes. */
+Test(cli, rubrics_fit_100_columns_failures_first, .timeout = 600)
+{
+    static const char *const subs[] = {
+        "reference/attention.c", "student_template/attention.c",
+        "tests/submissions/sdpa_no_scale.c", "tests/submissions/softmax_no_max_shift.c",
+        "tests/submissions/mha_wrong_head_slicing.c", "tests/submissions/block_prenorm.c",
+        "tests/batch_fixtures/broken.c",
+    };
+
+    for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+        char *cmd = NULL, *out, *again, *m;
+        const char *pass;
+        int rc;
+
+        cr_assert(asprintf(&cmd, "\"$BUILD/grader\" grade --spec specs/public.yaml "
+                           "--spec specs/hidden.yaml '%s'", subs[i]) > 0);
+        out = run(cmd, &rc);
+        again = run(cmd, &rc);
+        cr_expect_str_eq(out, again, "%s: two runs differ", subs[i]);
+        expect_width(out, subs[i]);
+        pass = strstr(out, "\n  PASS ");
+        cr_expect(pass == NULL || strstr(out, "\n  FAIL ") == NULL ||
+                  strstr(out, "\n  FAIL ") < pass, "%s: a PASS before the failures:\n%s",
+                  subs[i], out);
+        cr_expect_leq(count(out, "\n  PASS "), 6, "%s: more than one PASS line per function",
+                      subs[i]);
+        if (i == 1) {   /* the template: 6 functions, all stubs */
+            cr_expect_eq(count(out, "\n  TODO "), 6, "%s", out);
+            cr_expect_null(strstr(out, "reproduce:"), "%s", out);
+            cr_expect_leq(count(out, "\n"), 30, "the stub's rubric:\n%s", out);
+        }
+        free(cmd);
+        cr_assert(asprintf(&cmd, "\"$BUILD/grader\" grade --format markdown "
+                           "--spec specs/public.yaml '%s'", subs[i]) > 0);
+        m = run(cmd, &rc);
+        cr_expect(strstr(m, "| PASS |") == NULL || strstr(m, "| FAIL |") == NULL ||
+                  strstr(m, "| FAIL |") < strstr(m, "| PASS |"), "%s", m);
+        cr_expect(strstr(m, "## What went wrong") == NULL ||
+                  strstr(m, "## What went wrong") < strstr(m, "## Tests"), "%s", m);
+        free(m);
+        free(out);
+        free(again);
+        free(cmd);
+    }
+}
+
+/* --verbose lists every passing test again; the score is the same. */
+Test(cli, verbose_lists_every_test)
+{
+    int rc;
+    char *out = run("\"$BUILD/grader\" grade --verbose tests/submissions/sdpa_no_scale.c", &rc);
+
+    const char *score = strstr(out, "\nscore: 46.0 / 60.0  (");
+    size_t passed = 0;
+
+    cr_assert_not_null(score, "%s", out);
+    cr_expect(sscanf(score, "\nscore: 46.0 / 60.0  (%zu of", &passed) == 1 && passed > 6);
+    cr_expect_eq(count(out, "\n  PASS "), passed, "%s", out);
+    cr_expect(strstr(out, "\n  FAIL ") < strstr(out, "\n  PASS "), "%s", out);
+    free(out);
+}
+
+/* A softmax that exponentiates without subtracting the row maximum gives
+ * NaN in make saturation: the message says which function and the likely
+ * cause, as likely, not certain. */
+Test(cli, saturation_names_the_likely_cause_of_nan)
+{
+    int rc;
+    char *out = run("\"$BUILD/grader\" saturation --svg /dev/null "
+                    "tests/submissions/softmax_no_max_shift.c", &rc);
+
+    cr_expect_eq(rc, 1, "%s", out);
+    cr_expect(strstr(out, "your attn_softmax_rows gave a non-finite value") != NULL, "%s", out);
+    cr_expect(strstr(out, "hint: attn_softmax_rows is the likely cause") != NULL, "%s", out);
+    cr_expect(strstr(out, "Subtract each row's maximum") != NULL, "%s", out);
+    expect_width(out, "saturation");
+    free(out);
 }
 
 /* Two screens for a newcomer: a row per sample with its score and first
@@ -288,10 +415,12 @@ Test(cli, demo_fits_two_screens, .timeout = 240)
 {
     int rc;
     char *out = run("sh tests/demo.sh \"$BUILD\"", &rc);
-    const char *table = strstr(out, "submission                     score");
+    const char *table = strstr(out, "submission                   score");
 
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect_leq(count(out, "\n"), 100, "the demo is %zu lines", count(out, "\n"));
+    expect_width(out, "make demo");
+    expect_expected_within(out, 60, "make demo");
     cr_assert_not_null(table, "%s", out);
     /* each row: name, earned/possible, the first problem ("-" for none) */
     expect_row(table, "reference", "-");

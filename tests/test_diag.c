@@ -76,8 +76,25 @@ static void names_of(const char *path, char *out, size_t n)
         fclose(f);
 }
 
+/* The text rubric's diagnosis lines as one line each: their wrapped
+ * continuations (indented 4) joined back, in place. */
+static void join_cause_lines(char *s)
+{
+    char *w = s;
+
+    for (const char *p = s; *p; p++) {
+        if (p[0] == '\n' && strncmp(p + 1, "    ", 4) == 0 && p[5] != ' ') {
+            *w++ = ' ';
+            p += 4;
+            continue;
+        }
+        *w++ = *p;
+    }
+    *w = '\0';
+}
+
 /* Grade path against both specs with the diagnosis data; the text rubric
- * into *text (caller frees). */
+ * into *text (caller frees), its diagnosis lines unwrapped. */
 static struct grade_result *grade_diag(const char *path, struct gold *g, char **text,
                                        struct spec_set **sp)
 {
@@ -99,6 +116,7 @@ static struct grade_result *grade_diag(const char *path, struct gold *g, char **
     sb_init(&sb, 0);
     cr_assert(rpt_write(r, RPT_TEXT, &ro, &sb, &e) == 0, "%s", e.msg);
     *text = sb_detach(&sb, NULL);
+    join_cause_lines(*text);
     return r; /* its tests point into *sp: free r first */
 }
 

@@ -256,12 +256,68 @@ Test(report, stub_reads_not_implemented_yet)
 
     cr_expect(strstr(s, "not implemented yet: softmax, sdpa, mha") != NULL,
               "%s", s);
-    cr_expect(strstr(s, "  TODO") != NULL);
-    cr_expect(strstr(s, "not implemented yet: 'sdpa' still returns "
-                        "ATTN_ENOTIMPL") != NULL);
     cr_expect(strstr(m, "Not implemented yet:** softmax, sdpa, mha") != NULL);
     free(s);
     free(m);
+    destroy(r);
+}
+
+/* A function whose every test is a stub is one line (its points, how many
+ * tests), not a row, a message, a hint and a reproduce line per test;
+ * --verbose gives each its row and details again. */
+Test(report, stubs_collapse_to_one_line_per_function)
+{
+    struct grade_result *r = make(STUB);
+    struct rpt_opts verbose = { .verbose = 1 };
+    char *s = render(r, RPT_TEXT, NULL, NULL), *m = render(r, RPT_MARKDOWN, NULL, NULL);
+    char *v = render(r, RPT_TEXT, &verbose, NULL);
+
+    cr_expect(strstr(s, "\n  TODO   0.0/2.0    softmax: 1 test, not implemented yet\n"
+                        "  TODO   0.0/4.0    sdpa: 2 tests, not implemented yet\n"
+                        "  TODO   0.0/1.0    mha: 1 test, not implemented yet\n") != NULL,
+              "%s", s);
+    cr_expect_null(strstr(s, "sdpa.mask"), "%s", s);
+    cr_expect_null(strstr(s, "reproduce:"), "%s", s);
+    cr_expect_null(strstr(s, "hint:"), "%s", s);
+    /* feedback.md: no section per stub; the table keeps a row per test */
+    cr_expect(strstr(m, "| TODO | 0.0/2.0 | sdpa.mask |") != NULL, "%s", m);
+    cr_expect_null(strstr(m, "### TODO"), "%s", m);
+    cr_expect(strstr(v, "  TODO   0.0/2.0    sdpa.mask  masked keys get zero weight\n") != NULL,
+              "%s", v);
+    cr_expect(strstr(v, "not implemented yet: 'sdpa' still returns ATTN_ENOTIMPL") != NULL,
+              "%s", v);
+    free(s);
+    free(m);
+    free(v);
+    destroy(r);
+}
+
+/* The first screen is for failures: each one in full, then the passing
+ * tests one line per function (--verbose: a row each), in text and in
+ * Markdown; only the order changes, never a score. */
+Test(report, failures_come_before_passes)
+{
+    struct grade_result *r = make(NASTY_MSG);
+    struct rpt_opts verbose = { .verbose = 1 };
+    char *s = render(r, RPT_TEXT, NULL, NULL), *m = render(r, RPT_MARKDOWN, NULL, NULL);
+    char *v = render(r, RPT_TEXT, &verbose, NULL);
+    const char *fail = strstr(s, "  FAIL "), *pass = strstr(s, "  PASS ");
+
+    cr_assert(fail != NULL && pass != NULL, "%s", s);
+    cr_expect(fail < pass && strstr(s, "hint:") < pass, "%s", s);
+    /* softmax (FAIL), sdpa (PASS, FAIL), mha (PASS): one line per function */
+    cr_expect(strstr(s, "  PASS   2.0/2.0    sdpa: 1 of 2 tests passed (the other is above)\n")
+              != NULL, "%s", s);
+    cr_expect(strstr(s, "  PASS   1.0/1.0    mha: 1 test passed\n") != NULL, "%s", s);
+    cr_expect_null(strstr(s, "sdpa.mask"), "%s", s);
+    cr_expect(strstr(v, "  PASS   2.0/2.0    sdpa.mask") > strstr(v, "  FAIL "), "%s", v);
+    cr_expect(strstr(m, "## What went wrong") < strstr(m, "## Tests"), "%s", m);
+    cr_expect(strstr(m, "| FAIL |") < strstr(m, "| PASS |"), "%s", m);
+    cr_expect(strstr(m, "| PASS | 2.0/2.0 | sdpa.mask |") > strstr(m, "| FAIL | 0.0/2.0 | "
+                                                                 "sdpa.hidden\\_large |"), "%s", m);
+    free(s);
+    free(m);
+    free(v);
     destroy(r);
 }
 

@@ -192,7 +192,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
                             NULL, NULL};
     /* feedback.md is the student's: no hidden test shows but as a count
      * and its points. staff.md is the TA's: every test, every detail. */
-    static const struct rpt_opts student = {0, 0, 0, 1};
+    static const struct rpt_opts student = {.student_view = 1};
     struct grade_result *g = NULL;
     struct grd_err ge;
     struct bat_row row;

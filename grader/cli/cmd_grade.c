@@ -15,20 +15,23 @@ static const char usage[] =
     "usage: grader grade [--spec FILE]... [--only REGEX] [--seed N]\n"
     "                    [--format text|markdown|gradescope|classroom|junit|tap|github]\n"
     "                    [--require-pass] [--github-output] [--repro CMD]\n"
-    "                    [--test-jobs N] SUBMISSION\n"
+    "                    [--test-jobs N] [--verbose] SUBMISSION\n"
     "--require-pass: exit 1 unless every test passed (a manual item a TA scores counts\n"
     "as passed here).\n"
     "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
     "A failure's \"reproduce:\" line is this command with --only for that case,\n"
     "or, with --repro CMD, CMD ONLY='...' (what `make check` passes: --repro 'make check').\n"
     "--test-jobs N: run the tests N at a time, 1 to 16 (default: the CPUs it may use,\n"
-    "at most 4); the rubric is the same for every N.\n";
+    "at most 4); the rubric is the same for every N.\n"
+    "--verbose: a row for every passing test (the text and Markdown rubrics show the\n"
+    "failures in full, then one line per function).\n";
 
 struct grade_args {
     struct cli_common c;
     int format;
     int require_pass;
     int github_output;
+    int verbose;
     const char *repro;
     unsigned test_jobs;
     const char *submission;
@@ -37,7 +40,7 @@ struct grade_args {
 };
 
 enum { OPT_SPEC = 1, OPT_ONLY, OPT_FORMAT, OPT_SEED, OPT_REQUIRE, OPT_GHOUT, OPT_REPRO,
-       OPT_TJOBS, OPT_HELP };
+       OPT_TJOBS, OPT_VERBOSE, OPT_HELP };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -48,6 +51,7 @@ static const struct option options[] = {
     {"github-output", no_argument, NULL, OPT_GHOUT},
     {"repro", required_argument, NULL, OPT_REPRO},
     {"test-jobs", required_argument, NULL, OPT_TJOBS},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -82,6 +86,9 @@ static int take_option(struct grade_args *a, int opt, const char *arg)
     case OPT_TJOBS:
         return cli_parse_count(arg, GRADE_MAX_TEST_JOBS, &a->test_jobs) < 0
                    ? cli_usage("--test-jobs takes a whole number from 1 to 16", usage) : 0;
+    case OPT_VERBOSE:
+        a->verbose = 1;
+        return 0;
     case OPT_HELP:
         fputs(usage, stdout);
         return -1; /* done: exit 0 */
@@ -146,6 +153,7 @@ static int repro_parts(const struct grade_args *a, struct strbuf *pre, struct st
         /* --test-jobs too: it changes the speed, never the rubric, which
          * must not differ by the lanes it was graded on */
         if (strcmp(w, "--github-output") == 0 || strcmp(w, "--") == 0 ||
+            strcmp(w, "--verbose") == 0 ||
             strncmp(w, "--only=", 7) == 0 || strncmp(w, "--repro=", 8) == 0 ||
             strncmp(w, "--format=", 9) == 0 || strncmp(w, "--test-jobs=", 12) == 0)
             continue;
@@ -174,7 +182,8 @@ static int emit(const struct grade_args *a, const struct grade_result *r,
                 struct grd_err *e)
 {
     struct strbuf sb;
-    struct rpt_opts ro = {a->format == RPT_TEXT && rpt_want_color(STDOUT_FILENO), 0, 0, 0};
+    struct rpt_opts ro = {a->format == RPT_TEXT && rpt_want_color(STDOUT_FILENO), 0, 0, 0,
+                          a->verbose};
     const char *gh = getenv("GITHUB_OUTPUT");
     int rc;
 

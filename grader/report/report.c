@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,147 @@ static void stub_functions(const struct grade_result *r, struct strbuf *sb)
     }
 }
 
+/* ---- what goes where (text and Markdown) ----
+ * Failures first, in full, under the diagnosis; then a function whose
+ * every test is a stub, in one line; then the passing tests, one line per
+ * function; last the items a TA scores. rpt_opts.verbose gives every
+ * stub and every passing test its own row. */
+
+/* Whether t is shown only in its function's one "not implemented" line. */
+static int collapsed(const struct rpti_ctx *c, const struct test_result *t)
+{
+    return !c->o->verbose && t->status == TEST_NOT_IMPLEMENTED && fn_of(t)[0] &&
+           all_stubs(c->r, fn_of(t));
+}
+
+/* Whether t is one of the failures shown in full, first. */
+static int in_full(const struct rpti_ctx *c, const struct test_result *t)
+{
+    return t->status != TEST_PASSED && t->status != TEST_MANUAL_PENDING && !collapsed(c, t);
+}
+
+/* The k-th test in display order (order NULL: spec order). */
+static const struct test_result *shown(const struct grade_result *r, const size_t *order,
+                                       size_t k)
+{
+    return &r->tests[order ? order[k] : k];
+}
+
+/* Whether shown(k) is its function's first test in display order. */
+static int leads_function(const struct grade_result *r, const size_t *order, size_t k)
+{
+    const char *f = fn_of(shown(r, order, k));
+
+    for (size_t j = 0; j < k; j++)
+        if (strcmp(fn_of(shown(r, order, j)), f) == 0)
+            return 0;
+    return 1;
+}
+
+/* One function's tests, and those of them with status st: how many and
+ * their points in hundredths (scores are whole hundredths). */
+struct fn_tally {
+    size_t n, n_st;
+    long long st_cents, st_max_cents;
+};
+
+static void tally(const struct grade_result *r, const char *f, enum test_status st,
+                  struct fn_tally *y)
+{
+    memset(y, 0, sizeof *y);
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_result *t = &r->tests[i];
+
+        if (strcmp(fn_of(t), f) != 0)
+            continue;
+        y->n++;
+        if (t->status != st)
+            continue;
+        y->n_st++;
+        y->st_cents += llround(t->score * 100.0);
+        y->st_max_cents += llround(t->max_score * 100.0);
+    }
+}
+
+/* "softmax: all 8 tests passed", "sdpa: 14 of 16 tests passed (the other
+ * 2 are above)", "mha: 7 tests, not implemented yet"; its points in pts. */
+static void fn_line(const struct fn_tally *y, const char *f, enum test_status st,
+                    struct strbuf *what, char pts[2 * JSON_NUM_MAX + 2])
+{
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+
+    snprintf(pts, 2 * JSON_NUM_MAX + 2, "%s/%s", rpti_pts((double)y->st_cents / 100.0, a),
+             rpti_pts((double)y->st_max_cents / 100.0, b));
+    if (st == TEST_NOT_IMPLEMENTED)
+        rpti_putf(what, "%s: %zu test%s, not implemented yet", f, y->n, y->n == 1 ? "" : "s");
+    else if (y->n_st == y->n)
+        rpti_putf(what, "%s: %s%zu test%s passed", f, y->n == 1 ? "" : "all ", y->n,
+                  y->n == 1 ? "" : "s");
+    else
+        rpti_putf(what, "%s: %zu of %zu tests passed (the other%s %s above)", f, y->n_st,
+                  y->n, y->n - y->n_st == 1 ? "" : "s", y->n - y->n_st == 1 ? "is" : "are");
+}
+
+/* ---- text ---- */
+
+/* c writing to sb instead (the text rubric wraps what it composed). */
+static struct rpti_ctx ctx_to(const struct rpti_ctx *c, struct strbuf *sb)
+{
+    struct rpti_ctx t = *c;
+
+    t.out = sb;
+    return t;
+}
+
+/* Column where a row's id starts: "  FAIL   0.0/2.0    " (a long title
+ * continues there). */
+#define ROW_ID_COL 20
+
+/* "  FAIL   0.0/2.0    id  title  suffix", wrapped. */
+static void text_row(const struct rpti_ctx *c, enum test_status st, const char *pts,
+                     const char *id, const char *title, const char *suffix)
+{
+    const char *color, *word = status_word(st, &color);
+    struct strbuf sb, wrapped;
+    struct rpti_ctx w;
+
+    sb_init(&sb, 4 * c->max + 4096);
+    w = ctx_to(c, &sb);
+    rpti_put(&sb, "  ");
+    colored(&w, color, word);
+    rpti_putf(&sb, "%*s %-9s  ", (int)(6 - strlen(word)), "", pts);
+    rpti_walkz(&sb, id, c->max, rpti_emit_text, "");
+    if (title[0]) {
+        rpti_put(&sb, "  ");
+        rpti_walkz(&sb, title, c->max, rpti_emit_text, "");
+    }
+    /* the suffix ("  (3/5 cases)") moves to the next line whole: its
+     * blanks are \x01 while wrapping (text never holds one: rpti_emit_text
+     * shows a control character as \x01) */
+    for (size_t i = 0; suffix[i]; i++) {
+        int inner = suffix[i] == ' ' && i > 0 && suffix[i - 1] != ' ' && suffix[i + 1] != ' ';
+
+        rpti_putn(&sb, inner ? "\x01" : suffix + i, 1);
+    }
+    sb_init(&wrapped, 2 * sb.len + 64);
+    rpti_wrap_line(&wrapped, sb_str(&sb), sb.len, ROW_ID_COL, 0);
+    for (size_t i = 0; i < wrapped.len; i++)
+        wrapped.buf[i] = wrapped.buf[i] == '\x01' ? ' ' : wrapped.buf[i];
+    rpti_putn(c->out, sb_str(&wrapped), wrapped.len);
+    if (sb.truncated || wrapped.truncated)
+        c->out->truncated = 1;
+    sb_release(&wrapped);
+    sb_release(&sb);
+}
+
+/* Text composed in sb, written wrapped (continuations `extra` deeper). */
+static void text_wrapped(const struct rpti_ctx *c, struct strbuf *sb, size_t extra)
+{
+    rpti_wrap_block(c->out, sb_str(sb), sb->len, extra);
+    if (sb->truncated)
+        c->out->truncated = 1;
+}
+
 static void text_header(const struct rpti_ctx *c)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
@@ -195,7 +337,7 @@ static void text_header(const struct rpti_ctx *c)
 static void text_status(const struct rpti_ctx *c)
 {
     const char *msg = banner(c->r->status);
-    struct strbuf stubs;
+    struct strbuf stubs, line;
 
     if (msg != NULL) {
         colored(c, C_RED, msg);
@@ -205,12 +347,17 @@ static void text_status(const struct rpti_ctx *c)
         rpti_put(c->out, "\n");
     }
     sb_init(&stubs, 4096);
+    sb_init(&line, 8192);
     stub_functions(c->r, &stubs);
     if (stubs.len) {
-        colored(c, C_YELLOW, "not implemented yet:");
-        rpti_putf(c->out, " %s (still the template's stubs returning "
-                "ATTN_ENOTIMPL)\n\n", sb_str(&stubs));
+        struct rpti_ctx w = ctx_to(c, &line);
+
+        colored(&w, C_YELLOW, "not implemented yet:");
+        rpti_putf(&line, " %s (still the template's stubs returning ATTN_ENOTIMPL)\n\n",
+                  sb_str(&stubs));
+        text_wrapped(c, &line, 2);
     }
+    sb_release(&line);
     sb_release(&stubs);
     if (c->r->warnings && c->r->warnings[0]) {
         colored(c, C_YELLOW, "warnings:");
@@ -220,58 +367,121 @@ static void text_status(const struct rpti_ctx *c)
     }
 }
 
+/* A test's row and, unless it passed, its details under it. */
 static void text_test(const struct rpti_ctx *c, const struct test_result *t)
 {
-    char a[JSON_NUM_MAX], b[JSON_NUM_MAX], pts[2 * JSON_NUM_MAX + 2];
-    const char *color, *word = status_word(t->status, &color);
-    struct strbuf d;
+    char a[JSON_NUM_MAX], b[JSON_NUM_MAX], pts[2 * JSON_NUM_MAX + 2], cases[64] = "";
+    struct strbuf d, body;
 
     if (t->status == TEST_MANUAL_PENDING)
         snprintf(pts, sizeof pts, "-/%s", rpti_pts(t->max_score, b));
     else
         snprintf(pts, sizeof pts, "%s/%s", rpti_pts(t->score, a),
                  rpti_pts(t->max_score, b));
-    rpti_put(c->out, "  ");
-    colored(c, color, word);
-    rpti_putf(c->out, "%*s %-9s  ", (int)(6 - strlen(word)), "", pts);
-    rpti_walkz(c->out, rpti_id(t), c->max, rpti_emit_text, "");
-    rpti_put(c->out, "  ");
-    rpti_walkz(c->out, rpti_title(t), c->max, rpti_emit_text, "");
     if (t->test && t->test->scoring == SPEC_PARTIAL && t->cases_run > 0)
-        rpti_putf(c->out, "  (%zu/%zu cases)", t->cases_passed, t->cases_run);
-    rpti_put(c->out, "\n");
+        snprintf(cases, sizeof cases, "  (%zu/%zu cases)", t->cases_passed, t->cases_run);
+    text_row(c, t->status, pts, rpti_id(t), rpti_title(t), cases);
     if (t->status == TEST_PASSED)
         return;
     sb_init(&d, 4 * c->max + 4096);
+    sb_init(&body, 8 * c->max + 8192);
     rpti_detail_once(c, t, &d);
-    rpti_put(c->out, "          ");
-    rpti_walk(c->out, sb_str(&d), d.len, 4 * c->max, rpti_emit_text,
-            "          ");
-    rpti_put(c->out, "\n");
+    rpti_put(&body, "          ");
+    rpti_walk(&body, sb_str(&d), d.len, 4 * c->max, rpti_emit_text, "          ");
+    rpti_put(&body, "\n");
+    text_wrapped(c, &body, 2);
+    sb_release(&body);
     sb_release(&d);
+}
+
+/* Function f's one line: its stubs (st TEST_NOT_IMPLEMENTED) or its
+ * passing tests (TEST_PASSED); nothing when it has none. */
+static void text_function(const struct rpti_ctx *c, const char *f, enum test_status st)
+{
+    char pts[2 * JSON_NUM_MAX + 2];
+    struct fn_tally y;
+    struct strbuf what;
+
+    tally(c->r, f, st, &y);
+    if (y.n_st == 0)
+        return;
+    sb_init(&what, 4096);
+    fn_line(&y, f, st, &what, pts);
+    text_row(c, st, pts, sb_str(&what), "", "");
+    sb_release(&what);
+}
+
+/* A heading, and a blank line before it unless it is the first. */
+static void text_heading(const struct rpti_ctx *c, int *n, const char *s)
+{
+    if ((*n)++)
+        rpti_put(c->out, "\n");
+    rpti_put(c->out, s);
+}
+
+/* The rows: failures in full, stubs, passes, manual items (see above). */
+static void text_tests(const struct rpti_ctx *c, const size_t *order)
+{
+    const struct grade_result *r = c->r;
+    size_t k, n = r->n_tests, full = 0, stubs = 0, manual = rpti_count(r, TEST_MANUAL_PENDING);
+    int heads = 0;
+
+    for (k = 0; k < n; k++)
+        full += (size_t)in_full(c, shown(r, order, k));
+    if (full)
+        text_heading(c, &heads, "did not pass, in the order to fix them:\n");
+    for (k = 0; k < n; k++)
+        if (in_full(c, shown(r, order, k)))
+            text_test(c, shown(r, order, k));
+    for (k = 0; k < n; k++)
+        if (collapsed(c, shown(r, order, k)) && leads_function(r, order, k)) {
+            if (stubs++ == 0)
+                text_heading(c, &heads, "still stubs (one line per function; --verbose lists every test):\n");
+            text_function(c, fn_of(shown(r, order, k)), TEST_NOT_IMPLEMENTED);
+        }
+    if (rpti_count(r, TEST_PASSED))
+        text_heading(c, &heads, c->o->verbose ? "passed:\n"
+                     : "passed (one line per function; --verbose lists every test):\n");
+    for (k = 0; k < n; k++) {
+        const struct test_result *t = shown(r, order, k);
+
+        if (c->o->verbose && t->status == TEST_PASSED)
+            text_test(c, t);
+        else if (!c->o->verbose && leads_function(r, order, k))
+            text_function(c, fn_of(t), TEST_PASSED);
+    }
+    if (manual)
+        text_heading(c, &heads, "scored by the course staff:\n");
+    for (k = 0; manual && k < n; k++)
+        if (shown(r, order, k)->status == TEST_MANUAL_PENDING)
+            text_test(c, shown(r, order, k));
 }
 
 static void text_footer(const struct rpti_ctx *c)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+    struct strbuf sb;
 
     rpti_put(c->out, "\n");
     colored(c, C_BOLD, "score:");
     rpti_putf(c->out, " %s / %s  (%zu of %zu tests passed)\n",
             rpti_pts(c->r->score, a), rpti_pts(c->r->max_score, b),
             rpti_count(c->r, TEST_PASSED), c->r->n_tests);
-    rpti_put(c->out,
-           "how to read this: one line per test (status, points earned/"
-           "possible, id, what it checks); under each failure: what went "
-           "wrong, a hint, and the command that reruns that test alone. "
-           "Fix them in order: later tests build on earlier ones.\n");
+    sb_init(&sb, 4096);
+    rpti_put(&sb, "how to read this: the tests that did not pass come first, each with "
+             "its status, points earned/possible, id and what it checks, then what went "
+             "wrong, a hint, and the command that reruns it alone. Fix them in order: later "
+             "tests build on earlier ones. Passing tests follow, one line per function.\n");
+    text_wrapped(c, &sb, 2);
+    sb_release(&sb);
 }
 
 int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
                    struct strbuf *out, struct grd_err *e)
 {
     struct rpti_ctx c;
-    size_t i, *order;
+    struct strbuf causes;
+    size_t *order;
 
     rpti_init(&c, r, o, out);
     text_header(&c);
@@ -280,10 +490,15 @@ int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
         no_test_ran(&c);
         return rpti_finish(&c, e);
     }
-    rpti_causes(&c, 0);
+    sb_init(&causes, 16 * c.max + 16384);
+    {
+        struct rpti_ctx w = ctx_to(&c, &causes);
+        rpti_causes(&w, 0);
+    }
+    text_wrapped(&c, &causes, 2);
+    sb_release(&causes);
     order = rpti_order(r);
-    for (i = 0; i < r->n_tests; i++)
-        text_test(&c, &r->tests[order ? order[i] : i]);
+    text_tests(&c, order);
     free(order);
     text_footer(&c);
     return rpti_finish(&c, e);
@@ -423,12 +638,33 @@ static void md_hidden_line(const struct rpti_ctx *c, size_t n, long long cents)
             cents == 100 ? "" : "s", n == 1 ? "is" : "are");
 }
 
+/* The table, in the text rubric's order, but a row for every test (the
+ * TA's staff.md names each): what did not pass, what passed, manual items. */
+static void md_table(const struct rpti_ctx *c, const size_t *order)
+{
+    const struct grade_result *r = c->r;
+    size_t k, n = r->n_tests;
+
+    rpti_put(c->out, "## Tests\n\n| Status | Points | Test | What it checks |\n"
+             "|---|---:|---|---|\n");
+    for (k = 0; k < n; k++)
+        if (shown(r, order, k)->status != TEST_PASSED &&
+            shown(r, order, k)->status != TEST_MANUAL_PENDING)
+            md_row(c, shown(r, order, k));
+    for (k = 0; k < n; k++)
+        if (shown(r, order, k)->status == TEST_PASSED)
+            md_row(c, shown(r, order, k));
+    for (k = 0; k < n; k++)
+        if (shown(r, order, k)->status == TEST_MANUAL_PENDING)
+            md_row(c, shown(r, order, k));
+}
+
 static int md_body(const struct grade_result *r, const struct rpt_opts *o,
                    struct strbuf *out, size_t n_hidden, long long hidden_cents,
                    struct grd_err *e)
 {
     struct rpti_ctx c;
-    size_t i, *order;
+    size_t i, *order, full = 0;
 
     rpti_init(&c, r, o, out);
     md_header(&c);
@@ -440,23 +676,20 @@ static int md_body(const struct grade_result *r, const struct rpt_opts *o,
     }
     rpti_causes(&c, 1);
     order = rpti_order(r);
-    rpti_put(out, "## Tests\n\n| Status | Points | Test | What it checks |\n"
-           "|---|---:|---|---|\n");
     for (i = 0; i < r->n_tests; i++)
-        md_row(&c, &r->tests[order ? order[i] : i]);
-    if (rpti_count(r, TEST_PASSED) + rpti_count(r, TEST_MANUAL_PENDING) <
-        r->n_tests)
-        rpti_put(out, "\n## What went wrong\n\n");
+        full += (size_t)in_full(&c, shown(r, order, i));
+    if (full)
+        rpti_put(out, "## What went wrong\n\n");
     for (i = 0; i < r->n_tests; i++)
-        if (r->tests[order ? order[i] : i].status != TEST_PASSED &&
-            r->tests[order ? order[i] : i].status != TEST_MANUAL_PENDING)
-            md_failure(&c, &r->tests[order ? order[i] : i]);
+        if (in_full(&c, shown(r, order, i)))
+            md_failure(&c, shown(r, order, i));
+    md_table(&c, order);
     free(order);
-    rpti_put(out, "\n*How to read this:* one row per test with the points "
-           "earned out of those possible; each test that did not pass has "
-           "a section with what went wrong, a hint, and the command that "
-           "reruns it alone. Fix them in order: later tests build on "
-           "earlier ones.\n");
+    rpti_put(out, "\n*How to read this:* each test that did not pass comes first, with what "
+           "went wrong, a hint, and the command that reruns it alone (a function that is "
+           "still a stub only in the table). Fix them in order: later tests build on earlier "
+           "ones. The table then gives every test its row and points, the ones that did not "
+           "pass first.\n");
     return rpti_finish(&c, e);
 }
 

@@ -40,6 +40,10 @@ enum rpt_format {
 /* Lines of a compile error the text and Markdown rubrics show. */
 #define RPT_DETAIL_LINES 20
 
+/* Columns every line the text rubric writes itself fits in (wrapped at
+ * blanks; a compiler's output is shown as it is). */
+#define RPT_TEXT_WIDTH 100
+
 struct rpt_opts {
     int color;            /* text only: ANSI colours (see rpt_want_color) */
     int redact_hidden;    /* tests not "visible": status and points only */
@@ -50,6 +54,8 @@ struct rpt_opts {
                              value, hint, reproduce line or score); one line
                              says how many there are and their total
                              points, and the score is the visible tests'. */
+    int verbose;          /* text only: a row for every passing test and
+                             every stub, not one line per function */
 };
 
 /*
@@ -72,9 +78,14 @@ int rpt_write(const struct grade_result *r, enum rpt_format f,
 
 /*
  * The writers behind rpt_write(), same contract.
- *  - text: header, whole-submission status, one line per test in spec
- *    order with its details under failures, footer.
- *  - markdown: the same rubric as a Markdown table plus fenced details.
+ *  - text: header, whole-submission status, the diagnosis, then each test
+ *    that did not pass in full (row, details), in display order; a
+ *    function whose every test is a stub in one line; the passing tests
+ *    one line per function (opts.verbose: a row each); manual items;
+ *    footer. Its own lines fit RPT_TEXT_WIDTH columns.
+ *  - markdown: the same order: a fenced section per test that did not
+ *    pass (a stub function's tests only in the table), then a table with
+ *    a row for every test, those that did not pass first.
  *  - gradescope: Gradescope's results.json; manual items carry no score
  *    and no status; execution_time is whole seconds; hidden tests are
  *    "after_published" and the top-level output names only visible tests.

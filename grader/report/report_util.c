@@ -34,7 +34,7 @@ void rpti_putf(struct strbuf *sb, const char *fmt, ...)
 void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
              const struct rpt_opts *o, struct strbuf *out)
 {
-    static const struct rpt_opts defaults = { 0, 0, 0, 0 };
+    static const struct rpt_opts defaults = { 0, 0, 0, 0, 0 };
 
     c->r = r;
     c->o = o ? o : &defaults;
@@ -289,4 +289,93 @@ size_t rpti_lines_len(const char *s, size_t nlines, size_t *more)
     if (nlines > 0 && seen >= nlines)
         (*more)++;   /* the line after the last newline */
     return cut;
+}
+
+/* ---- wrapping (the text rubric's lines fit RPT_TEXT_WIDTH columns) ---- */
+
+/* Bytes of the character or colour sequence at s[0..n), and the columns
+ * it takes on a terminal: one per UTF-8 character (a lead byte or an
+ * invalid byte), none for an ANSI colour sequence or a continuation byte. */
+static size_t glyph(const char *s, size_t n, size_t *cols)
+{
+    size_t i = 2;
+
+    if (s[0] == '\033' && n > 1 && s[1] == '[') {
+        while (i < n && !(s[i] >= '@' && s[i] <= '~'))
+            i++;
+        *cols = 0;
+        return i < n ? i + 1 : n;
+    }
+    *cols = ((unsigned char)s[0] & 0xC0) != 0x80;
+    return 1;
+}
+
+static size_t columns(const char *s, size_t n)
+{
+    size_t cols = 0, c;
+
+    for (size_t i = 0; i < n; cols += c)
+        i += glyph(s + i, n - i, &c);
+    return cols;
+}
+
+/* Where the piece of s[0..n) that starts a line may end: the last blank
+ * at which it still fits `room` columns (blanks inside shell quotes do not
+ * count when cmd), else the first blank after it (a word longer than the
+ * line stays whole); n when s has no such blank. One pass: a line of a
+ * submission's message may be long. */
+static size_t break_at(const char *s, size_t n, size_t room, int cmd)
+{
+    size_t best = 0, cols = 0, c;
+    char quote = 0;
+
+    for (size_t i = 0; i < n; i += glyph(s + i, n - i, &c), cols += c) {
+        if (cmd && (s[i] == '\'' || s[i] == '"') && (quote == 0 || quote == s[i]))
+            quote = quote ? 0 : s[i];
+        if (i == 0 || s[i] != ' ' || quote || s[i - 1] == ' ')
+            continue;
+        if (cols <= room)
+            best = i;
+        else
+            return best ? best : i;
+    }
+    return cols <= room || best == 0 ? n : best;
+}
+
+void rpti_wrap_line(struct strbuf *out, const char *s, size_t n, size_t cont, int cmd)
+{
+    if (cont > RPT_TEXT_WIDTH / 2)
+        cont = RPT_TEXT_WIDTH / 2;   /* a deep indent still leaves room */
+    for (int first = 1; n > 0; first = 0) {
+        size_t room = RPT_TEXT_WIDTH - (first ? 0 : cont);
+        size_t cut = columns(s, n) <= room ? n : break_at(s, n, room - 2 * !!cmd, cmd);
+
+        if (!first)
+            rpti_putf(out, "%*s", (int)cont, "");
+        rpti_putn(out, s, cut);
+        rpti_put(out, cut < n && cmd ? " \\\n" : "\n");
+        for (s += cut, n -= cut; n > 0 && *s == ' '; s++, n--)
+            ;
+    }
+}
+
+void rpti_wrap_block(struct strbuf *out, const char *s, size_t n, size_t extra)
+{
+    static const char repro[] = "reproduce: ";
+
+    while (n > 0) {
+        size_t len = strcspn(s, "\n"), ind = strspn(s, " ");
+
+        if (len > n)
+            len = n;
+        if (ind > len)
+            ind = len;
+        if (len - ind >= sizeof repro - 1 && memcmp(s + ind, repro, sizeof repro - 1) == 0)
+            rpti_wrap_line(out, s, len, ind + sizeof repro - 1, 1);
+        else
+            rpti_wrap_line(out, s, len, ind + extra, 0);
+        if (len == 0)
+            rpti_put(out, "\n");
+        s += len + (len < n), n -= len + (len < n);
+    }
 }

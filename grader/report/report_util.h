@@ -71,6 +71,18 @@ void rpti_walkz(struct strbuf *sb, const char *s, size_t max, rpti_emit_fn emit,
  * the string `indent`. */
 void rpti_emit_text(struct strbuf *sb, int32_t cp, const void *indent);
 
+/* The text rubric's lines, each fitting RPT_TEXT_WIDTH columns (UTF-8
+ * characters; colour sequences count none): s[0..n), one line without its
+ * newline, broken at blanks, each continuation indented by `cont` blanks.
+ * cmd: a shell command, broken only outside quotes, each break a " \"
+ * continuation, so the lines still run when pasted. A word longer than a
+ * line stays whole. Every line written ends in a newline. */
+void rpti_wrap_line(struct strbuf *out, const char *s, size_t n, size_t cont, int cmd);
+/* rpti_wrap_line for each line of s[0..n): continuations indented `extra`
+ * blanks past the line's own indent; a "reproduce: " line as a command
+ * whose continuations line up after "reproduce: ". */
+void rpti_wrap_block(struct strbuf *out, const char *s, size_t n, size_t extra);
+
 /* (report_cause.c) The diagnosis lines a rubric opens with: one per
  * function with failures, its most likely cause (grade/diag.h) and the
  * failures it explains; Markdown list items when md. Nothing when no

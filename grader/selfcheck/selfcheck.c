@@ -401,15 +401,41 @@ static int call_outcome(int made, const struct call_result *r, const char *fn,
     return SC_OK;
 }
 
+/* The likely cause of a non-finite value from `fn`, in the module's words;
+ * "likely" because the tools see only the output, not the arithmetic. Each
+ * line fits 100 columns with the "grader: " prefix of the first. */
+static const char *nonfinite_hint(const char *fn)
+{
+    static const struct { const char *fn, *hint; } hints[] = {
+        {"attn_softmax_rows",
+         "hint: attn_softmax_rows is the likely cause: exp() of a large score overflows float\n"
+         "  (above about 88 it is inf, and inf / inf is NaN). Subtract each row's maximum before\n"
+         "  exponentiating: softmax does not change. A row whose scores are all -inf gives 0 / 0."},
+        {"attn_scaled_dot_product",
+         "hint: the softmax inside attn_scaled_dot_product is the likely cause: QK^T / sqrt(d_k)\n"
+         "  exponentiated without subtracting the row's maximum overflows exp() (inf / inf is NaN);\n"
+         "  a row whose weights sum to 0 (every key masked) gives 0 / 0."},
+        {"attn_positional_encoding",
+         "hint: the angle p / 10000^(2i/d) is the likely cause: a division by zero or a pow()\n"
+         "  that overflows (check the exponent's arithmetic and its types)."},
+    };
+
+    for (size_t i = 0; i < sizeof hints / sizeof *hints; i++)
+        if (strcmp(hints[i].fn, fn) == 0)
+            return hints[i].hint;
+    return NULL;
+}
+
 static int nonfinite(const float *x, size_t n, const char *fn, const char *what,
                      struct grd_err *e)
 {
     size_t at = pu_first_nonfinite(x, n);
+    const char *hint = nonfinite_hint(fn);
 
     if (at == n)
         return SC_OK;
-    err_set(e, NULL, 0, 0, "your %s gave a non-finite value (%g) at index %zu of %s",
-            fn, (double)x[at], at, what);
+    err_set(e, NULL, 0, 0, "your %s gave a non-finite value (%g) at index %zu of %s%s%s",
+            fn, (double)x[at], at, what, hint ? "\n" : "", hint ? hint : "");
     return SC_ESTUDENT;
 }
 
