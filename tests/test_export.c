@@ -67,7 +67,7 @@ Test(export, grades_csv_neutralises_formulas_in_ids_and_notes)
         line = strstr(sb_str(&sb), "\r\n") + 2;
         cr_expect(strncmp(line, want[i], strlen(want[i])) == 0 &&
                   line[strlen(want[i])] == ',', "id %zu: %s", i, line);
-        cr_expect(strstr(line, ",'=1+1 in the note too\r\n") != NULL, "%s", line);
+        cr_expect(strstr(line, ",'=1+1 in the note too,") != NULL, "%s", line);
         sb_release(&sb);
     }
     cr_expect_str_eq(gbx_untext("'=1+1"), "=1+1");
