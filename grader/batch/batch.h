@@ -12,6 +12,8 @@
  *   <out>/<id>/row.tsv        the machine row (written last: it commits)
  *   <out>/grades.csv          rebuilt from the row files (RFC 4180, CRLF)
  *   <out>/summary.md, summary.svg  (summary.h)
+ *   <out>/manual.csv          the TA's manual scores (bat_manual_apply):
+ *                             written once when absent, then only read
  * The row files carry no timing, so the gradebook rebuilt from them is
  * byte-identical whether it comes from one run, a resumed run or a merge.
  *
