@@ -292,8 +292,10 @@ Test(batch_inputs, hostile_class_gets_one_row_per_folder_and_no_forged_line, .ti
 {
     char *root = tmp_root();
     char dir[4096], arg[4200], out[4096], outarg[4200], err[4096], path[4200];
-    const char *argv[] = {"/usr/bin/timeout", "600", GRADER, "batch", "--spec", PUBLIC,
-                          "--jobs", "2", "--out", outarg, arg, NULL};
+    /* bounded: before this change the batch hashed the 256 GiB pagemap
+     * and did not stop on SIGTERM, hence -k */
+    const char *argv[] = {"/usr/bin/timeout", "-k", "10", "600", GRADER, "batch", "--spec",
+                          PUBLIC, "--jobs", "2", "--out", outarg, arg, NULL};
     char *text, *csv;
     size_t n, rows;
     int rc;
@@ -365,8 +367,9 @@ static void append_text(const char *path, const char *s)
 static int batch(const char *root, const char *extra, char **text)
 {
     char dir[4096], out[4096], err[4096];
-    const char *argv[] = {"/usr/bin/timeout", "600", GRADER, "batch", "--spec", PUBLIC,
-                          "--spec", WRITTEN, "--jobs", "2", "--out", out, dir, NULL, NULL};
+    const char *argv[] = {"/usr/bin/timeout", "-k", "10", "600", GRADER, "batch", "--spec",
+                          PUBLIC, "--spec", WRITTEN, "--jobs", "2", "--out", out, dir, NULL,
+                          NULL};
     size_t n;
     int rc;
 
@@ -374,8 +377,8 @@ static int batch(const char *root, const char *extra, char **text)
     path_of(out, sizeof out, root, "out");
     path_of(err, sizeof err, root, "stderr.txt");
     if (extra != NULL) {
-        argv[13] = dir;
-        argv[12] = extra;
+        argv[15] = dir;
+        argv[14] = extra;
     }
     rc = bu_run(argv, err, NULL);
     *text = bu_slurp(err, &n);
