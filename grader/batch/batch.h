@@ -71,7 +71,8 @@ int bat_id_check(const char *id, struct grd_err *e);
 
 /* The names of the gradebook's own files, which no id may take. */
 #define BAT_RESERVED {"grades.csv", "summary.md", "summary.svg", "manual.csv", \
-                      "row.tsv", "results.json", "feedback.md", "staff.md"}
+                      "report.html", "similarity.csv", "row.tsv", "results.json", \
+                      "feedback.md", "staff.md"}
 
 /* Bytes of a name kept as the id as it is; and of the readable part of a
  * hashed id (then '~' and BAT_ID_HASH hex digits of the name's SHA-256). */
