@@ -21,10 +21,14 @@
 #include "core/json.h"
 #include "props/prop.h"
 #include "batch/summary.h"
+#include "batch_util.h"
 
 #define FIX TEST_SRCDIR "/tests/batch_fixtures/"
 #define IDRE "^attention-(?<id>.+?)(?:\\.c)?$"
 #define COMMA_ID "smith, \"jo\""
+/* The id bat_id_make gives it (documented, stable: it is part of the
+ * gradebook's contract, so a change here is a change for every TA). */
+#define COMMA_ID_MADE "smith_jo_~0edae6ac21db"
 
 /* The class: entry name (a trailing '/' makes a directory holding
  * attention.c) and the file it is a copy of. */
@@ -50,25 +54,12 @@ static const struct {
 } expected_rows[] = {
     {"alice", "ok"}, {"attn_frank", "skipped"}, {"bob", "ok"}, {"dave", "compile_error"},
     {"eve-exit", "rejected"}, {"eve-loop", "ok"}, {"gil", "missing"},
-    {COMMA_ID, "compile_error"},
+    {COMMA_ID_MADE, "compile_error"},
 };
 #define N_EXPECTED (sizeof expected_rows / sizeof expected_rows[0])
 #define N_ABSENT 2   /* frank and gil get a row but are not graded */
 
 /* ---- helpers ---- */
-
-static void copy(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[8192];
-    size_t k;
-
-    cr_assert(in != NULL && out != NULL, "cannot copy '%s' to '%s'", from, to);
-    while ((k = fread(buf, 1, sizeof buf, in)) > 0)
-        cr_assert(fwrite(buf, 1, k, out) == k);
-    fclose(in);
-    fclose(out);
-}
 
 static char *make_class(const struct entry_src *v, size_t n)
 {
@@ -88,21 +79,9 @@ static char *make_class(const struct entry_src *v, size_t n)
             snprintf(path, sizeof path, "%s/class/%s", root, v[i].name);
         }
         if (v[i].src != NULL)   /* NULL: an empty folder */
-            copy(v[i].src, path);
+            bu_copy(v[i].src, path);
     }
     return root;
-}
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st, (void)f;
-    return (flag == FTW_DP ? rmdir(p) : unlink(p)), 0;
-}
-
-static void remove_tree(char *root)
-{
-    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(root);
 }
 
 static struct spec_set *load_specs(void)
@@ -154,18 +133,6 @@ static int run(const struct bat_list *l, const struct spec_set *s, const char *o
 
     cr_assert(rc >= 0, "batch: %s", e.msg);
     return rc;
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = malloc(1 << 20);
-
-    cr_assert(f != NULL && buf != NULL, "cannot read '%s'", path);
-    *n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[*n] = '\0';
-    fclose(f);
-    return buf;
 }
 
 static void out_path(const char *root, const char *sub, const char *file, char *buf,
@@ -275,8 +242,9 @@ Test(batch, id_check_refuses_unsafe_names)
         const char *id;
         int ok;
     } cases[] = {
-        {"alice", 1}, {COMMA_ID, 1}, {"a.b", 1}, {"", 0}, {"a/b", 0},
-        {"..", 0}, {".hidden", 0}, {"x..y", 0},
+        {"alice", 1}, {COMMA_ID, 0}, {COMMA_ID_MADE, 1}, {"a.b", 1}, {"", 0}, {"a/b", 0},
+        {"..", 0}, {".hidden", 0}, {"x..y", 0}, {"grades.csv", 0}, {"Summary.SVG", 0},
+        {"-rf", 0}, {"a b", 0}, {"z\xc3\xab" "e", 0}, {"a\nb", 0}, {"::error", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_expect((bat_id_check(cases[i].id, NULL) == 0) == cases[i].ok, "'%s'",
@@ -313,24 +281,26 @@ Test(batch, atomic_write_replaces_whole_file)
     snprintf(path, sizeof path, "%s/file.txt", root);
     cr_assert(bat_write_atomic(path, "first\n", 6, &e) == 0, "%s", e.msg);
     cr_assert(bat_write_atomic(path, "second\n", 7, &e) == 0, "%s", e.msg);
-    got = slurp(path, &n);
+    got = bu_slurp(path, &n);
     cr_expect_str_eq(got, "second\n");
     free(got);
     cr_expect(bat_remove_temps(root) == 0, "a temporary file was left behind");
     snprintf(path, sizeof path, "%s/missing/file.txt", root);
     cr_expect(bat_write_atomic(path, "x", 1, &e) < 0, "wrote into a missing directory");
-    remove_tree(root);
+    bu_remove_tree(root);
 }
 
 Test(batch, row_round_trips)
 {
     char id0[] = "softmax.values", msg0[] = "row 1\tsums to 0.25\nnot 1 \\ oops";
     char id1[] = "pe.bounded", msg1[] = "", rid[] = COMMA_ID, detail[] = "detail\nline 2";
+    char name[] = "Ada Lovelace_12345_assignsubmission_file_\n\t\\";
     struct bat_test_row t[2] = {
         {id0, "failed", 0, 2, msg0},
         {id1, "passed", 1.5, 1.5, msg1},
     };
-    struct bat_row r = {rid, "ok", 1.5, 3.5, "1.0.0", "ab", "cd", 7, detail, t, 2}, back;
+    struct bat_row r = {rid, "ok", 1.5, 3.5, "1.0.0", "ab", "cd", 7, detail, t, 2, name,
+                        "ef"}, back;
     struct strbuf sb;
     struct grd_err e;
 
@@ -339,6 +309,8 @@ Test(batch, row_round_trips)
     cr_assert(bat_row_parse(sb_str(&sb), sb.len, &back, &e) == 0, "%s", e.msg);
     cr_expect_str_eq(back.id, r.id);
     cr_expect_str_eq(back.detail, r.detail);
+    cr_expect_str_eq(back.name, name);
+    cr_expect_str_eq(back.inputs_sha256, "ef");
     cr_expect(back.n_tests == 2 && back.seed == 7 && back.max_score == 3.5);
     cr_expect_str_eq(back.tests[0].message, t[0].message);
     cr_expect_str_eq(back.tests[1].status, "passed");
@@ -375,18 +347,21 @@ static void expect_csv(const char *out)
     size_t n, lines = 0;
 
     out_path(out, "grades.csv", "", path, sizeof path);
-    csv = slurp(path, &n);
+    csv = bu_slurp(path, &n);
     cr_expect(strncmp(csv, "id,score,max_score,status,softmax.", 34) == 0, "header: %.60s", csv);
-    cr_expect(strstr(csv, "\r\n\"smith, \"\"jo\"\"\",0,") != NULL, "comma id not escaped");
+    cr_expect(strstr(csv, "\r\n" COMMA_ID_MADE ",0,") != NULL &&
+              strstr(csv, ",\"attention-smith, \"\"jo\"\".c\"\r\n") != NULL,
+              "the comma name is not in its row, escaped: %s", csv);
     /* Every folder of the class has a row that says why it has no grade. */
     cr_expect(strstr(csv, "\r\nattn_frank,0,") != NULL &&
               strstr(csv, ",skipped,") != NULL &&
-              strstr(csv, ",the name does not match --id-regex\r\n") != NULL,
+              strstr(csv, ",the name does not match --id-regex,attn_frank.c\r\n") != NULL,
               "a misnamed entry has no 'skipped' row: %s", csv);
     cr_expect(strstr(csv, "\r\ngil,0,") != NULL && strstr(csv, ",missing,") != NULL &&
-              strstr(csv, ",no attention.c in the folder\r\n") != NULL,
+              strstr(csv, ",no attention.c in the folder 'attention-gil',attention-gil\r\n")
+                  != NULL,
               "a folder without attention.c has no 'missing' row: %s", csv);
-    cr_expect(strstr(csv, ",submission_sha256,note\r\n") != NULL, "header: %s", csv);
+    cr_expect(strstr(csv, ",submission_sha256,note,name\r\n") != NULL, "header: %s", csv);
     cr_expect(strstr(csv, "notes") == NULL, "a stray file got a row");
     cr_expect(strstr(csv, "\r\nalice,") != NULL && strstr(csv, "\r\nbob,") != NULL);
     cr_expect(strstr(csv, "\r\nalice,") < strstr(csv, "\r\nbob,"), "rows not sorted");
@@ -415,13 +390,13 @@ Test(batch, class_gives_expected_rows_and_resumes, .timeout = 120)
     expect_rows(out);
     expect_csv(out);
     out_path(out, "grades.csv", "", path, sizeof path);
-    before = slurp(path, &n1);
+    before = bu_slurp(path, &n1);
 
     c = (struct counts){0, 0};
     cr_assert(run(&l, s, out, &c, NULL) == 0);
     cr_expect(c.graded == 0 && c.skipped == N_EXPECTED, "graded %zu, skipped %zu",
               c.graded, c.skipped);
-    after = slurp(path, &n2);
+    after = bu_slurp(path, &n2);
     cr_expect(n1 == n2 && memcmp(before, after, n1) == 0, "resumed gradebook differs");
 
     /* bob resubmits: only bob is regraded */
@@ -433,14 +408,14 @@ Test(batch, class_gives_expected_rows_and_resumes, .timeout = 120)
     cr_assert(run(&l, s, out, &c, NULL) == 0);
     cr_expect(c.graded == 1 && c.skipped == N_EXPECTED - 1, "graded %zu", c.graded);
     out_path(out, "bob", "results.json", path, sizeof path);
-    bob = slurp(path, &n1);
+    bob = bu_slurp(path, &n1);
     cr_expect(json_validate(bob, n1, NULL) == 0, "bob's results.json does not parse");
     free(bob);
     free(before);
     free(after);
     bat_list_release(&l);
     spec_set_free(s);
-    remove_tree(root);
+    bu_remove_tree(root);
 }
 
 static const struct entry_src class_small[] = {
@@ -483,9 +458,9 @@ Test(batch, merge_of_three_shards_equals_single_run, .timeout = 120)
     static const char *const files[] = {"grades.csv", "summary.md", "summary.svg"};
     for (size_t i = 0; i < 3; i++) {
         out_path(out, files[i], "", path, sizeof path);
-        one = slurp(path, &n1);
+        one = bu_slurp(path, &n1);
         out_path(merged, files[i], "", path, sizeof path);
-        many = slurp(path, &n2);
+        many = bu_slurp(path, &n2);
         cr_expect(n1 == n2 && memcmp(one, many, n1) == 0, "merged %s differs", files[i]);
         free(one);
         free(many);
@@ -495,7 +470,7 @@ Test(batch, merge_of_three_shards_equals_single_run, .timeout = 120)
     cr_expect(bat_merge(merged, twice, 2, &e) < 0, "an id in two inputs was accepted");
     bat_list_release(&l);
     spec_set_free(s);
-    remove_tree(root);
+    bu_remove_tree(root);
 }
 
 /* ---- interrupts ---- */
@@ -543,7 +518,7 @@ static size_t check_complete(const char *out)
         cr_expect(bat_remove_temps(path) == 0, "temporary file in '%s'", path);
         out_path(out, de->d_name, "results.json", path, sizeof path);
         if (access(path, F_OK) == 0) {
-            buf = slurp(path, &n);
+            buf = bu_slurp(path, &n);
             cr_expect(json_validate(buf, n, NULL) == 0, "'%s' does not parse", path);
             free(buf);
         }
@@ -590,26 +565,10 @@ Test(batch, interrupted_batch_leaves_complete_files, .timeout = 120)
     cr_expect(check_complete(out) == l.n);
     bat_list_release(&l);
     spec_set_free(s);
-    remove_tree(root);
+    bu_remove_tree(root);
 }
 
 /* ---- the command line ---- */
-
-static int run_cli(const char *const argv[], const char *err_path)
-{
-    pid_t pid = fork();
-    int status;
-
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        if (freopen(err_path, "w", stderr) == NULL || freopen("/dev/null", "w", stdout) == NULL)
-            _exit(127);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    cr_assert(waitpid(pid, &status, 0) == pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 Test(batch, cli_reports_misnamed_and_escapes_ids, .timeout = 60)
 {
@@ -629,18 +588,19 @@ Test(batch, cli_reports_misnamed_and_escapes_ids, .timeout = 60)
     snprintf(dir, sizeof dir, "%s/class", root);
     snprintf(out, sizeof out, "%s/out", root);
     snprintf(err, sizeof err, "%s/stderr.txt", root);
-    rc = run_cli(argv, err);
-    text = slurp(err, &n);
+    rc = bu_run(argv, err, NULL);
+    text = bu_slurp(err, &n);
     cr_expect(rc == 0, "exit %d: %s", rc, text);
-    cr_expect(strstr(text, "attn_frank.c' does not match --id-regex") != NULL, "%s", text);
+    cr_expect(strstr(text, "] attn_frank: skipped: the name does not match --id-regex\n") != NULL,
+              "%s", text);
     out_path(out, "grades.csv", "", path, sizeof path);
     if (rc == 0) {
-        csv = slurp(path, &n);
-        cr_expect(strstr(csv, "\r\n\"smith, \"\"jo\"\"\",0,") != NULL, "%s", csv);
+        csv = bu_slurp(path, &n);
+        cr_expect(strstr(csv, "\r\n" COMMA_ID_MADE ",0,") != NULL, "%s", csv);
         free(csv);
     }
     free(text);
-    remove_tree(root);
+    bu_remove_tree(root);
 }
 
 /* The cell of row `id`, column `name` of a gradebook without quoted
@@ -687,21 +647,21 @@ Test(batch, cli_feedback_is_path_free_and_manual_cells_blank, .timeout = 120)
     snprintf(dir, sizeof dir, "%s/class", root);
     snprintf(out, sizeof out, "%s/out", root);
     snprintf(err, sizeof err, "%s/stderr.txt", root);
-    rc = run_cli(argv, err);
-    text = slurp(err, &n);
+    rc = bu_run(argv, err, NULL);
+    text = bu_slurp(err, &n);
     cr_assert(rc == 0, "exit %d: %s", rc, text);
     cr_expect(strstr(text, "1 submission graded") != NULL, "%s", text);
     out_path(out, "ada", "feedback.md", path, sizeof path);
-    fb = slurp(path, &n);
+    fb = bu_slurp(path, &n);
     out_path(out, "ada", "results.json", path, sizeof path);
-    json = slurp(path, &n);
+    json = bu_slurp(path, &n);
     cr_expect(strstr(fb, root) == NULL && strstr(fb, "class/") == NULL,
               "feedback.md shows the TA's path:\n%s", fb);
     cr_expect(strstr(json, root) == NULL, "results.json shows the TA's path");
     cr_expect(strstr(fb, "| MANUAL |") != NULL && strstr(fb, "FAIL: written.manual") == NULL,
               "a manual item failed without answers.yaml:\n%s", fb);
     out_path(out, "grades.csv", "", path, sizeof path);
-    csv = slurp(path, &n);
+    csv = bu_slurp(path, &n);
     col = csv_cell(csv, "ada", "written.manual.part2");
     cr_expect_str_eq(col, "", "manual cell: '%s'", col);
     col = csv_cell(csv, "ada", "written.manual.part3");
@@ -712,7 +672,7 @@ Test(batch, cli_feedback_is_path_free_and_manual_cells_blank, .timeout = 120)
     free(fb);
     free(json);
     free(csv);
-    remove_tree(root);
+    bu_remove_tree(root);
 }
 
 /* s with '_' written as Markdown writes it in a table cell ("\_"). */
@@ -776,11 +736,11 @@ Test(batch, feedback_hides_hidden_tests_staff_report_keeps_them, .timeout = 120)
     snprintf(out, sizeof out, "%s/out", root);
     cr_assert(run(&l, s, out, &c, NULL) == 0);
     out_path(out, "hal", "feedback.md", path, sizeof path);
-    fb = slurp(path, &n);
+    fb = bu_slurp(path, &n);
     out_path(out, "hal", "staff.md", path, sizeof path);
-    staff = slurp(path, &n);
+    staff = bu_slurp(path, &n);
     out_path(out, "grades.csv", "", path, sizeof path);
-    csv = slurp(path, &n);
+    csv = bu_slurp(path, &n);
     for (size_t i = 0; i < spec_test_count(s); i++) {
         const struct spec_test *t = spec_test_at(s, i);
         if (t->visibility == SPEC_VISIBLE)
@@ -810,7 +770,7 @@ Test(batch, feedback_hides_hidden_tests_staff_report_keeps_them, .timeout = 120)
     free(csv);
     bat_list_release(&l);
     spec_set_free(s);
-    remove_tree(root);
+    bu_remove_tree(root);
 }
 
 Test(batch, cli_usage_errors_exit_2)
@@ -824,8 +784,8 @@ Test(batch, cli_usage_errors_exit_2)
 
     cr_assert(fd >= 0);
     close(fd);
-    cr_expect(run_cli(bad_shard, err) == 2);
-    cr_expect(run_cli(no_group, err) == 2);
-    cr_expect(run_cli(merge, err) == 2);
+    cr_expect(bu_run(bad_shard, err, NULL) == 2);
+    cr_expect(bu_run(no_group, err, NULL) == 2);
+    cr_expect(bu_run(merge, err, NULL) == 2);
     unlink(err);
 }

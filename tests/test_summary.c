@@ -260,6 +260,43 @@ Test(summary, svg_nests_tests_under_each_function_once)
     free(k);
 }
 
+/* 5 of 8 pass: summary.md and summary.svg both say 62.5 %; the longest
+ * label (a real one of the hidden spec, made longer) is drawn whole, and
+ * still overlaps nothing and stays inside the figure. */
+Test(summary, percentages_read_alike_and_long_labels_are_whole)
+{
+    static const char *const ids[] = {
+        "mha.self_attention_permutation_equivariance_across_heads", "softmax.values"};
+    struct bat_test_row tests[8][2];
+    struct bat_row rows[8];
+    char names[8][8];
+    struct strbuf md, svg;
+
+    for (size_t i = 0; i < 8; i++) {
+        for (size_t j = 0; j < 2; j++) {
+            tests[i][j] = (struct bat_test_row){(char *)ids[j], "", 1, 1, (char *)""};
+            snprintf(tests[i][j].status, sizeof tests[i][j].status, "%s",
+                     j == 0 && i >= 5 ? "failed" : "passed");
+        }
+        snprintf(names[i], sizeof names[i], "s%zu", i);
+        rows[i] = (struct bat_row){.id = names[i], .score = 2, .max_score = 2,
+                                   .tests = tests[i], .n_tests = 2, .detail = (char *)""};
+        snprintf(rows[i].status, sizeof rows[i].status, "ok");
+    }
+    sb_init(&md, 0);
+    sb_init(&svg, 0);
+    cr_assert(sum_write_md(rows, 8, ids, 2, &md) == 0);
+    cr_assert(sum_write_svg(rows, 8, ids, 2, &svg) == 0);
+    cr_expect(strstr(sb_str(&md), " | 5/8 | 62.5 % |") != NULL, "%s", sb_str(&md));
+    cr_expect(strstr(sb_str(&svg), ">62.5 %</text>") != NULL, "summary.svg rounds otherwise");
+    cr_expect(strstr(sb_str(&svg), ">self_attention_permutation_equivariance_across_heads<") !=
+                  NULL, "the long label is cut:\n%s", sb_str(&svg));
+    expect_no_overlap(sb_str(&svg), svg_size(sb_str(&svg), "width"),
+                      svg_size(sb_str(&svg), "height"));
+    sb_release(&md);
+    sb_release(&svg);
+}
+
 /* The histogram's y ticks: whole numbers of submissions, from 0. */
 Test(summary, svg_histogram_ticks_are_whole_counts)
 {

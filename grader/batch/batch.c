@@ -80,225 +80,6 @@ int bat_idre_match(const struct bat_idre *re, const char *name, char *out,
     return rc;
 }
 
-int bat_id_check(const char *id, struct grd_err *e)
-{
-    size_t n = strlen(id);
-
-    if (n == 0)
-        return err_set(e, NULL, 0, 0, "empty id");
-    if (n > BAT_ID_MAX)
-        return err_set(e, NULL, 0, 0, "id '%.40s...' is longer than %d bytes", id, BAT_ID_MAX);
-    if (strchr(id, '/') != NULL)
-        return err_set(e, NULL, 0, 0, "id '%s' holds a '/'", id);
-    if (id[0] == '.')
-        return err_set(e, NULL, 0, 0, "id '%s' starts with '.'", id);
-    if (strstr(id, "..") != NULL)
-        return err_set(e, NULL, 0, 0, "id '%s' holds '..'", id);
-    return 0;
-}
-
-/* ---- entries ---- */
-
-static void note(bat_note_fn fn, void *ctx, struct grd_err *why, const char *fmt,
-                 const char *name)
-{
-    char buf[ERR_MSG_MAX + 512];
-    int k = snprintf(buf, sizeof buf, fmt, name);
-
-    if (why != NULL && k >= 0 && (size_t)k < sizeof buf)
-        snprintf(buf + k, sizeof buf - (size_t)k, " (%s)", why->msg);
-    if (fn != NULL)
-        fn(ctx, buf);
-}
-
-static int list_has(const struct bat_list *l, const char *id)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i].id, id) == 0)
-            return 1;
-    return 0;
-}
-
-static int list_push(struct bat_list *l, const char *id, const char *path,
-                     const char *source, const char *absent, const char *why,
-                     struct grd_err *e)
-{
-    struct bat_entry *v;
-    size_t cap = l->cap ? l->cap * 2 : 32;
-
-    if (l->n == BAT_MAX_ENTRIES)
-        return err_set(e, NULL, 0, 0, "more than %d submissions", BAT_MAX_ENTRIES);
-    if (l->n == l->cap) {
-        if ((v = realloc(l->v, cap * sizeof *v)) == NULL)
-            return err_set(e, NULL, 0, 0, "out of memory");
-        l->v = v;
-        l->cap = cap;
-    }
-    v = &l->v[l->n];
-    v->id = strdup(id);
-    v->path = strdup(path);
-    v->source = strdup(source);
-    v->absent = absent;
-    v->why = why ? strdup(why) : NULL;
-    if (v->id == NULL || v->path == NULL || v->source == NULL || (why && v->why == NULL)) {
-        free(v->id), free(v->path), free(v->source), free(v->why);
-        return err_set(e, NULL, 0, 0, "out of memory");
-    }
-    l->n++;
-    return 0;
-}
-
-/* Which file of entry `path` is graded: its attention.c, or itself.
- * Returns 1 when the entry is a submission, 0 when not. */
-static int entry_source(const char *path, const char *name, char *src, size_t n)
-{
-    struct stat st;
-
-    if (stat(path, &st) < 0)
-        return 0;
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(src, n, "%s/attention.c", path);
-        return stat(src, &st) == 0 && S_ISREG(st.st_mode);
-    }
-    snprintf(src, n, "%s", path);
-    return S_ISREG(st.st_mode) && ut_has_suffix(name, ".c");
-}
-
-/* The id of entry `name`: from the regex, or the name minus ".c" (also
- * when the regex does not match: *mismatch is then set and noted).
- * Returns 1 with an id, 0 when the entry is skipped (noted), -1 on error. */
-static int entry_id(const char *path, const char *name, const struct bat_idre *re, char *id,
-                    int *mismatch, bat_note_fn fn, void *ctx, struct grd_err *e)
-{
-    struct grd_err why;
-    int rc = 0;
-
-    *mismatch = 0;
-    if (re != NULL && (rc = bat_idre_match(re, name, id, BAT_ID_MAX + 1, e)) < 0)
-        return -1;
-    if (rc == 0) {
-        if (re != NULL) {
-            *mismatch = 1;
-            note(fn, ctx, NULL, "entry '%s' does not match --id-regex: skipped "
-                 "(its row says so)", path);
-        }
-        snprintf(id, BAT_ID_MAX + 1, "%s", name);
-        if (ut_has_suffix(id, ".c") && strlen(id) > 2)
-            id[strlen(id) - 2] = '\0';
-    }
-    err_clear(&why);
-    if (bat_id_check(id, &why) < 0) {
-        note(fn, ctx, &why, "entry '%s' gives an unusable id: skipped", path);
-        return 0;
-    }
-    return 1;
-}
-
-/* Whether `path` is a directory (a student's folder, maybe empty). */
-static int is_dir(const char *path)
-{
-    struct stat st;
-
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int add_entry(const char *dir, const char *name, const struct bat_idre *re,
-                     struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
-{
-    char path[BAT_PATH_MAX], src[BAT_PATH_MAX + 16], id[BAT_ID_MAX + 1];
-    int rc, mismatch, sub;
-
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    sub = entry_source(path, name, src, sizeof src);
-    if (!sub && !is_dir(path)) {
-        note(fn, ctx, NULL, "entry '%s' is neither a .c file nor a folder: skipped", path);
-        return 0;
-    }
-    if ((rc = entry_id(path, name, re, id, &mismatch, fn, ctx, e)) <= 0)
-        return rc;
-    if (list_has(out, id)) {
-        note(fn, ctx, NULL, "duplicate id from entry '%s': skipped", path);
-        return 0;
-    }
-    if (mismatch)
-        return list_push(out, id, path, "", "skipped",
-                         "the name does not match --id-regex", e);
-    if (!sub) {
-        note(fn, ctx, NULL, "folder '%s' holds no attention.c: missing (its row says so)",
-             path);
-        return list_push(out, id, path, "", "missing", "no attention.c in the folder", e);
-    }
-    return list_push(out, id, path, src, NULL, NULL, e);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in dir, sorted, hidden ones left out. */
-static int read_names(const char *dir, char ***names, size_t *n, struct grd_err *e)
-{
-    struct dirent **list;
-    int k = scandir(dir, &list, NULL, NULL);
-
-    if (k < 0)
-        return err_set(e, NULL, 0, 0, "cannot read '%s': %s", dir, strerror(errno));
-    *names = calloc((size_t)k + 1, sizeof **names);
-    *n = 0;
-    for (int i = 0; i < k; i++) {
-        if (*names != NULL && list[i]->d_name[0] != '.')
-            (*names)[(*n)++] = strdup(list[i]->d_name);
-        free(list[i]);
-    }
-    free(list);
-    if (*names == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
-    qsort(*names, *n, sizeof **names, cmp_name);
-    return 0;
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-    return strcmp(((const struct bat_entry *)a)->id, ((const struct bat_entry *)b)->id);
-}
-
-int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
-                 struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
-{
-    int rc = 0;
-
-    for (size_t d = 0; d < n && rc == 0; d++) {
-        char **names = NULL;
-        size_t k = 0;
-
-        rc = read_names(dirs[d], &names, &k, e);
-        for (size_t i = 0; i < k; i++) {
-            if (rc == 0 && names[i] == NULL)
-                rc = err_set(e, NULL, 0, 0, "out of memory");
-            if (rc == 0)
-                rc = add_entry(dirs[d], names[i], re, out, fn, ctx, e);
-            free(names[i]);
-        }
-        free(names);
-    }
-    if (out->n > 1)
-        qsort(out->v, out->n, sizeof *out->v, cmp_entry);
-    return rc;
-}
-
-void bat_list_release(struct bat_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].id);
-        free(l->v[i].path);
-        free(l->v[i].source);
-        free(l->v[i].why);
-    }
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
 /* ---- sharding ---- */
 
 static int parse_uint(const char *s, const char *end, unsigned *out)
@@ -346,10 +127,7 @@ void bat_list_shard(struct bat_list *l, unsigned k, unsigned n)
             l->v[j++] = l->v[i];
             continue;
         }
-        free(l->v[i].id);
-        free(l->v[i].path);
-        free(l->v[i].source);
-        free(l->v[i].why);
+        bat_entry_release(&l->v[i]);
     }
     l->n = j;
 }
@@ -498,14 +276,22 @@ static int csv_points(struct strbuf *sb, const struct bat_row *r, const char *te
  * error's log stays in feedback.md, not in a spreadsheet cell. */
 static int csv_note(struct strbuf *sb, const struct bat_row *r)
 {
-    char line[BAT_MSG_MAX + 1];
+    char line[BAT_MSG_MAX + 1], shown[4 * BAT_MSG_MAX + 8];
     const char *d = r->detail ? r->detail : "";
 
     if (strcmp(r->status, "missing") != 0 && strcmp(r->status, "skipped") != 0 &&
         strcmp(r->status, "error") != 0)
         return 0;
     snprintf(line, sizeof line, "%.*s", (int)strcspn(d, "\r\n"), d);
-    return bat_csv_text(sb, line);
+    bat_show(line, shown, sizeof shown);
+    return bat_csv_text(sb, shown);
+}
+
+/* The name cell: the entry's name as the row keeps it (bat_show: its
+ * controls and invisible characters escaped). */
+static int csv_name(struct strbuf *sb, const struct bat_row *r)
+{
+    return bat_csv_text(sb, r->name ? r->name : r->id);
 }
 
 static int csv_row(const char *const *test_ids, size_t n_tests,
@@ -519,7 +305,7 @@ static int csv_row(const char *const *test_ids, size_t n_tests,
         rc |= sb_addch(out, ',') | csv_points(out, r, test_ids[i]);
     rc |= sb_addch(out, ',') | bat_csv_field(out, r->grader_version);
     rc |= sb_addf(out, ",%s,%s,", r->spec_sha256, r->submission_sha256);
-    rc |= csv_note(out, r) | sb_adds(out, "\r\n");
+    rc |= csv_note(out, r) | sb_addch(out, ',') | csv_name(out, r) | sb_adds(out, "\r\n");
     return rc ? -1 : 0;
 }
 
@@ -538,7 +324,7 @@ int bat_csv_write(const char *const *test_ids, size_t n_tests,
     for (size_t i = 0; rc == 0 && i < n_tests; i++)
         rc = sb_addch(out, ',') | bat_csv_field(out, test_ids[i]);
     if (rc == 0)
-        rc = sb_adds(out, ",grader_version,spec_sha256,submission_sha256,note\r\n");
+        rc = sb_adds(out, ",grader_version,spec_sha256,submission_sha256,note,name\r\n");
     for (size_t i = 0; order != NULL && i < n; i++)
         order[i] = &rows[i];
     if (order != NULL && n > 1)
@@ -558,7 +344,7 @@ static int write_buf(const char *dir, const char *name, const struct strbuf *sb,
 
     if (sb->truncated)
         return err_set(e, NULL, 0, 0, "'%s' is larger than its cap", name);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    bat_path_join(dir, name, path, sizeof path);
     return bat_write_atomic(path, sb_str(sb), sb->len, e);
 }
 
@@ -568,7 +354,7 @@ static int load_rows(const char *out_dir, const char *const *ids, size_t n,
     char dir[BAT_PATH_MAX];
 
     for (size_t i = 0; i < n; i++) {
-        snprintf(dir, sizeof dir, "%s/%s", out_dir, ids[i]);
+        bat_path_join(out_dir, ids[i], dir, sizeof dir);
         if (bat_row_load(dir, &rows[i], e) < 0)
             return -1;
         if (strcmp(rows[i].spec_sha256, rows[0].spec_sha256) != 0)
@@ -635,6 +421,8 @@ int bat_finish(const char *out_dir, const char *const *ids, size_t n,
     if (rows == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     rc = load_rows(out_dir, ids, n, rows, e);
+    if (rc == 0)
+        rc = bat_manual_apply(out_dir, rows, n, e);
     if (rc == 0 && (cols = columns(rows, n, test_ids, &n_tests)) == NULL)
         rc = err_set(e, NULL, 0, 0, "out of memory");
     if (rc == 0)

@@ -12,6 +12,8 @@
  *   <out>/<id>/row.tsv        the machine row (written last: it commits)
  *   <out>/grades.csv          rebuilt from the row files (RFC 4180, CRLF)
  *   <out>/summary.md, summary.svg  (summary.h)
+ *   <out>/manual.csv          the TA's manual scores (bat_manual_apply):
+ *                             written once when absent, then only read
  * The row files carry no timing, so the gradebook rebuilt from them is
  * byte-identical whether it comes from one run, a resumed run or a merge.
  *
@@ -35,6 +37,8 @@
 #define BAT_ROW_NAME "row.tsv"
 #define BAT_MSG_MAX 1024        /* bytes of one failure message kept in a row */
 #define BAT_MAX_ENTRIES 100000  /* entries of one batch */
+#define BAT_SOURCE_MAX ((size_t)1 << 20)  /* the grader's limit on attention.c */
+#define BAT_MANUAL_NAME "manual.csv"
 
 /* ---- student ids ---- */
 
@@ -58,21 +62,66 @@ int bat_idre_match(const struct bat_idre *re, const char *name, char *out,
                    size_t n, struct grd_err *e);
 
 /*
- * Whether `id` may name a directory: non-empty, at most BAT_ID_MAX bytes,
- * no '/', no NUL, not starting with '.', no "..". Returns 0 or -1 with `e`
- * set to the reason.
+ * Whether `id` is an id as bat_id_make makes them: 1 to BAT_ID_MAX bytes of
+ * [A-Za-z0-9._~-], starting with a letter, a digit or '_', no "..", not one
+ * of the gradebook's own file names (BAT_RESERVED, any case). Returns 0 or
+ * -1 with `e` set to the reason.
  */
 int bat_id_check(const char *id, struct grd_err *e);
+
+/* The names of the gradebook's own files, which no id may take. */
+#define BAT_RESERVED {"grades.csv", "summary.md", "summary.svg", "manual.csv", \
+                      "report.html", "similarity.csv", "row.tsv", "results.json", \
+                      "feedback.md", "staff.md"}
+
+/* Bytes of a name kept as the id as it is; and of the readable part of a
+ * hashed id (then '~' and BAT_ID_HASH hex digits of the name's SHA-256). */
+#define BAT_ID_KEEP 128
+#define BAT_ID_PART 100
+#define BAT_ID_HASH 12
+
+/*
+ * The id of a folder or file name (or of an --id-regex group): `raw` itself
+ * when it passes bat_id_check and is at most BAT_ID_KEEP bytes without '~';
+ * otherwise its first BAT_ID_PART bytes with every run of other bytes
+ * (spaces, controls, non-ASCII, '/', '~'...) as one '_' and a leading '.'
+ * or '-' as '_', then '~' and the first BAT_ID_HASH hex digits of
+ * SHA-256(raw). Distinct names give distinct ids (a kept name has no '~',
+ * a made one always has), the same name always the same id, and no id
+ * holds a byte a terminal, a CSV reader or a workflow runner acts on.
+ * `out` holds at least BAT_ID_MAX + 1 bytes.
+ */
+void bat_id_make(const char *raw, char *out);
+
+/*
+ * `s` as text safe to show on any output (a terminal, a log a CI runner
+ * reads, a CSV or Markdown cell): printable ASCII and valid UTF-8 kept;
+ * '\\' doubled; C0 and C1 controls, DEL, invalid bytes and Unicode
+ * format characters (bidi overrides and isolates, zero widths, line and
+ * paragraph separators, the BOM) as \xNN or \u{NNNN}; a leading ':' as
+ * \x3a (no "::" workflow command). Cut to fit n (at least 1) bytes.
+ */
+void bat_show(const char *s, char *out, size_t n);
+
+/*
+ * "dir/name" into out (size n) with the slashes that end `dir` dropped
+ * ("class/" and "a" give "class/a"; "/" and "a" give "/a"). Returns 0, or
+ * -1 when it does not fit (out then holds a cut path).
+ */
+int bat_path_join(const char *dir, const char *name, char *out, size_t n);
 
 /* ---- entries ---- */
 
 struct bat_entry {
     char *id;             /* owned */
+    char *name;           /* the entry's name in the class folder (owned) */
     char *path;           /* what grade_submission() is given (owned) */
     char *source;         /* the attention.c hashed for resumption (owned) */
     /* NULL for a submission; else the row status of an entry that is not
      * graded but still gets a row: "missing" (a folder without
-     * attention.c) or "skipped" (its name does not match --id-regex). */
+     * attention.c), "skipped" (its name does not match --id-regex) or
+     * "rejected" (the entry or its attention.c is a symbolic link, not a
+     * regular file, or larger than BAT_SOURCE_MAX: never read). */
     const char *absent;
     char *why;            /* absent's reason, for the row (owned; or NULL) */
 };
@@ -89,23 +138,42 @@ typedef void (*bat_note_fn)(void *ctx, const char *msg);
  * Add the entries found in each directory of dirs[0..n): a submission is a
  * directory holding attention.c or a regular file ending in ".c"; entries
  * whose name starts with '.' are ignored silently. Entries are visited in
- * bytewise name order, directories in the order given. The id is the
- * entry's name (minus ".c"), or group `id` of `re` when re is not NULL.
- * Every folder (and .c file) of the class gets an entry, so that it gets
- * a row: one whose name does not match `re` is "skipped" (its id is its
- * name), a folder without attention.c is "missing" (see bat_entry.absent).
- * Each of those is also passed to `note` (may be NULL); so is an entry
- * that is neither (a stray file), has an unusable id, or repeats an id
- * already taken, and that one is left out. On return the list is sorted
- * by id. Returns 0, or -1 with
- * `e` set (unreadable directory, too many entries, out of memory); the
- * list then holds what was found before the failure.
+ * bytewise name order, directories in the order given. The id is
+ * bat_id_make of the entry's name (minus ".c"), or of group `id` of `re`
+ * when re is not NULL; the name is kept in bat_entry.name for the row.
+ * Every entry is checked with lstat before anything reads it, and every
+ * folder (and .c file, symbolic link, device or FIFO) of the class gets an
+ * entry, so that it gets a row: one whose name does not match `re` is
+ * "skipped" (its id made from its name), a folder without attention.c is
+ * "missing", an entry that is a link or no regular file, or whose
+ * attention.c is, or is larger than BAT_SOURCE_MAX, is "rejected" (see
+ * bat_entry.absent; its reason in bat_entry.why). `note` (may be NULL)
+ * hears of an entry left out: a stray regular file, or one whose id an
+ * earlier entry took (two names giving one --id-regex group); names in
+ * notes go through bat_show. On return the list is sorted by id. Returns
+ * 0, or -1 with `e` set (unreadable directory, too many entries, out of
+ * memory); the list then holds what was found before the failure.
  */
 int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
                  struct bat_list *out, bat_note_fn note, void *ctx,
                  struct grd_err *e) __attribute__((warn_unused_result));
 
 void bat_list_release(struct bat_list *l);  /* free and empty; reusable */
+
+void bat_entry_release(struct bat_entry *v);  /* free what it owns */
+
+/*
+ * The resume key of submission `v` into key (65 bytes): SHA-256 over every
+ * file its grading reads: its source, the answers.yaml beside it and the
+ * VECTORS files that names (vectors, part3.vectors). Each is read only
+ * when lstat shows a regular file of at most BAT_SOURCE_MAX bytes (a named
+ * file also inside the folder), opened with O_NOFOLLOW; any other enters
+ * the key as its refusal (a symbolic link to /proc/self/pagemap costs an
+ * lstat). source_sha gets the source's own SHA-256 (or its refusal).
+ * Returns 0, or -1 when out of memory.
+ */
+int bat_inputs_key(const struct bat_entry *v, char key[65], char source_sha[65])
+    __attribute__((warn_unused_result));
 
 /* ---- sharding ---- */
 
@@ -144,6 +212,9 @@ struct bat_row {
     char *detail;               /* compile error etc., capped (owned) */
     struct bat_test_row *tests; /* in spec order (owned) */
     size_t n_tests;
+    char *name;                 /* the entry's name in the class folder as
+                                   bat_show shows it (owned; NULL: the id) */
+    char inputs_sha256[65];     /* bat_inputs_key: what resuming compares */
 };
 
 struct grade_result;
@@ -209,12 +280,14 @@ int bat_csv_text(struct strbuf *sb, const char *s)
 
 /*
  * Append grades.csv: the header `id,score,max_score,status,<test ids>,
- * grader_version,spec_sha256,submission_sha256,note`, then one row per entry
- * of rows[0..n) in bytewise id order (rows itself is not reordered).
+ * grader_version,spec_sha256,submission_sha256,note,name`, then one row per
+ * entry of rows[0..n) in bytewise id order (rows itself is not reordered).
  * Points are formatted with at most four decimals; a test a row lacks is
  * 0; a manual item not yet scored is blank. `note` says why a row has no
- * grade of its own (status missing, skipped or error), else is empty. The
- * id and the note go through bat_csv_text (formulas neutralised).
+ * grade of its own (status missing, skipped, rejected by the batch, or
+ * error), else is empty; `name` is the entry's name as the row keeps it
+ * (bat_show). The id, the note and the name go through bat_csv_text
+ * (formulas neutralised).
  * Lines end in CRLF. Returns 0 or -1 (cap or out of memory).
  */
 int bat_csv_write(const char *const *test_ids, size_t n_tests,
@@ -236,13 +309,45 @@ size_t bat_remove_temps(const char *dir);
 
 /*
  * Rebuild <out>/grades.csv, summary.md and summary.svg from the row files
- * of ids[0..n) (every one must exist). The columns are `test_ids` when
- * not NULL, else the first row's tests (by id order). Returns 0, or -1
- * with `e` set (a missing or unreadable row, rows from different specs,
- * write failure).
+ * of ids[0..n) (every one must exist) and the TA's <out>/manual.csv
+ * (bat_manual_apply). The columns are `test_ids` when not NULL, else the
+ * first row's tests (by id order). Returns 0, or -1 with `e` set (a
+ * missing or unreadable row, rows from different specs, a bad manual.csv,
+ * write failure); the gradebook's files are then left as they were.
  */
 int bat_finish(const char *out_dir, const char *const *ids, size_t n,
                const char *const *test_ids, size_t n_tests, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* ---- the TA's manual scores ---- */
+
+/*
+ * <out_dir>/manual.csv holds the TA's scores of the manual items (tests
+ * of property "manual"): RFC 4180, a header `id,<item id>...` (columns
+ * `name` and `comment` are allowed and ignored), one row per student, a
+ * score from 0 to the item's points or a blank cell for one not scored.
+ * The grader writes it once, when absent and the specs have manual items
+ * (every id, its name, blank cells), and never again.
+ */
+
+/*
+ * Check <out_dir>/manual.csv (absent: fine) against the manual items of
+ * `specs`: an id column, every other column an item (or ignored), every
+ * id once, every score a number in range. Returns 0, or -1 with `e` set to
+ * "<path>:line:col: ..." (the file untouched).
+ */
+int bat_manual_check(const char *out_dir, const struct spec_set *specs, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * Add the scores of <out_dir>/manual.csv to rows[0..n): each scored item
+ * of a row gets status "manual_scored", its points, and its row's score
+ * grows by them. The manual items are the tests pending in some row. An
+ * absent file is written (see above) when there are items. Returns 0, or
+ * -1 with `e` set as bat_manual_check, or for an id with no row (rows may
+ * then be partly scored; the file is never changed).
+ */
+int bat_manual_apply(const char *out_dir, struct bat_row *rows, size_t n, struct grd_err *e)
     __attribute__((warn_unused_result));
 
 /* ---- running ---- */
@@ -283,9 +388,11 @@ struct bat_opts {
 };
 
 /*
- * Grade every entry of `l` into o->out_dir: skip the ones whose row
- * records the same submission hash, spec hash, grader version and seed
- * and a status other than error (unless o->force), keep o->jobs forked
+ * Grade every entry of `l` into o->out_dir: first check the TA's
+ * manual.csv (bat_manual_check: a bad one stops the batch before any
+ * grading), then skip the entries whose row records the same resume key
+ * (bat_inputs_key), spec hash, grader version and seed and a status
+ * other than error (unless o->force), keep o->jobs forked
  * workers busy (each in its own process group, its own scratch
  * directory), turn a worker that dies or overruns into an "error" row,
  * then write the gradebook and summary for the entries of `l`.

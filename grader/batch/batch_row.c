@@ -53,6 +53,7 @@ void bat_row_release(struct bat_row *row)
     free(row->tests);
     free(row->id);
     free(row->detail);
+    free(row->name);
     memset(row, 0, sizeof *row);
 }
 
@@ -67,6 +68,13 @@ static int row_start(struct bat_row *row, const char *id, const char *version,
         return 0;
     bat_row_release(row);
     return err_set(e, NULL, 0, 0, "out of memory");
+}
+
+/* A manual item stays the TA's to score whatever happened to the code
+ * (a compile error, a refusal): its cell is blank, never a 0. */
+static int manual_item(const struct spec_test *t)
+{
+    return strcmp(t->property, "manual") == 0;
 }
 
 int bat_row_from_result(const struct grade_result *r, const char *id,
@@ -87,7 +95,8 @@ int bat_row_from_result(const struct grade_result *r, const char *id,
 
         tr->id = dup_n(t->test->id, strlen(t->test->id));
         tr->message = dup_capped(t->message, BAT_MSG_MAX);
-        snprintf(tr->status, sizeof tr->status, "%s", test_status_name(t->status));
+        snprintf(tr->status, sizeof tr->status, "%s", test_status_name(
+                 manual_item(t->test) ? TEST_MANUAL_PENDING : t->status));
         tr->score = t->score;
         tr->max_score = t->max_score;
         if (tr->id == NULL || tr->message == NULL)
@@ -110,7 +119,8 @@ static int error_tests(struct bat_row *row, const struct spec_set *specs)
 
         tr->id = dup_n(t->id, strlen(t->id));
         tr->message = dup_n("not run: the grader failed", 26);
-        snprintf(tr->status, sizeof tr->status, "%s", test_status_name(TEST_NOT_RUN));
+        snprintf(tr->status, sizeof tr->status, "%s", test_status_name(
+                 manual_item(t) ? TEST_MANUAL_PENDING : TEST_NOT_RUN));
         tr->max_score = t->points;
         if (tr->id == NULL || tr->message == NULL)
             return -1;
@@ -175,6 +185,8 @@ int bat_row_format(const struct bat_row *row, struct strbuf *out)
     rc |= add_field(out, "submission_sha256", row->submission_sha256);
     rc |= sb_addf(out, "seed\t%" PRIu64 "\n", row->seed);
     rc |= add_field(out, "detail", row->detail ? row->detail : "");
+    rc |= add_field(out, "name", row->name ? row->name : row->id);
+    rc |= add_field(out, "inputs_sha256", row->inputs_sha256);
     for (size_t i = 0; i < row->n_tests; i++) {
         const struct bat_test_row *t = &row->tests[i];
 
@@ -293,6 +305,10 @@ static int parse_line(struct bat_row *row, const char *line, size_t n)
         return row->id != NULL || (row->id = unescape(f[1], len[1])) == NULL ? -1 : 0;
     if (KEY_IS("detail"))
         return row->detail != NULL || (row->detail = unescape(f[1], len[1])) == NULL ? -1 : 0;
+    if (KEY_IS("name"))
+        return row->name != NULL || (row->name = unescape(f[1], len[1])) == NULL ? -1 : 0;
+    if (KEY_IS("inputs_sha256"))
+        return copy_fixed(row->inputs_sha256, sizeof row->inputs_sha256, f[1], len[1]);
     if (KEY_IS("status"))
         return copy_fixed(row->status, sizeof row->status, f[1], len[1]);
     if (KEY_IS("score"))

@@ -42,7 +42,8 @@ struct run {
     const struct bat_list *l;
     const struct bat_opts *o;
     char scratch[BAT_PATH_MAX];
-    char (*sha)[SHA256_HEX_LEN];  /* per entry */
+    char (*sha)[SHA256_HEX_LEN];  /* per entry: its source's hash */
+    char (*key)[SHA256_HEX_LEN];  /* per entry: bat_inputs_key */
     struct slot slots[MAX_JOBS];
     unsigned jobs, running;
     size_t done, failures;
@@ -50,7 +51,7 @@ struct run {
 
 static void id_dir(const struct run *r, size_t i, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s/%s", r->o->out_dir, r->l->v[i].id);
+    bat_path_join(r->o->out_dir, r->l->v[i].id, buf, n);
 }
 
 static int make_dir(const char *path, struct grd_err *e)
@@ -122,12 +123,21 @@ static int write_report(const char *dir, const char *name, const struct grade_re
     return rc;
 }
 
-static int write_row(const char *dir, const struct bat_row *row, struct grd_err *e)
+/* Write entry i's row, with the entry's name (shown safe: a row file is
+ * read by people and tools too) and its resume key. */
+static int write_row(const struct run *r, size_t i, const char *dir, struct bat_row *row,
+                     struct grd_err *e)
 {
     char path[BAT_PATH_MAX + 32];
     struct strbuf sb;
     int rc;
+    char shown[BAT_PATH_MAX];
 
+    bat_show(r->l->v[i].name, shown, sizeof shown);
+    free(row->name);
+    if ((row->name = strdup(shown)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    snprintf(row->inputs_sha256, sizeof row->inputs_sha256, "%s", r->key[i]);
     sb_init(&sb, 0);
     snprintf(path, sizeof path, "%s/%s", dir, BAT_ROW_NAME);
     rc = bat_row_format(row, &sb) < 0 ? err_set(e, NULL, 0, 0, "row too large") : 0;
@@ -164,7 +174,7 @@ static int write_error_row(const struct run *r, size_t i, const char *why,
     if (bat_row_error(r->l->v[i].id, r->sha[i], spec_sha256(o->specs), o->specs,
                       o->version, o->seed, why, &row, e) < 0)
         return -1;
-    rc = write_row(dir, &row, e);
+    rc = write_row(r, i, dir, &row, e);
     bat_row_release(&row);
     return rc;
 }
@@ -209,7 +219,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
     if (rc == 0)
         rc = write_report(dir, "staff.md", g, RPT_MARKDOWN, NULL, e);
     if (rc == 0 && (rc = bat_row_from_result(g, r->l->v[i].id, r->o->version, &row, e)) == 0) {
-        rc = write_row(dir, &row, e);
+        rc = write_row(r, i, dir, &row, e);
         bat_row_release(&row);
     }
     grade_result_free(g);
@@ -375,7 +385,7 @@ static int up_to_date(const struct run *r, size_t i, struct bat_row *row)
     if (r->o->force || access(json, R_OK) != 0 || bat_row_load(dir, row, NULL) < 0)
         return 0;
     if (strcmp(row->status, "error") != 0 && strcmp(row->id, r->l->v[i].id) == 0 &&
-        strcmp(row->submission_sha256, r->sha[i]) == 0 &&
+        strcmp(row->inputs_sha256, r->key[i]) == 0 &&
         strcmp(row->spec_sha256, spec_sha256(r->o->specs)) == 0 &&
         strcmp(row->grader_version, r->o->version) == 0 && row->seed == r->o->seed)
         return 1;
@@ -401,7 +411,10 @@ static int write_absent_row(const struct run *r, size_t i, struct grd_err *e)
                       v->why ? v->why : v->absent, &row, e) < 0)
         return -1;
     snprintf(row.status, sizeof row.status, "%s", v->absent);
-    rc = write_row(dir, &row, e);
+    for (size_t k = 0; k < row.n_tests; k++)
+        if (strcmp(row.tests[k].status, "not_run") == 0)
+            snprintf(row.tests[k].message, strlen(row.tests[k].message) + 1, "not run");
+    rc = write_row(r, i, dir, &row, e);
     bat_row_release(&row);
     return rc;
 }
@@ -421,8 +434,8 @@ static int plan(struct run *r, unsigned char *todo, struct grd_err *e)
             emit(r, r->l->v[i].id, r->l->v[i].absent, 0, 0, 0, 1, r->l->v[i].why);
             continue;
         }
-        if (sha256_file(r->l->v[i].source, r->sha[i], NULL) < 0)
-            r->sha[i][0] = '\0';
+        if (bat_inputs_key(&r->l->v[i], r->key[i], r->sha[i]) < 0)
+            return err_set(e, NULL, 0, 0, "out of memory");
         todo[i] = !up_to_date(r, i, &row);
         if (todo[i])
             continue;
@@ -476,13 +489,18 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
     unsigned char *todo = calloc(l->n + 1, 1);
     int rc;
 
-    if (r == NULL || todo == NULL || (r->sha = calloc(l->n + 1, sizeof *r->sha)) == NULL) {
+    if (r == NULL || todo == NULL || (r->sha = calloc(l->n + 1, sizeof *r->sha)) == NULL ||
+        (r->key = calloc(l->n + 1, sizeof *r->key)) == NULL) {
+        if (r != NULL)
+            free(r->sha);
         free(r), free(todo);
         return err_set(e, NULL, 0, 0, "out of memory");
     }
     r->l = l;
     r->o = o;
     rc = setup(r, e);
+    if (rc == 0)   /* a typo in the TA's file stops the batch before, not after */
+        rc = bat_manual_check(o->out_dir, o->specs, e);
     if (rc == 0)
         rc = plan(r, todo, e);
     if (rc == 0)
@@ -492,6 +510,7 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
     if (rc == 0)
         rc = finish(r, e);
     free(r->sha);
+    free(r->key);
     free(r);
     free(todo);
     return rc;
@@ -508,8 +527,8 @@ static int copy_file(const char *from_dir, const char *to_dir, const char *name,
     size_t k;
     int rc = 0;
 
-    snprintf(from, sizeof from, "%s/%s", from_dir, name);
-    snprintf(to, sizeof to, "%s/%s", to_dir, name);
+    bat_path_join(from_dir, name, from, sizeof from);
+    bat_path_join(to_dir, name, to, sizeof to);
     if ((f = fopen(from, "rb")) == NULL)
         return errno == ENOENT ? 0 : err_set(e, from, 0, 0, "cannot read: %s", strerror(errno));
     sb_init(&sb, (size_t)64 << 20);
@@ -527,8 +546,8 @@ static int copy_id(const char *in, const char *out, const char *id, struct grd_e
 {
     char from[BAT_PATH_MAX], to[BAT_PATH_MAX];
 
-    snprintf(from, sizeof from, "%s/%s", in, id);
-    snprintf(to, sizeof to, "%s/%s", out, id);
+    bat_path_join(in, id, from, sizeof from);
+    bat_path_join(out, id, to, sizeof to);
     if (make_dir(to, e) < 0)
         return -1;
     clear_outputs(to);

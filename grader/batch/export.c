@@ -10,10 +10,11 @@
 /* ---- reading CSV ---- */
 
 struct parse {
-    const char *s, *end, *name;
-    size_t line;
+    const char *s, *end, *name, *line_start;
+    size_t line, at;    /* at: where the current cell started */
     struct strbuf cell;
     char **cells;
+    size_t *ats;
     size_t n, cap;
 };
 
@@ -24,15 +25,19 @@ static int push_cell(struct parse *p, struct grd_err *e)
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 64;
         char **v = realloc(p->cells, cap * sizeof *v);
+        size_t *a = v == NULL ? NULL : realloc(p->ats, cap * sizeof *a);
 
-        if (v == NULL)
+        if (v != NULL)
+            p->cells = v;
+        if (a == NULL)
             return err_set(e, p->name, 0, 0, "out of memory");
-        p->cells = v, p->cap = cap;
+        p->ats = a, p->cap = cap;
     }
     if (p->cell.truncated)
         return err_set(e, p->name, (int)p->line, 0, "field too large");
     if ((c = sb_detach(&p->cell, NULL)) == NULL)
         return err_set(e, p->name, 0, 0, "out of memory");
+    p->ats[p->n] = p->at;
     p->cells[p->n++] = c;
     return 0;
 }
@@ -51,6 +56,7 @@ static int field(struct parse *p, int *eol, struct grd_err *e)
     int st = p->s < p->end && *p->s == '"' ? F_QUOTED : F_PLAIN;
 
     *eol = 0;
+    p->at = p->line << 20 | (size_t)(p->s - p->line_start + 1);
     p->s += st == F_QUOTED;
     while (p->s < p->end) {
         char ch = *p->s++;
@@ -61,7 +67,8 @@ static int field(struct parse *p, int *eol, struct grd_err *e)
             else if (ch == '"')
                 st = F_CLOSED;
             else
-                p->line += ch == '\n', keep(p, ch);
+                p->line += ch == '\n', keep(p, ch),
+                p->line_start = ch == '\n' ? p->s : p->line_start;
             continue;
         }
         if (ch == ',')
@@ -70,6 +77,7 @@ static int field(struct parse *p, int *eol, struct grd_err *e)
             p->s++, ch = '\n';
         if (ch == '\n') {
             *eol = 1;
+            p->line_start = p->s;
             return push_cell(p, e);
         }
         if (st == F_CLOSED)
@@ -88,19 +96,20 @@ void gbx_table_free(struct gbx_table *t)
     for (size_t i = 0; t->cells && i < t->n_rows * t->n_cols; i++)
         free(t->cells[i]);
     free(t->cells);
+    free(t->at);
     memset(t, 0, sizeof *t);
 }
 
 int gbx_csv_parse(const char *text, size_t n, const char *name,
                   struct gbx_table *t, struct grd_err *e)
 {
-    struct parse p = { text, text + n, name, 1, { 0 }, NULL, 0, 0 };
+    struct parse p = { text, text + n, name, text, 1, 0, { 0 }, NULL, NULL, 0, 0 };
     size_t row_start = 0;
     int eol, rc = 0;
 
     memset(t, 0, sizeof *t);
     if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-        p.s += 3;
+        p.s += 3, p.line_start += 3;
     sb_init(&p.cell, (size_t)1 << 20);
     while (rc == 0 && p.s < p.end) {
         if ((rc = field(&p, &eol, e)) < 0 || !eol)
@@ -115,6 +124,7 @@ int gbx_csv_parse(const char *text, size_t n, const char *name,
     }
     sb_release(&p.cell);
     t->cells = p.cells;
+    t->at = p.ats;
     t->n_rows = t->n_cols ? p.n / t->n_cols : 0;
     if (rc == 0 && t->n_rows == 0)
         rc = err_set(e, name, 1, 0, "no header row");
@@ -123,6 +133,16 @@ int gbx_csv_parse(const char *text, size_t n, const char *name,
         gbx_table_free(t);
     }
     return rc;
+}
+
+int gbx_line(const struct gbx_table *t, size_t row, size_t col)
+{
+    return (int)(t->at[row * t->n_cols + col] >> 20);
+}
+
+int gbx_column(const struct gbx_table *t, size_t row, size_t col)
+{
+    return (int)(t->at[row * t->n_cols + col] & (((size_t)1 << 20) - 1));
 }
 
 int gbx_col(const struct gbx_table *t, const char *name)
@@ -256,16 +276,25 @@ int gbx_export(enum gbx_lms lms, const struct gbx_table *grades,
         rc = roster_row(lms, roster, r, grade,
                         g ? cell(grades, g, c.note) : "no submission graded", out);
     }
-    for (size_t g = 1; g < grades->n_rows; g++) {
+    if (rc == 0 && (st->unmatched = calloc(grades->n_rows, sizeof *st->unmatched)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    for (size_t g = 1; rc == 0 && g < grades->n_rows; g++) {
         const char *id = gbx_untext(cell(grades, g, c.id));
         size_t r;
 
         for (r = 1; r < roster->n_rows && strcmp(cell(roster, r, ro_id), id); r++)
             ;
-        st->not_in_roster += r == roster->n_rows;
+        if (r == roster->n_rows)
+            st->unmatched[st->not_in_roster++] = g;
     }
     return rc || out->truncated ? err_set(e, NULL, 0, 0, "the export is "
                                           "larger than its cap") : 0;
+}
+
+void gbx_stats_release(struct gbx_stats *st)
+{
+    free(st->unmatched);
+    memset(st, 0, sizeof *st);
 }
 
 int gbx_add_bom(struct strbuf *out)

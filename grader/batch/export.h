@@ -27,7 +27,13 @@
 struct gbx_table {
     size_t n_rows, n_cols;
     char **cells;   /* n_rows * n_cols strings, row-major */
+    size_t *at;     /* per cell: its line << 20 | its column (1-based), for
+                       messages (gbx_line, gbx_column) */
 };
+
+/* Where cell (row, col) starts in the file, 1-based. */
+int gbx_line(const struct gbx_table *t, size_t row, size_t col);
+int gbx_column(const struct gbx_table *t, size_t row, size_t col);
 
 /*
  * Parse RFC 4180 text (CRLF or LF, quoted fields with "" for a quote, a
@@ -52,11 +58,18 @@ struct gbx_stats {
     size_t graded;          /* roster rows given a grade */
     size_t blank;           /* roster rows left blank */
     size_t not_in_roster;   /* gradebook rows no roster row names */
+    size_t *unmatched;      /* those rows (indices into the gradebook
+                               table), owned: gbx_stats_release */
 };
+
+/* Free what st owns and zero it. */
+void gbx_stats_release(struct gbx_stats *st);
 
 /*
  * Write the import CSV for `lms` from `grades` (a grades.csv) and `roster`
- * to `out`; `assignment` is the grade column's title. Counts go to st.
+ * to `out`; `assignment` is the grade column's title. Counts go to st,
+ * and the gradebook rows no roster row names to st->unmatched (release st
+ * whatever the result).
  * Returns 0, or -1 with `e` set (grades.csv without id, score or status;
  * a roster without id; a roster id twice; cap).
  */

@@ -442,7 +442,7 @@ static int similar(struct strbuf *out, const char *dir, const struct bat_row *ro
 {
     char path[BAT_PATH_MAX + 32];
     struct strbuf csv;
-    struct gbx_table t = {0, 0, NULL};
+    struct gbx_table t = {0, 0, NULL, NULL};
     int got, rc = 0;
 
     sb_init(&csv, HTML_SIM_MAX + 1);

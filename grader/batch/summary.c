@@ -50,7 +50,8 @@ int sumi_manual(const struct bat_row *rows, size_t n, const char *id)
     for (size_t i = 0; i < n; i++) {
         const struct bat_test_row *t = sumi_find(&rows[i], id);
 
-        if (t != NULL && strcmp(t->status, "manual_pending") == 0)
+        if (t != NULL && (strcmp(t->status, "manual_pending") == 0 ||
+                          strcmp(t->status, "manual_scored") == 0))
             return 1;
     }
     return 0;
@@ -87,6 +88,11 @@ struct sumi_rate *sumi_rates(const struct bat_row *rows, size_t n, const char *c
 double sumi_pct(double part, double whole)
 {
     return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+void sumi_pct_text(double pct, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.1f %%", pct);
 }
 
 /* ---- Markdown ---- */
@@ -219,6 +225,7 @@ static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids
                     size_t n_tests, struct strbuf *out)
 {
     struct sumi_rate *v = sumi_rates(rows, n, ids, n_tests, 1);
+    char pct[24];
     int rc = sb_adds(out, "\n## Pass rate per test, worst first\n\n"
                           "| test | passed | pass rate |\n|---|---:|---:|\n");
 
@@ -227,9 +234,9 @@ static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids
     for (size_t j = 0; j < n_tests; j++) {
         if (sumi_manual(rows, n, v[j].id))
             continue;
+        sumi_pct_text(sumi_pct((double)v[j].passed, (double)n), pct, sizeof pct);
         rc |= sb_adds(out, "| ") | md_cell(out, v[j].id, strlen(v[j].id));
-        rc |= sb_addf(out, " | %zu/%zu | %.1f %% |\n", v[j].passed, n,
-                      sumi_pct((double)v[j].passed, (double)n));
+        rc |= sb_addf(out, " | %zu/%zu | %s |\n", v[j].passed, n, pct);
     }
     free(v);
     return rc | md_manual(rows, n, ids, n_tests, out) ? -1 : 0;
@@ -241,7 +248,8 @@ static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids
 static int ran_and_failed(const char *status)
 {
     return strcmp(status, "passed") != 0 && strcmp(status, "not_run") != 0 &&
-           strcmp(status, "manual_pending") != 0 && strcmp(status, "withheld") != 0;
+           strcmp(status, "manual_pending") != 0 && strcmp(status, "manual_scored") != 0 &&
+           strcmp(status, "withheld") != 0;
 }
 
 /* The message's first line with every number ("0.81", "-1e-05", "12")

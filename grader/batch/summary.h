@@ -37,9 +37,11 @@ int sum_write_md(const struct bat_row *rows, size_t n, const char *const *test_i
                  size_t n_tests, struct strbuf *out) __attribute__((warn_unused_result));
 
 /*
- * Append summary.svg: one self-contained SVG document (820 px wide, as
- * tall as it needs): the pass rate per function (a bold row) with its
- * tests nested under it in spec order, one row each, bars coloured by
+ * Append summary.svg: one self-contained SVG document (820 px wide, wider
+ * when a label needs it, so that no label of up to 56 characters is cut;
+ * as tall as it needs, 15 px a test): the pass rate per function (a bold
+ * row) with its tests nested under it in spec order, one row each, its
+ * percentage printed as summary.md prints it (one decimal), bars coloured by
  * rate (green >= 80 %, amber >= 50 %, red below); then the score histogram
  * (SUM_BINS bins, whole-number ticks, each bar's count over it). Every
  * text has its own row band or column, and carries its font size. Returns

@@ -45,4 +45,8 @@ double *sumi_score_pcts(const struct bat_row *rows, size_t n);
 /* 100 * part / whole, 0 when whole is 0. */
 double sumi_pct(double part, double whole);
 
+/* A percentage as summary.md and summary.svg both print it: one decimal
+ * ("62.5 %", "100.0 %"), so that the two never disagree. */
+void sumi_pct_text(double pct, char *buf, size_t n);
+
 #endif

@@ -17,14 +17,18 @@
 
 #include "batch/summary_internal.h"
 
-#define W 820            /* document width */
+#define W 820            /* document width, at least */
 #define LABEL_X 20       /* function labels; tests are indented by INDENT */
 #define INDENT 16
-#define BAR_X 300        /* bars from BAR_X, BAR_W wide for 100 % */
+#define BAR_X 300        /* bars from BAR_X at least (further right when a label
+                            needs it), BAR_W wide for 100 % */
 #define BAR_W 400
-#define PCT_X 712        /* the percentage, right of the longest bar */
-#define ROW_H 18
-#define FONT 12          /* test rows; function rows are FONT + 1, bold */
+#define PCT_GAP 12       /* the percentage, right of the longest bar */
+#define PCT_W 80         /* room for "100.0 %" in bold */
+#define LABEL_MAX 56     /* characters of a label; longer ones are cut */
+#define ROW_H 15
+#define FONT 11          /* test rows; function rows are FONT + 1, bold */
+#define BOLD_W 0.68      /* a bold glyph's width per pixel of font size */
 #define CHAR_W 0.62      /* a glyph's width per pixel of font size (sans) */
 #define HIST_X 70        /* the histogram's plot area */
 #define HIST_BIN_W 64
@@ -34,6 +38,7 @@
 struct svgw {
     struct strbuf *out;
     int rc;
+    double bar_x;        /* where the bars start: right of the longest label */
 };
 
 static void put(struct svgw *w, const char *s)
@@ -91,10 +96,15 @@ static const char *rate_color(double pct)
     return pct >= 80 ? "#38a169" : pct >= 50 ? "#d69e2e" : "#e53e3e";
 }
 
-/* How many characters fit in `px` at font size `size`. */
-static size_t fit(double px, int size)
+/* Characters of s as put_text counts them, at most LABEL_MAX (+1 for
+ * the ellipsis of a longer one). */
+static size_t label_chars(const char *s, size_t n)
 {
-    return (size_t)(px / (CHAR_W * size));
+    size_t chars = 0;
+
+    for (size_t i = 0; i < n && s[i]; i++)
+        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return chars > LABEL_MAX ? LABEL_MAX + 1 : chars;
 }
 
 /* ---- pass rates ---- */
@@ -112,19 +122,19 @@ static void rate_row(struct svgw *w, double y, const char *label, int fn_row, do
     double x = fn_row ? LABEL_X : LABEL_X + INDENT;
     char fig[16];
 
-    text(w, x, y + 13, size, "start", fn_row, label, fit(BAR_X - 10 - x, size));
-    putf(w, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s/>\n", BAR_X,
-         y + 3, BAR_W * pct / 100, fn_row ? 13 : 11, rate_color(pct),
+    text(w, x, y + 11.5, size, "start", fn_row, label, LABEL_MAX);
+    putf(w, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s/>\n",
+         w->bar_x, y + 2.5, BAR_W * pct / 100, fn_row ? 12 : 10, rate_color(pct),
          fn_row ? " stroke=\"#1a202c\" stroke-width=\"1\"" : "");
-    snprintf(fig, sizeof fig, "%.0f %%", pct);
-    text(w, PCT_X, y + 13, size, "start", fn_row, fig, 8);
+    sumi_pct_text(pct, fig, sizeof fig);
+    text(w, w->bar_x + BAR_W + PCT_GAP, y + 11.5, size, "start", fn_row, fig, 8);
 }
 
 /* The grid lines and their labels over the bars, from y0 down h pixels. */
 static void rate_axis(struct svgw *w, double y0, double h)
 {
     for (int t = 0; t <= 100; t += 25) {
-        double x = BAR_X + BAR_W * t / 100.0;
+        double x = w->bar_x + BAR_W * t / 100.0;
         char lab[8];
 
         snprintf(lab, sizeof lab, "%d %%", t);
@@ -207,6 +217,25 @@ static void rate_rows(struct svgw *w, const struct sumi_rate *v, const size_t *o
     }
 }
 
+/* Where the bars start: right of the widest label (a function's, bold,
+ * or a test's, indented), BAR_X at least. */
+static double bars_at(const char *const *ids, const size_t *order, size_t k)
+{
+    double widest = 0;
+
+    for (size_t j = 0; j < k; j++) {
+        const char *id = ids[order[j]];
+        size_t len = fn_len(id);
+        double fn = (double)label_chars(id, len) * BOLD_W * (FONT + 1);
+        double test = INDENT + (double)label_chars(id[len] == '.' ? id + len + 1 : id,
+                                                   strlen(id)) * CHAR_W * FONT;
+
+        widest = fn > widest ? fn : widest;
+        widest = test > widest ? test : widest;
+    }
+    return LABEL_X + widest + 14 > BAR_X ? ceil(LABEL_X + widest + 14) : BAR_X;
+}
+
 /* The pass-rate section from y; returns its height. */
 static double rates_section(struct svgw *w, const struct bat_row *rows, size_t n,
                             const char *const *ids, size_t n_tests, double y)
@@ -225,6 +254,7 @@ static double rates_section(struct svgw *w, const struct bat_row *rows, size_t n
         manual[j] = sumi_manual(rows, n, ids[j]);
     k = draw_order(ids, n_tests, manual, order);
     h = (double)k * ROW_H + (double)fn_rows(ids, order, k) * (ROW_H + 2);
+    w->bar_x = bars_at(ids, order, k);
     text(w, LABEL_X, y + 14, 14, "start", 1, "Pass rate per function, its tests under it", 60);
     rate_axis(w, y0, h);   /* first: the bars are drawn over the grid */
     rate_rows(w, v, order, k, n, y0);
@@ -336,8 +366,8 @@ int sum_write_svg(const struct bat_row *rows, size_t n, const char *const *test_
     size_t m = 0;
     struct bat_row *g = sumi_graded(rows, n, &m);
     struct strbuf body;
-    struct svgw w = {&body, 0};
-    double h;
+    struct svgw w = {&body, 0, BAR_X};
+    double h, width;
 
     if (g == NULL)
         return -1;
@@ -348,13 +378,14 @@ int sum_write_svg(const struct bat_row *rows, size_t n, const char *const *test_
     sb_init(&body, 0);
     h = rates_section(&w, g, m, test_ids, n_tests, 20);
     h += hist_section(&w, g, m, 20 + h);
+    width = w.bar_x + BAR_W + PCT_GAP + PCT_W > W ? w.bar_x + BAR_W + PCT_GAP + PCT_W : W;
     w.out = out;
     putf(&w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
-             "viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\">\n"
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+             "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
              "<title>Class summary</title>\n"
              "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-             W, ceil(h + 30), W, ceil(h + 30));
+             ceil(width), ceil(h + 30), ceil(width), ceil(h + 30));
     w.rc |= sb_add(out, sb_str(&body), body.len) | sb_adds(out, "</svg>\n");
     w.rc |= body.truncated ? -1 : 0;
     sb_release(&body);

@@ -26,15 +26,20 @@ static const char batch_usage[] =
     "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
     "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
     "DIR/summary.svg and DIR/<id>/{results.json,feedback.md,staff.md} (feedback.md\n"
-    "for the student: hidden tests only as a count; staff.md for you). Every folder gets a\n"
-    "row: status 'missing' (no attention.c) or 'skipped' (its name does not match\n"
-    "--id-regex) when it is not graded, with the reason in the 'note' column.\n"
+    "for the student: hidden tests only as a count; staff.md for you). Every folder\n"
+    "gets a row, its name in the 'name' column: status 'missing' (no attention.c),\n"
+    "'skipped' (its name does not match --id-regex) or 'rejected' (a link, no\n"
+    "regular file, over 1 MiB: never read), the reason in the 'note' column.\n"
+    "An id is the name when it is plain (A-Z a-z 0-9 . _ -), else a readable part,\n"
+    "'~' and 12 hex digits of the name's SHA-256 (docs/TA.md).\n"
+    "Manual points: fill in DIR/manual.csv (written on the first run) and rerun;\n"
+    "every run, resumed or --force, adds them to grades.csv.\n"
     "  --spec FILE   a spec to grade with (repeatable; default " CLI_DEFAULT_SPEC ")\n"
     "  --jobs N      submissions graded at once, 1 to 256 (default: the CPUs it may use)\n"
     "  --test-jobs N the tests of one submission run N at a time, 1 to 16 (default:\n"
     "                1 with --jobs above 1, else the CPUs it may use, at most 4)\n"
     "  --out DIR     where the gradebook goes (default: " DEFAULT_OUT ")\n"
-    "  --id-regex P  the id is the named group 'id' of P matched on the entry's name\n"
+    "  --id-regex P  the id is made from group 'id' of P matched on the name\n"
     "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"
     "  --force       regrade submissions that are already up to date\n"
     "  --seed N      the seed of the generated cases (default 1; recorded per row)\n"
@@ -152,43 +157,52 @@ static void end_line(struct progress *p)
     p->line_open = 0;
 }
 
+/* The library shows names through bat_show already; a note is shown
+ * again so that nothing printed here can hold a control character. */
 static void on_note(void *ctx, const char *msg)
 {
+    char shown[BAT_PATH_MAX + 512];
+
     end_line(ctx);
-    fprintf(stderr, "grader: %s\n", msg);
+    bat_show(msg, shown, sizeof shown);
+    fprintf(stderr, "grader: %s\n", shown);
 }
 
-static void tty_line(struct progress *p, const struct bat_event *ev)
+static void tty_line(struct progress *p, const struct bat_event *ev, const char *id)
 {
     double t = (ut_now_ms() / 1e3) - p->t0, rate = t > 0 ? (double)p->graded / t : 0;
     double eta = rate > 0 ? (double)(ev->total - ev->done) / rate : 0;
 
     fprintf(stderr, "\r\033[K[%zu/%zu] %.2f/s  eta %d:%02d  not ok %zu  (%s)", ev->done,
-            ev->total, rate, (int)eta / 60, (int)eta % 60, ev->failures, ev->id);
+            ev->total, rate, (int)eta / 60, (int)eta % 60, ev->failures, id);
     p->line_open = 1;
 }
 
+/* One line per entry whatever its fate; every text in it shown safe
+ * (ids are safe by construction, reasons may quote a student's file). */
 static void on_event(void *ctx, const struct bat_event *ev)
 {
     struct progress *p = ctx;
+    char id[BAT_ID_MAX * 4 + 8], why[BAT_MSG_MAX * 4 + 8];
 
+    bat_show(ev->id, id, sizeof id);
+    bat_show(ev->why ? ev->why : "", why, sizeof why);
     p->graded += !ev->skipped;
     if (p->tty) {
         if (ev->why != NULL) {
             end_line(p);
-            fprintf(stderr, "grader: '%s': error: %s\n", ev->id, ev->why);
+            fprintf(stderr, "grader: '%s': %s: %s\n", id, ev->status, why);
         }
-        tty_line(p, ev);
+        tty_line(p, ev, id);
     } else if (ev->skipped && ev->why != NULL) {
-        fprintf(stderr, "[%zu/%zu] %s: %s: %s\n", ev->done, ev->total, ev->id, ev->status,
-                ev->why);
+        fprintf(stderr, "[%zu/%zu] %s: %s: %s\n", ev->done, ev->total, id, ev->status, why);
     } else if (ev->skipped) {
-        fprintf(stderr, "[%zu/%zu] %s: up to date (%g/%g)\n", ev->done, ev->total, ev->id,
+        fprintf(stderr, "[%zu/%zu] %s: up to date (%g/%g)\n", ev->done, ev->total, id,
                 ev->score, ev->max_score);
     } else {
-        fprintf(stderr, "[%zu/%zu] %s: %s %g/%g (%.1f s)%s%s\n", ev->done, ev->total,
-                ev->id, ev->status, ev->score, ev->max_score, ev->elapsed_ms / 1e3,
-                ev->why ? ": " : "", ev->why ? ev->why : "");
+        fprintf(stderr, "[%zu/%zu] %s: %s %g/%g (%.1f s)%s%s\n", ev->done, ev->total, id,
+                ev->status, ev->score, ev->max_score, ev->elapsed_ms / 1e3,
+                ev->why ? ": " : "", why);
     }
 }
 
@@ -225,22 +239,34 @@ static const char *plural(size_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
-/* "grader: 5 folders: 3 graded, 1 missing, 1 skipped: out/grades.csv, ..." */
+static size_t count_absent(const struct bat_list *l, const char *status)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < l->n; i++)
+        k += l->v[i].absent && strcmp(l->v[i].absent, status) == 0;
+    return k;
+}
+
+/* "grader: 3 submissions graded, 1 missing (no attention.c): out/grades.csv, ..." */
 static void done_line(const struct bat_list *l, const char *out)
 {
-    size_t missing = 0, skipped = 0, graded;
+    size_t missing = count_absent(l, "missing"), skipped = count_absent(l, "skipped");
+    size_t rejected = count_absent(l, "rejected"), graded = l->n - missing - skipped - rejected;
+    char csv[BAT_PATH_MAX], md[BAT_PATH_MAX], shown[2][BAT_PATH_MAX];
 
-    for (size_t i = 0; i < l->n; i++) {
-        missing += l->v[i].absent && strcmp(l->v[i].absent, "missing") == 0;
-        skipped += l->v[i].absent && strcmp(l->v[i].absent, "skipped") == 0;
-    }
-    graded = l->n - missing - skipped;
     fprintf(stderr, "grader: %zu %s graded", graded, plural(graded, "submission", "submissions"));
     if (missing)
         fprintf(stderr, ", %zu missing (no attention.c)", missing);
     if (skipped)
         fprintf(stderr, ", %zu skipped (not matching --id-regex)", skipped);
-    fprintf(stderr, ": %s/grades.csv, %s/summary.md\n", out, out);
+    if (rejected)
+        fprintf(stderr, ", %zu rejected unread (a link or no regular file)", rejected);
+    bat_path_join(out, "grades.csv", csv, sizeof csv);
+    bat_path_join(out, "summary.md", md, sizeof md);
+    bat_show(csv, shown[0], sizeof shown[0]);
+    bat_show(md, shown[1], sizeof shown[1]);
+    fprintf(stderr, ": %s, %s\n", shown[0], shown[1]);
 }
 
 static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e)

@@ -124,6 +124,24 @@ static int load_table(const char *path, struct gbx_table *t, struct grd_err *e)
     return rc;
 }
 
+/* One line per gradebook row no roster row names: a typo in an id, or a
+ * student missing from the roster. Ids are shown safe (bat_show). */
+static void report_unmatched(const struct gbx_table *g, const struct gbx_stats *st,
+                             const char *grades)
+{
+    int c_id = gbx_col(g, "id");
+    char id[BAT_PATH_MAX], file[BAT_PATH_MAX];
+
+    bat_show(grades, file, sizeof file);
+    for (size_t i = 0; c_id >= 0 && i < st->not_in_roster; i++) {
+        size_t r = st->unmatched[i];
+
+        bat_show(gbx_untext(g->cells[r * g->n_cols + (size_t)c_id]), id, sizeof id);
+        fprintf(stderr, "grader: export: %s:%d: '%s' is in the gradebook, not in the roster: "
+                "not exported\n", file, gbx_line(g, r, (size_t)c_id), id);
+    }
+}
+
 static int build(const struct export_args *a, struct strbuf *out,
                  struct gbx_stats *st, struct grd_err *e)
 {
@@ -152,6 +170,8 @@ static int build(const struct export_args *a, struct strbuf *out,
         return -1;
     }
     rc = gbx_export((enum gbx_lms)a->lms, &g, &r, a->assignment, out, st, e);
+    if (rc == 0)
+        report_unmatched(&g, st, a->grades);
     gbx_table_free(&g);
     gbx_table_free(&r);
     return rc;
@@ -160,9 +180,10 @@ static int build(const struct export_args *a, struct strbuf *out,
 int cmd_export(int argc, char **argv)
 {
     struct export_args a;
-    struct gbx_stats st = { 0, 0, 0 };
+    struct gbx_stats st = { 0, 0, 0, NULL };
     struct strbuf out;
     struct grd_err e;
+    struct gbx_stats shown;
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)
@@ -175,11 +196,15 @@ int cmd_export(int argc, char **argv)
     else if (rc == 0 && fwrite(sb_str(&out), 1, out.len, stdout) != out.len)
         rc = err_set(&e, NULL, 0, 0, "cannot write the export");
     sb_release(&out);
+    shown = st;
+    shown.unmatched = NULL;
+    gbx_stats_release(&st);
     if (rc < 0)
         return cli_fail(&e);
     if (a.lms >= 0)
         fprintf(stderr, "grader: export: %zu graded, %zu left blank (no grade of "
-                "their own), %zu gradebook rows not in the roster\n",
-                st.graded, st.blank, st.not_in_roster);
+                "their own), %zu gradebook %s not in the roster%s\n", shown.graded, shown.blank,
+                shown.not_in_roster, shown.not_in_roster == 1 ? "row" : "rows",
+                shown.not_in_roster ? " (named above)" : "");
     return CLI_EXIT_OK;
 }

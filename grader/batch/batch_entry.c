@@ -1,0 +1,396 @@
+/*
+ * batch_entry.c -- see batch.h: what a class folder holds, as entries with
+ * ids. Every name here is the students' (or their LMS's): nothing is read,
+ * hashed or printed before it is checked (lstat, then a safe id and a
+ * shown form).
+ */
+#include "batch/batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "core/sha256.h"
+#include "core/util.h"
+
+/* ---- ids ---- */
+
+static int id_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '-' || c == '~';
+}
+
+static int reserved(const char *id)
+{
+    static const char *const names[] = BAT_RESERVED;
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(id, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int bat_id_check(const char *id, struct grd_err *e)
+{
+    size_t n = strlen(id);
+
+    if (n == 0)
+        return err_set(e, NULL, 0, 0, "empty id");
+    if (n > BAT_ID_MAX)
+        return err_set(e, NULL, 0, 0, "id is longer than %d bytes", BAT_ID_MAX);
+    for (size_t i = 0; i < n; i++)
+        if (!id_byte((unsigned char)id[i]))
+            return err_set(e, NULL, 0, 0, "id holds a byte other than A-Z a-z 0-9 . _ ~ -");
+    if (id[0] == '.' || id[0] == '-' || id[0] == '~')
+        return err_set(e, NULL, 0, 0, "id starts with '%c'", id[0]);
+    if (strstr(id, "..") != NULL)
+        return err_set(e, NULL, 0, 0, "id holds '..'");
+    if (reserved(id))
+        return err_set(e, NULL, 0, 0, "id '%s' is the name of a gradebook file", id);
+    return 0;
+}
+
+void bat_id_make(const char *raw, char *out)
+{
+    unsigned char d[SHA256_DIGEST_LEN];
+    char hex[SHA256_HEX_LEN];
+    struct sha256_ctx c;
+    size_t j = 0;
+
+    if (strlen(raw) <= BAT_ID_KEEP && strchr(raw, '~') == NULL && bat_id_check(raw, NULL) == 0) {
+        snprintf(out, BAT_ID_MAX + 1, "%s", raw);
+        return;
+    }
+    for (const unsigned char *p = (const unsigned char *)raw; *p && j < BAT_ID_PART; p++) {
+        int keep = id_byte(*p) && *p != '~' && !(*p == '.' && j > 0 && out[j - 1] == '.') &&
+                   !(j == 0 && (*p == '.' || *p == '-'));
+
+        if (keep)
+            out[j++] = (char)*p;
+        else if (j == 0 || out[j - 1] != '_')
+            out[j++] = '_';
+    }
+    sha256_init(&c);
+    sha256_update(&c, raw, strlen(raw));
+    sha256_final(&c, d);
+    sha256_to_hex(d, hex);
+    snprintf(out + j, BAT_ID_MAX + 1 - j, "~%.*s", BAT_ID_HASH, hex);
+}
+
+/* ---- showing a name ---- */
+
+/* The code point of the UTF-8 sequence at s, its length in *len; -1 when
+ * the bytes are no valid (shortest-form, non-surrogate) sequence. */
+static long utf8_at(const unsigned char *s, size_t *len)
+{
+    size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+    long cp = n == 4 ? s[0] & 0x07 : n == 3 ? s[0] & 0x0F : s[0] & 0x1F;
+
+    if (n == 0 || s[0] > 0xF4)
+        return -1;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return -1;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return -1;
+    *len = n;
+    return cp;
+}
+
+/* Code points that move or hide text without being seen: C1 controls,
+ * the soft hyphen, Arabic letter mark, zero widths, bidi marks,
+ * embeddings, overrides and isolates, line and paragraph separators, the
+ * BOM, interlinear annotations, tags. */
+static int invisible(long cp)
+{
+    return (cp >= 0x80 && cp < 0xA0) || cp == 0xAD || cp == 0x61C || cp == 0x180E ||
+           (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+           (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+           (cp >= 0xE0000 && cp <= 0xE007F);
+}
+
+void bat_show(const char *s, char *out, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t j = 0;
+
+    out[0] = '\0';
+    while (*p) {
+        char piece[24];
+        size_t len = 1;
+        long cp = *p < 0x80 ? *p : utf8_at(p, &len);
+
+        if (cp < 0)
+            snprintf(piece, sizeof piece, "\\x%02x", *p);
+        else if (cp < 0x20 || cp == 0x7F || (cp == ':' && p == (const unsigned char *)s))
+            snprintf(piece, sizeof piece, "\\x%02lx", cp);
+        else if (invisible(cp))
+            snprintf(piece, sizeof piece, "\\u{%04lx}", cp);
+        else if (cp == '\\')
+            snprintf(piece, sizeof piece, "\\\\");
+        else
+            snprintf(piece, sizeof piece, "%.*s", (int)len, (const char *)p);
+        if (j + strlen(piece) + 1 > n)
+            return;
+        memcpy(out + j, piece, strlen(piece) + 1);
+        j += strlen(piece);
+        p += len;
+    }
+}
+
+int bat_path_join(const char *dir, const char *name, char *out, size_t n)
+{
+    size_t d = strlen(dir);
+    int k;
+
+    while (d > 1 && dir[d - 1] == '/')
+        d--;
+    k = snprintf(out, n, "%.*s%s%s", (int)d, dir, d == 1 && dir[0] == '/' ? "" : "/", name);
+    return k >= 0 && (size_t)k < n ? 0 : -1;
+}
+
+/* ---- entries ---- */
+
+static void note(bat_note_fn fn, void *ctx, const char *fmt, const char *path)
+{
+    char shown[BAT_PATH_MAX], buf[BAT_PATH_MAX + 256];
+
+    if (fn == NULL)
+        return;
+    bat_show(path, shown, sizeof shown);
+    snprintf(buf, sizeof buf, fmt, shown);
+    fn(ctx, buf);
+}
+
+static int list_has(const struct bat_list *l, const char *id)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+void bat_entry_release(struct bat_entry *v)
+{
+    free(v->id);
+    free(v->name);
+    free(v->path);
+    free(v->source);
+    free(v->why);
+}
+
+/* What one entry becomes, before it joins the list. */
+struct found_entry {
+    const char *name, *path, *source;  /* source "" when not graded */
+    const char *absent;
+    int folder;                        /* a directory: its name is the id's */
+    char why[BAT_PATH_MAX + 128];
+};
+
+static int list_push(struct bat_list *l, const char *id, const struct found_entry *f,
+                     struct grd_err *e)
+{
+    struct bat_entry *v;
+    size_t cap = l->cap ? l->cap * 2 : 32;
+
+    if (l->n == BAT_MAX_ENTRIES)
+        return err_set(e, NULL, 0, 0, "more than %d submissions", BAT_MAX_ENTRIES);
+    if (l->n == l->cap) {
+        if ((v = realloc(l->v, cap * sizeof *v)) == NULL)
+            return err_set(e, NULL, 0, 0, "out of memory");
+        l->v = v;
+        l->cap = cap;
+    }
+    v = memset(&l->v[l->n], 0, sizeof *v);
+    v->id = strdup(id);
+    v->name = strdup(f->name);
+    v->path = strdup(f->path);
+    v->source = strdup(f->source);
+    v->absent = f->absent;
+    v->why = f->absent ? strdup(f->why) : NULL;
+    if (v->id == NULL || v->name == NULL || v->path == NULL || v->source == NULL ||
+        (f->absent && v->why == NULL)) {
+        bat_entry_release(v);
+        return err_set(e, NULL, 0, 0, "out of memory");
+    }
+    l->n++;
+    return 0;
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m) || S_ISBLK(m) ? "a device" : S_ISSOCK(m) ? "a socket"
+           : "not a regular file";
+}
+
+/* Whether a source file, as lstat saw it, may be read: 1, or 0 with the
+ * reason in f->why and f->absent "rejected". Nothing is opened. */
+static int source_ok(const struct stat *st, const char *shown, struct found_entry *f)
+{
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(f->why, sizeof f->why, "'%s' is %s, not a regular file: never read", shown,
+                 kind_of(st->st_mode));
+    } else if ((uintmax_t)st->st_size > BAT_SOURCE_MAX) {
+        snprintf(f->why, sizeof f->why, "'%s' is larger than 1 MiB (%ju bytes): never read",
+                 shown, (uintmax_t)st->st_size);
+    } else {
+        return 1;
+    }
+    f->absent = "rejected";
+    return 0;
+}
+
+/* Classify the entry at f->path (lstat only): a folder, a .c file, a
+ * link or special file (rejected), or a stray file (returns 0: no row). */
+static int classify(struct found_entry *f, char *src, size_t n)
+{
+    char shown[BAT_PATH_MAX];
+    struct stat st;
+
+    bat_show(f->name, shown, sizeof shown);
+    f->absent = NULL;
+    f->source = src;
+    src[0] = '\0';
+    if (lstat(f->path, &st) < 0)
+        return 0;
+    f->folder = S_ISDIR(st.st_mode);
+    if (S_ISDIR(st.st_mode)) {
+        if (bat_path_join(f->path, "attention.c", src, n) < 0 || lstat(src, &st) < 0) {
+            snprintf(f->why, sizeof f->why, "no attention.c in the folder '%s'", shown);
+            f->absent = "missing";
+        } else {
+            source_ok(&st, "attention.c", f);
+        }
+    } else if (S_ISREG(st.st_mode) && !ut_has_suffix(f->name, ".c")) {
+        return 0;
+    } else if (S_ISREG(st.st_mode)) {
+        snprintf(src, n, "%s", f->path);
+        source_ok(&st, shown, f);
+    } else {
+        source_ok(&st, shown, f);
+    }
+    if (f->absent != NULL)
+        src[0] = '\0';
+    return 1;
+}
+
+/* The id of the entry: from the regex, or the name minus ".c" (also when
+ * the regex does not match: the entry is then "skipped"). 0 or -1. */
+static int entry_id(struct found_entry *f, const struct bat_idre *re, char *id,
+                    struct grd_err *e)
+{
+    char raw[BAT_PATH_MAX];
+    int rc = 0;
+
+    if (re != NULL && (rc = bat_idre_match(re, f->name, raw, sizeof raw, e)) < 0)
+        return -1;
+    if (rc == 0) {
+        snprintf(raw, sizeof raw, "%s", f->name);
+        if (!f->folder && ut_has_suffix(raw, ".c") && strlen(raw) > 2)
+            raw[strlen(raw) - 2] = '\0';
+        if (re != NULL && f->absent == NULL) {
+            f->absent = "skipped";
+            f->source = "";
+            snprintf(f->why, sizeof f->why, "the name does not match --id-regex");
+        }
+    }
+    bat_id_make(raw, id);
+    return 0;
+}
+
+static int add_entry(const char *dir, const char *name, const struct bat_idre *re,
+                     struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
+{
+    char path[BAT_PATH_MAX], src[BAT_PATH_MAX + 16], id[BAT_ID_MAX + 1];
+    struct found_entry f = {name, path, "", NULL, 0, ""};
+
+    if (bat_path_join(dir, name, path, sizeof path) < 0) {
+        note(fn, ctx, "entry '%s' has too long a path: skipped", name);
+        return 0;
+    }
+    if (!classify(&f, src, sizeof src)) {
+        note(fn, ctx, "entry '%s' is neither a .c file nor a folder: skipped", path);
+        return 0;
+    }
+    if (entry_id(&f, re, id, e) < 0)
+        return -1;
+    if (list_has(out, id)) {
+        note(fn, ctx, "entry '%s' gives an id an earlier entry took: skipped", path);
+        return 0;
+    }
+    return list_push(out, id, &f, e);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dir, sorted, hidden ones left out. */
+static int read_names(const char *dir, char ***names, size_t *n, struct grd_err *e)
+{
+    struct dirent **list;
+    int k = scandir(dir, &list, NULL, NULL);
+
+    if (k < 0)
+        return err_set(e, NULL, 0, 0, "cannot read '%s': %s", dir, strerror(errno));
+    *names = calloc((size_t)k + 1, sizeof **names);
+    *n = 0;
+    for (int i = 0; i < k; i++) {
+        if (*names != NULL && list[i]->d_name[0] != '.')
+            (*names)[(*n)++] = strdup(list[i]->d_name);
+        free(list[i]);
+    }
+    free(list);
+    if (*names == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    qsort(*names, *n, sizeof **names, cmp_name);
+    return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const struct bat_entry *)a)->id, ((const struct bat_entry *)b)->id);
+}
+
+int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
+                 struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
+{
+    int rc = 0;
+
+    for (size_t d = 0; d < n && rc == 0; d++) {
+        char **names = NULL;
+        size_t k = 0;
+
+        rc = read_names(dirs[d], &names, &k, e);
+        for (size_t i = 0; i < k; i++) {
+            if (rc == 0 && names[i] == NULL)
+                rc = err_set(e, NULL, 0, 0, "out of memory");
+            if (rc == 0)
+                rc = add_entry(dirs[d], names[i], re, out, fn, ctx, e);
+            free(names[i]);
+        }
+        free(names);
+    }
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp_entry);
+    return rc;
+}
+
+void bat_list_release(struct bat_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        bat_entry_release(&l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}

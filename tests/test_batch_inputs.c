@@ -1,0 +1,552 @@
+/*
+ * test_batch_inputs.c -- a batch is safe from its own inputs, and keeps the
+ * TA's: ids made from hostile names (safe, distinct, stable), every name
+ * shown safe, a class folder named as Canvas, Moodle and Gradescope name
+ * theirs plus hostile names (newlines, ESC and OSC sequences, "::error",
+ * bidi overrides, markup, quotes, formulas, names of the gradebook's own
+ * files, "..", long names that differ late, a symbolic link to
+ * /proc/self/pagemap, a FIFO, a sparse 2 GiB file) giving one row per
+ * folder and no forged line on any output; the resume key over
+ * answers.yaml and the files it names; the manual scores of manual.csv
+ * through resume, --force and the Canvas export.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "batch/batch.h"
+#include "batch_util.h"
+
+#define REF TEST_SRCDIR "/reference/attention.c"
+#define BROKEN TEST_SRCDIR "/tests/batch_fixtures/broken.c"
+#define GRADER TEST_BUILDDIR "/grader"
+#define PUBLIC TEST_SRCDIR "/specs/public.yaml"
+#define WRITTEN TEST_SRCDIR "/specs/written.yaml"
+
+/* Two names of 215 bytes that differ after byte 200. */
+#define L50 "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL"
+#define LONG_A L50 L50 L50 L50 "AAAAAAAAAAAAAAA"
+#define LONG_B L50 L50 L50 L50 "BBBBBBBBBBBBBBB"
+
+static const char *const hostile[] = {
+    "evil\n[9/9] zz-forged: ok 100/100",
+    "esc\x1b]0;pwned\x07\x1b[2Kx",
+    "::error title=x::forged",
+    "bidi\xe2\x80\xae" "cod.exe",
+    "<svg onload=alert(1)>",
+    "]]>",
+    "tab\there",
+    "quote\"d 'single'",
+    "=HYPERLINK(\"x\")",
+    "grades.csv", "Summary.SVG", "manual.csv", "..", "x..y", "a.b.c", ".c",
+    "Ada Lovelace_12345_assignsubmission_file_",
+    "Zo\xc3\xab \xc3\x9cnal", "bad\xff\xfe" "utf8",
+    LONG_A, LONG_B,
+};
+#define N_HOSTILE (sizeof hostile / sizeof hostile[0])
+
+/* ---- ids and shown names ---- */
+
+Test(batch_inputs, ids_are_safe_distinct_and_stable)
+{
+    char ids[N_HOSTILE + 2][BAT_ID_MAX + 1], again[BAT_ID_MAX + 1];
+
+    for (size_t i = 0; i < N_HOSTILE; i++) {
+        struct grd_err e;
+        const char *raw = strchr(hostile[i], '/') ? "slash" : hostile[i];
+
+        bat_id_make(raw, ids[i]);
+        err_clear(&e);
+        cr_expect(bat_id_check(ids[i], &e) == 0, "'%s' from name %zu: %s", ids[i], i, e.msg);
+        bat_id_make(raw, again);
+        cr_expect_str_eq(again, ids[i], "name %zu: not stable", i);
+        for (size_t j = 0; j < i; j++)
+            cr_expect(strcmp(ids[i], ids[j]) != 0, "names %zu and %zu: both '%s'", j, i,
+                      ids[i]);
+    }
+    bat_id_make("alice", ids[0]);
+    cr_expect_str_eq(ids[0], "alice", "a plain name is its own id");
+    bat_id_make("j.smith-2", ids[0]);
+    cr_expect_str_eq(ids[0], "j.smith-2");
+    bat_id_make("Ada Lovelace_12345_assignsubmission_file_", ids[0]);
+    cr_expect(strncmp(ids[0], "Ada_Lovelace_12345_assignsubmission_file_~", 42) == 0 &&
+              strlen(ids[0]) == 42 + BAT_ID_HASH, "'%s'", ids[0]);
+    bat_id_make("grades.csv", ids[0]);
+    cr_expect(strncmp(ids[0], "grades.csv~", 11) == 0, "'%s'", ids[0]);
+    /* a name that looks like a made id is made again: '~' is never kept */
+    bat_id_make("alice~0123456789ab", ids[1]);
+    cr_expect(strcmp(ids[1], "alice~0123456789ab") != 0, "'%s'", ids[1]);
+}
+
+Test(batch_inputs, shown_names_hold_nothing_a_terminal_or_runner_acts_on)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"a\nb", "a\\x0ab"},
+        {"\x1b]0;t\x07", "\\x1b]0;t\\x07"},
+        {"::error::x", "\\x3a:error::x"},
+        {"bidi\xe2\x80\xae" "x", "bidi\\u{202e}x"},
+        {"zw\xe2\x80\x8b" "j", "zw\\u{200b}j"},
+        {"c1\xc2\x9b" "x", "c1\\u{009b}x"},
+        {"Zo\xc3\xab", "Zo\xc3\xab"},
+        {"bad\xff", "bad\\xff"},
+        {"back\\slash", "back\\\\slash"},
+        {"tab\there", "tab\\x09here"},
+        {"del\x7f", "del\\x7f"},
+    };
+    char buf[256];
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bat_show(cases[i].in, buf, sizeof buf);
+        cr_expect_str_eq(buf, cases[i].out, "case %zu", i);
+    }
+    bat_show("abcdef\nghij", buf, 8);
+    cr_expect_str_eq(buf, "abcdef", "cut before an escape that does not fit");
+}
+
+Test(batch_inputs, paths_join_without_double_slashes)
+{
+    char buf[64];
+
+    cr_assert(bat_path_join("class/", "a", buf, sizeof buf) == 0);
+    cr_expect_str_eq(buf, "class/a");
+    cr_assert(bat_path_join("class//", "a", buf, sizeof buf) == 0);
+    cr_expect_str_eq(buf, "class/a");
+    cr_assert(bat_path_join("/", "a", buf, sizeof buf) == 0);
+    cr_expect_str_eq(buf, "/a");
+    cr_expect(bat_path_join("class", "abcdefgh", buf, 8) < 0);
+}
+
+/* ---- a hostile class through `grader batch` ---- */
+
+static char *tmp_root(void)
+{
+    char tmpl[] = "/tmp/test-batch-inputs-XXXXXX";
+
+    cr_assert(mkdtemp(tmpl) != NULL);
+    return strdup(tmpl);
+}
+
+static void path_of(char *buf, size_t n, const char *a, const char *b)
+{
+    int k = snprintf(buf, n, "%s/%s", a, b);
+
+    cr_assert(k > 0 && (size_t)k < n);
+}
+
+/* A folder `name` in dir holding a copy of src as attention.c. */
+static void folder(const char *dir, const char *name, const char *src)
+{
+    char path[4096], file[4200];
+
+    path_of(path, sizeof path, dir, name);
+    cr_assert(mkdir(path, 0755) == 0, "mkdir '%s': %s", path, strerror(errno));
+    path_of(file, sizeof file, path, "attention.c");
+    if (src != NULL)
+        bu_copy(src, file);
+}
+
+/*
+ * The class: real LMS layouts and the hostile names. Returns how many
+ * entries must get a row.
+ */
+static size_t hostile_class(const char *dir)
+{
+    char path[4096], file[4200];
+    size_t rows = 0;
+    int fd;
+
+    cr_assert(mkdir(dir, 0755) == 0);
+    folder(dir, "alice", REF), rows++;
+    /* Canvas: one file per student, lastname_userid_submissionid_file */
+    path_of(path, sizeof path, dir, "lovelaceada_12345_67890_attention.c");
+    bu_copy(BROKEN, path), rows++;
+    path_of(path, sizeof path, dir, "lovelaceada_LATE_12345_67891_attention.c");
+    bu_copy(BROKEN, path), rows++;
+    /* Moodle: a folder per student and file (in `hostile` too) */
+    folder(dir, "Grace Hopper_67890_assignsubmission_file_", BROKEN), rows++;
+    /* Gradescope: submission_<id> folders and a metadata file beside them */
+    folder(dir, "submission_123456789", BROKEN), rows++;
+    path_of(path, sizeof path, dir, "submission_metadata.yml");
+    bu_copy(BROKEN, path);   /* a stray file: a note, no row */
+    for (size_t i = 0; i < N_HOSTILE; i++)
+        if (strchr(hostile[i], '/') == NULL && hostile[i][0] != '.')   /* hidden */
+            folder(dir, hostile[i], BROKEN), rows++;
+    folder(dir, "evil\n[9 of 9] zz-forged: ok 100 of 100", BROKEN), rows++;
+    folder(dir, "dots..", BROKEN), rows++;
+    path_of(path, sizeof path, dir, "summary.svg.c");
+    bu_copy(BROKEN, path), rows++;
+    /* what git can commit, and what a careless class leaves */
+    folder(dir, "linked", NULL), rows++;
+    path_of(path, sizeof path, dir, "linked/attention.c");
+    cr_assert(symlink("/proc/self/pagemap", path) == 0);
+    folder(dir, "fifo", NULL), rows++;
+    path_of(path, sizeof path, dir, "fifo/attention.c");
+    cr_assert(mkfifo(path, 0644) == 0);
+    folder(dir, "sparse", NULL), rows++;
+    path_of(path, sizeof path, dir, "sparse/attention.c");
+    cr_assert((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+    cr_assert(ftruncate(fd, (off_t)2 << 30) == 0);
+    close(fd);
+    folder(dir, "dir-source", NULL), rows++;
+    path_of(path, sizeof path, dir, "dir-source/attention.c");
+    cr_assert(mkdir(path, 0755) == 0);
+    path_of(path, sizeof path, dir, "linked-folder");
+    cr_assert(symlink("/proc/self", path) == 0);
+    rows++;
+    path_of(path, sizeof path, dir, "pipe.c");
+    cr_assert(mkfifo(path, 0644) == 0);
+    rows++;
+    folder(dir, "empty", NULL), rows++;
+    path_of(file, sizeof file, dir, "empty/notes.txt");
+    bu_copy(BROKEN, file);
+    return rows;
+}
+
+/* No byte a terminal or a log reader acts on: controls other than
+ * '\t', '\n', '\r' (tabs only where allowed), no bidi override, and no
+ * line that starts a workflow command or forges a progress line; in a
+ * document a browser renders (`markup`), no live tag. */
+static void expect_inert(const char *what, const char *s, size_t n, int tabs, int markup)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int line_start = i == 0 || s[i - 1] == '\n';
+
+        cr_expect(!(c < 0x20 && c != '\n' && c != '\r' && !(tabs && c == '\t')) && c != 0x7f,
+                  "%s: byte 0x%02x at %zu", what, c, i);
+        cr_expect(!(c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+                    ((unsigned char)s[i + 2] & 0xf0) == 0xa0 &&
+                    (unsigned char)s[i + 2] >= 0xaa && (unsigned char)s[i + 2] <= 0xae),
+                  "%s: a bidi control at %zu", what, i);
+        cr_expect(!(line_start && strncmp(s + i, "::", 2) == 0), "%s: '::' starts line at %zu",
+                  what, i);
+        cr_expect(!(line_start && strncmp(s + i, "[9 of 9] zz-forged", 18) == 0),
+                  "%s: a forged progress line at %zu", what, i);
+    }
+    cr_expect(!markup || strstr(s, "<svg onload") == NULL, "%s: live markup", what);
+}
+
+/* Every file the batch wrote, checked by expect_inert. Returns how many. */
+static size_t expect_tree_inert(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    size_t files = 0;
+
+    cr_assert(d != NULL, "cannot open '%s'", dir);
+    while ((de = readdir(d)) != NULL) {
+        char path[4096];
+        struct stat st;
+        size_t n;
+        char *text;
+
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        path_of(path, sizeof path, dir, de->d_name);
+        cr_assert(lstat(path, &st) == 0);
+        if (S_ISDIR(st.st_mode)) {
+            files += expect_tree_inert(path);
+            continue;
+        }
+        text = bu_slurp(path, &n);
+        expect_inert(path, text, n, strcmp(de->d_name, BAT_ROW_NAME) == 0,
+                     strstr(de->d_name, ".csv") == NULL && strstr(de->d_name, ".tsv") == NULL);
+        free(text);
+        files++;
+    }
+    closedir(d);
+    return files;
+}
+
+static size_t count_lines(const char *s, const char *prefix)
+{
+    size_t k = 0;
+
+    for (const char *p = s; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        k += strncmp(p, prefix, strlen(prefix)) == 0;
+    return k;
+}
+
+/* How many lines of s contain `what`. */
+static size_t lines_naming(const char *s, const char *what)
+{
+    size_t k = 0;
+
+    for (const char *p = s; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        const char *hit = strstr(p, what), *nl = strchr(p, '\n');
+
+        k += hit != NULL && (nl == NULL || hit < nl);
+    }
+    return k;
+}
+
+Test(batch_inputs, hostile_class_gets_one_row_per_folder_and_no_forged_line, .timeout = 900)
+{
+    char *root = tmp_root();
+    char dir[4096], arg[4200], out[4096], outarg[4200], err[4096], path[4200];
+    /* bounded: before this change the batch hashed the 256 GiB pagemap
+     * and did not stop on SIGTERM, hence -k */
+    const char *argv[] = {"/usr/bin/timeout", "-k", "10", "600", GRADER, "batch", "--spec",
+                          PUBLIC, "--jobs", "2", "--out", outarg, arg, NULL};
+    char *text, *csv;
+    size_t n, rows;
+    int rc;
+
+    path_of(dir, sizeof dir, root, "class");
+    path_of(out, sizeof out, root, "out");
+    path_of(err, sizeof err, root, "stderr.txt");
+    snprintf(arg, sizeof arg, "%s/", dir);        /* as a shell completes it */
+    snprintf(outarg, sizeof outarg, "%s/", out);
+    rows = hostile_class(dir);
+    rc = bu_run(argv, err, NULL);
+    text = bu_slurp(err, &n);
+    cr_assert(rc == 0, "exit %d (124: the batch did not finish):\n%s", rc, text);
+    expect_inert("stderr", text, n, 0, 0);
+    cr_expect(count_lines(text, "[") == rows, "%zu progress lines for %zu rows:\n%s",
+              count_lines(text, "["), rows, text);
+    cr_expect(strstr(text, "//") == NULL, "a double slash:\n%s", text);
+    cr_expect(strstr(text, "] empty: missing: no attention.c in the folder 'empty'\n") != NULL &&
+                  lines_naming(text, "empty") == 1,
+              "the missing folder is not one line:\n%s", text);
+    cr_expect(strstr(text, "linked: rejected: 'attention.c' is a symbolic link") != NULL &&
+                  strstr(text, "fifo: rejected: 'attention.c' is a FIFO") != NULL &&
+                  strstr(text, "sparse: rejected: 'attention.c' is larger than 1 MiB") != NULL &&
+                  strstr(text, "dir-source: rejected: 'attention.c' is a directory") != NULL &&
+                  strstr(text, "linked-folder: rejected: 'linked-folder' is a symbolic link") &&
+                  strstr(text, "pipe: rejected: 'pipe.c' is a FIFO") != NULL,
+              "a link or special file without its own line:\n%s", text);
+    cr_expect(strstr(text, "submission_metadata.yml' is neither") != NULL, "%s", text);
+    path_of(path, sizeof path, out, "grades.csv");
+    csv = bu_slurp(path, &n);
+    cr_expect(count_lines(csv, "") == rows + 1, "%zu lines for %zu rows:\n%s",
+              count_lines(csv, ""), rows, csv);
+    cr_expect(strstr(csv, ",evil\\x0a[9 of 9] zz-forged: ok 100 of 100\r\n") != NULL &&
+                  strstr(csv, ",\"quote\"\"d 'single'\"\r\n") != NULL &&
+                  strstr(csv, ",\"'=HYPERLINK(\"\"x\"\")\"\r\n") != NULL &&
+                  strstr(csv, ",bidi\\u{202e}cod.exe\r\n") != NULL &&
+                  strstr(csv, ",Ada Lovelace_12345_assignsubmission_file_\r\n") != NULL &&
+                  strstr(csv, "," LONG_A "\r\n") != NULL && strstr(csv, "," LONG_B "\r\n"),
+              "an original name is not in its row:\n%s", csv);
+    cr_expect(strstr(csv, "\r\nalice,60,60,ok,") != NULL, "%s", csv);
+    cr_expect(expect_tree_inert(out) > rows, "too few files");
+    free(csv);
+    free(text);
+    bu_remove_tree(root);
+}
+
+/* ---- the resume key and the manual scores ---- */
+
+static void write_text(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "w");
+
+    cr_assert(f != NULL, "cannot write '%s'", path);
+    fputs(s, f);
+    fclose(f);
+}
+
+static void append_text(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "a");
+
+    cr_assert(f != NULL, "cannot write '%s'", path);
+    fputs(s, f);
+    fclose(f);
+}
+
+/* Run `grader batch` (public and written specs, plus `extra` when not
+ * NULL) over root/class into root/out; the exit status, stderr in *text. */
+static int batch(const char *root, const char *extra, char **text)
+{
+    char dir[4096], out[4096], err[4096];
+    const char *argv[] = {"/usr/bin/timeout", "-k", "10", "600", GRADER, "batch", "--spec",
+                          PUBLIC, "--spec", WRITTEN, "--jobs", "2", "--out", out, dir, NULL,
+                          NULL};
+    size_t n;
+    int rc;
+
+    path_of(dir, sizeof dir, root, "class");
+    path_of(out, sizeof out, root, "out");
+    path_of(err, sizeof err, root, "stderr.txt");
+    if (extra != NULL) {
+        argv[15] = dir;
+        argv[14] = extra;
+    }
+    rc = bu_run(argv, err, NULL);
+    *text = bu_slurp(err, &n);
+    return rc;
+}
+
+static char *read_out(const char *root, const char *name)
+{
+    char path[4096];
+    size_t n;
+
+    snprintf(path, sizeof path, "%s/out/%s", root, name);
+    return bu_slurp(path, &n);
+}
+
+/* Field k (0-based) of the line of grades.csv starting "id," (no quoted
+ * fields in these rows), as a static copy; "?" when there is none. */
+static const char *field(const char *csv, const char *id, size_t k)
+{
+    static char cell[128];
+    char key[64];
+    const char *p;
+
+    snprintf(key, sizeof key, "\n%s,", id);
+    snprintf(cell, sizeof cell, "?");
+    if ((p = strstr(csv, key)) == NULL)
+        return cell;
+    for (p++; k > 0 && p != NULL; k--)
+        p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+    if (p != NULL)
+        snprintf(cell, sizeof cell, "%.*s", (int)strcspn(p, ",\r\n"), p);
+    return cell;
+}
+
+/* The column of header name `col` in grades.csv. */
+static size_t column(const char *csv, const char *col)
+{
+    size_t k = 0, n = strlen(col);
+
+    for (const char *p = csv; *p && *p != '\r'; p += strcspn(p, ",\r") + (p[strcspn(p, ",\r")] == ','), k++)
+        if (strncmp(p, col, n) == 0 && strchr(",\r", p[n]) != NULL)
+            return k;
+    cr_assert(0, "no column '%s'", col);
+    return 0;
+}
+
+Test(batch_inputs, resume_key_covers_answers_and_the_files_they_name, .timeout = 900)
+{
+    char *root = tmp_root(), dir[4096], path[4200], *text;
+
+    path_of(dir, sizeof dir, root, "class");
+    cr_assert(mkdir(dir, 0755) == 0);
+    folder(dir, "alice", REF);
+    path_of(path, sizeof path, dir, "alice/answers.yaml");
+    write_text(path, "text: \"the cat sat\"\n"
+                     "top_pairs:\n  - {query: cat, key: sat, weight: 0.5}\n"
+                     "part3:\n  text: \"the dog sat\"\n  vectors: part3_vectors.txt\n"
+                     "  note: \"same vectors\"\n");
+    path_of(path, sizeof path, dir, "alice/part3_vectors.txt");
+    write_text(path, "cat 1 0\n");
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    free(text);
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    cr_expect(strstr(text, "alice: up to date") != NULL, "not resumed:\n%s", text);
+    free(text);
+    path_of(path, sizeof path, dir, "alice/answers.yaml");
+    append_text(path, "# edited after the first run\n");
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    cr_expect(strstr(text, "alice: up to date") == NULL, "answers.yaml edited, not regraded:\n%s",
+              text);
+    free(text);
+    path_of(path, sizeof path, dir, "alice/part3_vectors.txt");
+    append_text(path, "dog 0 1\n");
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    cr_expect(strstr(text, "alice: up to date") == NULL,
+              "the VECTORS file answers.yaml names was edited, not regraded:\n%s", text);
+    free(text);
+    bu_remove_tree(root);
+}
+
+Test(batch_inputs, manual_scores_survive_resume_and_force_and_reach_canvas, .timeout = 900)
+{
+    char *root = tmp_root(), dir[4096], manual[4200], roster[4200], err[4200], canvas[4200];
+    char *text, *csv, *before, *tmpl, *again, *imp, base[32], want[64];
+    const char *export[] = {GRADER, "export", "--canvas", "--roster", roster, "--out", canvas,
+                            NULL, NULL};
+    size_t p2, p3, n;
+
+    path_of(dir, sizeof dir, root, "class");
+    cr_assert(mkdir(dir, 0755) == 0);
+    folder(dir, "alice", REF);
+    path_of(manual, sizeof manual, dir, "alice/answers.yaml");
+    bu_copy(TEST_SRCDIR "/student_template/answers.yaml", manual);
+    folder(dir, "bob", BROKEN);
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    free(text);
+    /* the template of manual.csv; a compile error's manual cells blank */
+    tmpl = read_out(root, BAT_MANUAL_NAME);
+    cr_expect_str_eq(tmpl, "id,name,written.manual.part2,written.manual.part3\r\n"
+                           "alice,alice,,\r\nbob,bob,,\r\n");
+    csv = read_out(root, "grades.csv");
+    p2 = column(csv, "written.manual.part2");
+    p3 = column(csv, "written.manual.part3");
+    cr_expect_str_eq(field(csv, "bob", 3), "compile_error");
+    cr_expect_str_eq(field(csv, "bob", p2), "", "a compile error's manual cell is not blank");
+    snprintf(base, sizeof base, "%s", field(csv, "alice", 1));
+    free(csv);
+    /* the TA scores: alice 5 + 3.5, bob 2 and part 3 not yet */
+    snprintf(manual, sizeof manual, "%s/out/%s", root, BAT_MANUAL_NAME);
+    write_text(manual, "id,name,written.manual.part2,written.manual.part3,comment\n"
+                       "alice,alice,5,3.5,clear\nbob,bob,2,,\n");
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    cr_expect(strstr(text, "alice: up to date") != NULL, "%s", text);
+    free(text);
+    csv = read_out(root, "grades.csv");
+    cr_expect_str_eq(field(csv, "alice", p2), "5");
+    cr_expect_str_eq(field(csv, "alice", p3), "3.5");
+    cr_expect_str_eq(field(csv, "bob", p2), "2");
+    cr_expect_str_eq(field(csv, "bob", p3), "");
+    snprintf(want, sizeof want, "%g", strtod(base, NULL) + 8.5);
+    cr_expect_str_eq(field(csv, "alice", 1), want, "the score lacks the manual points");
+    cr_expect_str_eq(field(csv, "bob", 1), "2");
+    /* --force regrades every submission, and keeps the TA's scores */
+    cr_assert(batch(root, "--force", &text) == 0, "%s", text);
+    cr_expect(strstr(text, "up to date") == NULL, "%s", text);
+    free(text);
+    again = read_out(root, "grades.csv");
+    cr_expect_str_eq(again, csv, "--force changed the gradebook");
+    free(again);
+    before = read_out(root, BAT_MANUAL_NAME);
+    cr_expect(strstr(before, "alice,alice,5,3.5,clear") != NULL, "manual.csv was rewritten");
+    /* into the Canvas import */
+    snprintf(roster, sizeof roster, "%s/roster.csv", root);
+    snprintf(canvas, sizeof canvas, "%s/canvas.csv", root);
+    snprintf(err, sizeof err, "%s/export-err.txt", root);
+    write_text(roster, "id,name,canvas_id\nalice,Ada,11\nbob,Bob,12\n");
+    snprintf(manual, sizeof manual, "%s/out/grades.csv", root);
+    export[7] = manual;
+    cr_assert(bu_run(export, err, NULL) == 0);
+    imp = bu_slurp(canvas, &n);
+    snprintf(want, sizeof want, "\r\nAda,11,,,,%g\r\n", strtod(base, NULL) + 8.5);
+    cr_expect(strstr(imp, want) != NULL, "no '%s' in:\n%s", want, imp);
+    cr_expect(strstr(imp, "\r\nBob,12,,,,2\r\n") != NULL, "%s", imp);
+    free(imp);
+    /* bad input: one line with file:line:col; nothing lost */
+    snprintf(manual, sizeof manual, "%s/out/%s", root, BAT_MANUAL_NAME);
+    write_text(manual, "id,written.manual.part2\nalice,5\nbob,seven\n");
+    cr_expect(batch(root, NULL, &text) == 2, "%s", text);
+    cr_expect(strstr(text, "manual.csv:3:5: 'seven' is not a score from 0 to 6") != NULL &&
+                  count_lines(text, "grader:") == 1 && strchr(text, '\n') ==
+                  text + strlen(text) - 1, "%s", text);
+    free(text);
+    write_text(manual, "id,written.manual.part9\nalice,5\n");
+    cr_expect(batch(root, NULL, &text) == 2, "%s", text);
+    cr_expect(strstr(text, "manual.csv:1:4: column 'written.manual.part9'") != NULL, "%s", text);
+    free(text);
+    write_text(manual, "id,written.manual.part2\nalice,5\ncarol,1\n");
+    cr_expect(batch(root, NULL, &text) == 2, "%s", text);
+    cr_expect(strstr(text, "manual.csv:3:1: id 'carol' has no row") != NULL, "%s", text);
+    free(text);
+    again = read_out(root, "grades.csv");
+    cr_expect_str_eq(again, csv, "a bad manual.csv changed the gradebook");
+    free(again);
+    again = read_out(root, BAT_MANUAL_NAME);
+    cr_expect_str_eq(again, "id,written.manual.part2\nalice,5\ncarol,1\n");
+    free(again);
+    free(before);
+    free(csv);
+    free(tmpl);
+    bu_remove_tree(root);
+}
