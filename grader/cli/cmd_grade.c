@@ -5,8 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/build.h"
+#include "build/jail.h"
 #include "cli/cli.h"
 #include "grade/grade.h"
+#include "sandbox/sbx.h"
 #include "props/oracle.h"
 #include "report/report.h"
 #include "core/strbuf.h"
@@ -15,14 +18,19 @@ static const char usage[] =
     "usage: grader grade [--spec FILE]... [--only REGEX] [--seed N]\n"
     "                    [--format text|markdown|gradescope|classroom|junit|tap|github]\n"
     "                    [--require-pass] [--github-output] [--repro CMD]\n"
-    "                    [--test-jobs N] SUBMISSION\n"
+    "                    [--test-jobs N] [--verbose] SUBMISSION\n"
     "--require-pass: exit 1 unless every test passed (a manual item a TA scores counts\n"
     "as passed here).\n"
     "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
     "A failure's \"reproduce:\" line is this command with --only for that case,\n"
     "or, with --repro CMD, CMD ONLY='...' (what `make check` passes: --repro 'make check').\n"
     "--test-jobs N: run the tests N at a time, 1 to 16 (default: the CPUs it may use,\n"
-    "at most 4); the rubric is the same for every N.\n";
+    "at most 4); the rubric is the same for every N.\n"
+    "--verbose: say on stderr which limits the compiler and the runners got (the\n"
+    "grader's, or the account's hard limit where that is lower).\n"
+    "Exit status 2 with one line \"grader: the grader could not grade ...\" and no score:\n"
+    "the grader's own trouble (a tool or runner it could not start, a stalled\n"
+    "machine), never a verdict on the submission; grade it again.\n";
 
 struct grade_args {
     struct cli_common c;
@@ -31,13 +39,14 @@ struct grade_args {
     int github_output;
     const char *repro;
     unsigned test_jobs;
+    int verbose;
     const char *submission;
     int argc;
     char **argv;
 };
 
 enum { OPT_SPEC = 1, OPT_ONLY, OPT_FORMAT, OPT_SEED, OPT_REQUIRE, OPT_GHOUT, OPT_REPRO,
-       OPT_TJOBS, OPT_HELP };
+       OPT_TJOBS, OPT_VERBOSE, OPT_HELP };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -48,6 +57,7 @@ static const struct option options[] = {
     {"github-output", no_argument, NULL, OPT_GHOUT},
     {"repro", required_argument, NULL, OPT_REPRO},
     {"test-jobs", required_argument, NULL, OPT_TJOBS},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -82,6 +92,9 @@ static int take_option(struct grade_args *a, int opt, const char *arg)
     case OPT_TJOBS:
         return cli_parse_count(arg, GRADE_MAX_TEST_JOBS, &a->test_jobs) < 0
                    ? cli_usage("--test-jobs takes a whole number from 1 to 16", usage) : 0;
+    case OPT_VERBOSE:
+        a->verbose = 1;
+        return 0;
     case OPT_HELP:
         fputs(usage, stdout);
         return -1; /* done: exit 0 */
@@ -146,6 +159,7 @@ static int repro_parts(const struct grade_args *a, struct strbuf *pre, struct st
         /* --test-jobs too: it changes the speed, never the rubric, which
          * must not differ by the lanes it was graded on */
         if (strcmp(w, "--github-output") == 0 || strcmp(w, "--") == 0 ||
+            strcmp(w, "--verbose") == 0 ||
             strncmp(w, "--only=", 7) == 0 || strncmp(w, "--repro=", 8) == 0 ||
             strncmp(w, "--format=", 9) == 0 || strncmp(w, "--test-jobs=", 12) == 0)
             continue;
@@ -186,6 +200,35 @@ static int emit(const struct grade_args *a, const struct grade_result *r,
         rc = rpt_append_github_output(gh, "result", sb_str(&sb), e);
     sb_release(&sb);
     return rc;
+}
+
+/* The grader could not grade: one line that says so and why, exit 2 and
+ * no score; with --format github an annotation too, so that the failed
+ * job says the grader failed, not the submission. */
+static int grader_error(const struct grade_args *a, const struct grd_err *e)
+{
+    char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
+
+    err_format(e, buf, sizeof buf);
+    if (a->format == RPT_GITHUB)
+        printf("::error title=grader error::the grader could not grade this submission "
+               "(no score; not a verdict on it): %s\n", buf);
+    fprintf(stderr, "grader: the grader could not grade '%s' (no score): %s\n", a->submission,
+            buf);
+    return CLI_EXIT_USAGE;
+}
+
+/* --verbose: the limits the tools and the runners get on this machine. */
+static void say_limits(void)
+{
+    char buf[512];
+    struct sbx_config cfg;
+
+    jail_describe(BLD_COMPILE_CPU_S, buf, sizeof buf);
+    fprintf(stderr, "grader: compiler limits: %s\n", buf);
+    memset(&cfg, 0, sizeof cfg);
+    sbx_describe_limits(&cfg, buf, sizeof buf);
+    fprintf(stderr, "grader: runner limits: %s\n", buf);
 }
 
 static int oracle_ready(void *ctx, struct grd_err *e)
@@ -234,8 +277,11 @@ int cmd_grade(int argc, char **argv)
         o.repro_post = sb_str(&post);
         /* a refused submission runs no test: the load is waited for here,
          * and bad golden data fails the command as it always did */
-        if (grade_submission(a.submission, &o, &r, &e) < 0 ||
-            cli_open_oracle_wait(&load, &e) < 0 || emit(&a, r, &e) < 0)
+        if (a.verbose)
+            say_limits();
+        if (grade_submission(a.submission, &o, &r, &e) < 0)
+            rc = grader_error(&a, &e);
+        else if (cli_open_oracle_wait(&load, &e) < 0 || emit(&a, r, &e) < 0)
             rc = cli_fail(&e);
         else
             rc = a.require_pass && !all_passed(r) ? CLI_EXIT_NOT_PASSED : CLI_EXIT_OK;

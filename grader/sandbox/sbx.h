@@ -59,6 +59,7 @@
 #define SBX_DEFAULT_AS_LIMIT ((size_t)1 << 30)
 #define SBX_DEFAULT_CPU_S 10u
 #define SBX_DEFAULT_OUTPUT_CAP ((size_t)16 << 10)
+#define SBX_NOFILE 16             /* RLIMIT_NOFILE of a runner */
 
 struct sbx_config {
     const char *runner;   /* path of the linked runner executable */
@@ -134,6 +135,14 @@ struct impl sbx_impl(struct sbx *s);
 
 /* Kill the runner, reap it and free everything. NULL is a no-op. */
 void sbx_free(struct sbx *s);
+
+/*
+ * The limits a runner of `cfg` gets, in one line into buf[0..n) (for
+ * --verbose): each is the configured one or, when the account's hard
+ * limit is lower, that ("(the hard limit)"): the runner then starts under
+ * the lower limit instead of failing with EPERM.
+ */
+void sbx_describe_limits(const struct sbx_config *cfg, char *buf, size_t n);
 
 /* 1 when the runner is built with the seccomp filter, 0 otherwise. */
 int sbx_has_seccomp(void);

@@ -27,6 +27,7 @@
 #endif
 
 #include "core/compat.h"
+#include "core/rlim.h"
 #include "sandbox/runner_proto.h"
 #include "sandbox/sbx_internal.h"
 #include "core/util.h"
@@ -117,18 +118,31 @@ void sbx_drain_output(struct sbx *s)
 
 /* ---- starting and stopping a runner ------------------------------------------ */
 
+/* Each limit within the account's hard one (rlim.h): a lower hard limit
+ * is taken, never refused with EPERM and a runner that cannot start. */
 static void child_limits(const struct sbx *s)
 {
     /* hard > soft: at the soft limit SIGXCPU says why it ended */
-    struct rlimit cpu = { s->cpu_s, (rlim_t)s->cpu_s + 1 };
-    struct rlimit as = { s->as_limit, s->as_limit };
-    struct rlimit zero = { 0, 0 };
-    struct rlimit files = { 16, 16 };
-
-    if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &as) ||
-        setrlimit(RLIMIT_FSIZE, &zero) || setrlimit(RLIMIT_CORE, &zero) ||
-        setrlimit(RLIMIT_NOFILE, &files))
+    if (rlim_lower(RLIMIT_CPU, s->cpu_s, (rlim_t)s->cpu_s + 1) ||
+        rlim_lower(RLIMIT_AS, s->as_limit, s->as_limit) ||
+        rlim_lower(RLIMIT_FSIZE, 0, 0) || rlim_lower(RLIMIT_CORE, 0, 0) ||
+        rlim_lower(RLIMIT_NOFILE, SBX_NOFILE, SBX_NOFILE))
         _exit(127);
+}
+
+void sbx_describe_limits(const struct sbx_config *cfg, char *buf, size_t n)
+{
+    size_t as = cfg->as_limit ? cfg->as_limit : SBX_DEFAULT_AS_LIMIT;
+    rlim_t cpu = cfg->cpu_s ? cfg->cpu_s : SBX_DEFAULT_CPU_S;
+    char a[32], c[32], f[32];
+
+    snprintf(buf, n, "address space %s%s, CPU %s s%s per test, open files %s%s",
+             rlim_text(rlim_within(RLIMIT_AS, as), 1, a, sizeof a),
+             rlim_is_capped(RLIMIT_AS, as) ? " (the hard limit)" : "",
+             rlim_text(rlim_within(RLIMIT_CPU, cpu), 0, c, sizeof c),
+             rlim_is_capped(RLIMIT_CPU, cpu) ? " (the hard limit)" : "",
+             rlim_text(rlim_within(RLIMIT_NOFILE, SBX_NOFILE), 0, f, sizeof f),
+             rlim_is_capped(RLIMIT_NOFILE, SBX_NOFILE) ? " (the hard limit)" : "");
 }
 
 /* Put fds[i] at number i. Everything goes above the targets first, so
