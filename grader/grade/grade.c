@@ -298,6 +298,11 @@ static double hook_cpu_used(void *self)
     return sbx_cpu_used(self);
 }
 
+static double hook_stalled(void *self)
+{
+    return sbx_stalled(self);
+}
+
 /* A lane: a sandbox on the runner and the hooks over it (grade_run.h);
  * the first lane too, which run_tests opens itself. */
 static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
@@ -311,7 +316,7 @@ static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
         return -1;
     *student = sbx_impl(s);
     *h = (struct grun_hooks){s, hook_reset, hook_deadline, hook_output, hook_wall_end,
-                             hook_cpu_used};
+                             hook_cpu_used, hook_stalled};
     return 0;
 }
 

@@ -109,6 +109,11 @@ double sbx_cpu_used(const struct sbx *s)
     return s->cpu_total_ms;
 }
 
+double sbx_stalled(const struct sbx *s)
+{
+    return s->stall_ms;
+}
+
 void sbx_restart(struct sbx *s)
 {
     sbx_runner_stop(s);
@@ -214,12 +219,52 @@ static const struct rp_header *trusted_record(const struct rp_header *shared,
     return rec;
 }
 
-/* When the wall clock stops the call started at t0 (see SBX_WALL_FACTOR). */
+/* When the wall clock stops the call started at t0 (see SBX_WALL_FACTOR);
+ * both in sbx_live_ms time, so a stall of the grader is not counted. */
 static double wall_limit(const struct sbx *s, double t0)
 {
     double until = t0 + SBX_WALL_FACTOR * s->deadline_ms + SBX_WALL_SLACK_MS;
 
     return s->wall_end > 0 && s->wall_end < until ? s->wall_end : until;
+}
+
+/* The scheduler's state of process `pid` ('R', 'S', 'D', 'T', ...), or
+ * 0 when it cannot be read. */
+static char proc_state(pid_t pid)
+{
+#ifdef __linux__
+    char path[64], line[512], *paren;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    if ((f = fopen(path, "re")) == NULL)
+        return 0;
+    paren = fgets(line, sizeof line, f) != NULL ? strrchr(line, ')') : NULL;
+    fclose(f);
+    return paren != NULL && paren[1] == ' ' ? paren[2] : 0;
+#else
+    (void)pid;
+    return 0;
+#endif
+}
+
+/*
+ * The wall net fired with the CPU deadline unspent. Whose trouble? A
+ * runner that sleeps or blocks (state S in any of a few samples) is the
+ * submission's; one that was runnable, in uninterruptible I/O or stopped
+ * all along is the machine's (overloaded, swapping, a stopped process
+ * group): 1. Where the state cannot be read it is the submission's, as
+ * before.
+ */
+static int machine_stalled(struct sbx *s)
+{
+    for (int i = 0; i < SBX_STATE_SAMPLES; i++) {
+        char st = proc_state(s->pid);
+        if (st == 0 || st == 'S')
+            return 0;
+        sbx_nap(s, 10);
+    }
+    return 1;
 }
 
 /*
@@ -237,24 +282,27 @@ static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte
     enum wait_end end;
 
     s->wall_ms = 0;
+    s->machine = 0;
     for (;;) {
-        end = sbx_wait_byte(s, fmin(ut_now_ms() + left, wall), byte);
+        end = sbx_wait_byte(s, fmin(sbx_live_ms(s) + left, wall), byte);
         double now = ut_proc_cpu_ms((int)s->pid);
-        *cpu_used = now >= 0 && cpu0 >= 0 ? now - cpu0 : ut_now_ms() - t0;
+        *cpu_used = now >= 0 && cpu0 >= 0 ? now - cpu0 : sbx_live_ms(s) - t0;
         if (end != W_TIMEOUT)
             return end;
         left = s->deadline_ms - *cpu_used;
         if (left <= 0)
             return W_TIMEOUT;
-        if (ut_now_ms() >= wall) {
+        if (sbx_live_ms(s) >= wall) {
             s->wall_ms = wall - t0;
+            s->machine = machine_stalled(s);
             return W_TIMEOUT;
         }
     }
 }
 
-int sbx_run_call(struct sbx *s, const struct sbx_call *c,
-                 struct call_result *r, struct grd_err *e)
+/* One try of call c (see sbx_run_call). */
+static int run_once(struct sbx *s, const struct sbx_call *c, struct call_result *r,
+                    struct grd_err *e)
 {
     struct rp_header mine, rec;
     unsigned char *mem = NULL;
@@ -267,6 +315,7 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     int rc = 0;
 
     memset(r, 0, sizeof *r);
+    s->machine = 0;
     if (s->pid == 0 && (rc = sbx_runner_start(s, r, e)) != 0)
         return rc < 0 ? -1 : 0;
     if (sbx_prepare(s, c, &mine, &mem, e) != 0) {
@@ -278,12 +327,12 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     s->books.alloc_failed = 0;
     h = (const struct rp_header *)mem;
     cpu0 = ut_proc_cpu_ms((int)s->pid);
-    t0 = ut_now_ms();
+    t0 = sbx_live_ms(s);
     if (send(s->ctl, &byte, 1, MSG_NOSIGNAL) != 1)
         end = W_EOF;
     else
         end = wait_call(s, t0, cpu0, &byte, &r->cpu_ms);
-    r->elapsed_ms = ut_now_ms() - t0;
+    r->elapsed_ms = sbx_live_ms(s) - t0;
     s->cpu_total_ms += r->cpu_ms;
     h = trusted_record(h, &mine, &rec);
     if (end == W_BYTE)
@@ -301,3 +350,24 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     return rc;
 }
 
+/*
+ * A call whose wall net fired while its runner could not run (s->machine)
+ * is the machine's trouble: it is tried once more in a fresh runner (the
+ * first try changed none of the caller's buffers), and a second such end
+ * is a grader error, never a timeout of the submission.
+ */
+int sbx_run_call(struct sbx *s, const struct sbx_call *c,
+                 struct call_result *r, struct grd_err *e)
+{
+    int rc = run_once(s, c, r, e);
+
+    if (rc != 0 || !(r->status == CALL_TIMEOUT && s->machine))
+        return rc;
+    sbx_runner_stop(s);
+    if ((rc = run_once(s, c, r, e)) != 0 || !(r->status == CALL_TIMEOUT && s->machine))
+        return rc;
+    return err_set(e, NULL, 0, 0, "a call of %s made no progress in %.0f ms of the wall "
+                   "clock (%.0f ms of CPU time), twice, while its runner could not run: "
+                   "the machine's trouble, not the submission's",
+                   impl_fn_cname(c->fn), s->wall_ms, r->cpu_ms);
+}

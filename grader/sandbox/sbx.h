@@ -92,6 +92,12 @@ void sbx_set_deadline(struct sbx *s, double ms);
  * call into a timeout. A call that does not burn CPU (it sleeps, or blocks)
  * is stopped by the wall clock at SBX_WALL_FACTOR x the deadline plus
  * SBX_WALL_SLACK_MS, and never after the end set by sbx_set_wall_end.
+ * The wall clock here leaves out the time the grader itself was stalled
+ * (sbx_stalled). When the wall net fires while the runner was not
+ * sleeping (runnable, in I/O or stopped: the machine's trouble), the call
+ * is tried once more in a fresh runner, and a second such end is a grader
+ * error (-1 from the op), never a timeout of the submission. A runner
+ * that sleeps or blocks still times out.
  */
 #define SBX_WALL_FACTOR 5.0
 #define SBX_WALL_SLACK_MS 1000.0
@@ -103,6 +109,11 @@ void sbx_set_wall_end(struct sbx *s, double until);
 /* The CPU time (ms) all calls of this sandbox used so far, across
  * restarts: what a submission's budget is charged. */
 double sbx_cpu_used(const struct sbx *s);
+
+/* The time (ms) the grader did not run while this sandbox waited for its
+ * runners (the machine paused, frozen or swapping): no deadline and no
+ * wall-clock limit counts it (sbx_set_wall_end's end moves by it too). */
+double sbx_stalled(const struct sbx *s);
 
 /*
  * Kill the current runner (if any) and forget its output, so that the next

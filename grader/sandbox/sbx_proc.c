@@ -46,6 +46,37 @@ void sbx_sleep_ms(long ms)
         ;
 }
 
+double sbx_live_ms(const struct sbx *s)
+{
+    return ut_now_ms() - s->stall_ms;
+}
+
+/* A wait of `asked` ms began at t0: what it overslept is a stall. */
+static void note_stall(struct sbx *s, double t0, double asked)
+{
+    double late = ut_now_ms() - t0 - asked;
+
+    if (late > SBX_STALL_SLACK_MS)
+        s->stall_ms += late;
+}
+
+int sbx_poll(struct sbx *s, struct pollfd *p, unsigned n, double ms)
+{
+    double asked = fmin(fmax(ms, 0.0), SBX_TICK_MS), t0 = ut_now_ms();
+    int rc = poll(p, (nfds_t)n, (int)ceil(asked));
+
+    note_stall(s, t0, asked);
+    return rc;
+}
+
+void sbx_nap(struct sbx *s, long ms)
+{
+    double t0 = ut_now_ms();
+
+    sbx_sleep_ms(ms);
+    note_stall(s, t0, (double)ms);
+}
+
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -281,14 +312,14 @@ enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
     ssize_t n;
 
     for (;;) {
-        left = until - ut_now_ms();
+        left = until - sbx_live_ms(s);
         if (left <= 0)
             return W_TIMEOUT;
         /* a closed descriptor (-1) is ignored by poll */
         p[0] = (struct pollfd){ .fd = s->res, .events = POLLIN };
         p[1] = (struct pollfd){ .fd = s->out, .events = POLLIN };
         p[2] = (struct pollfd){ .fd = s->books_fd, .events = POLLIN };
-        if (poll(p, 3, (int)ceil(left)) < 0) {
+        if (sbx_poll(s, p, 3, left) < 0) {
             if (errno == EINTR)
                 continue;
             return W_ERROR;
@@ -390,7 +421,7 @@ int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e)
     }
     if ((rc = spawn(s, kid, r, e)) != 0)
         return rc;
-    if (sbx_wait_byte(s, ut_now_ms() + START_TIMEOUT_MS, &c) != W_BYTE ||
+    if (sbx_wait_byte(s, sbx_live_ms(s) + START_TIMEOUT_MS, &c) != W_BYTE ||
         c != RP_READY_BYTE)
         return start_failed(s, r);
     return 0;
