@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "build/objcheck.h"
 #include "props/oracle.h"
 #include "sandbox/sbx.h"
+#include "core/scratch.h"
 #include "core/sha256.h"
 #include "build/srcrules.h"
 #include "core/util.h"
@@ -111,31 +111,20 @@ static int make_scratch(struct job *j, struct grd_err *e)
 {
     const char *base = j->o->scratch_dir;
 
-    if (base == NULL && (base = getenv("TMPDIR")) == NULL)
+    if (base == NULL && ((base = getenv("TMPDIR")) == NULL || base[0] == '\0'))
         base = "/tmp";
-    snprintf(j->scratch, sizeof j->scratch, "%s/attn-grade-XXXXXX", base);
-    if (mkdtemp(j->scratch) == NULL) {
-        j->scratch[0] = '\0';
-        return err_set(e, NULL, 0, 0, "cannot create a scratch directory in '%s': %s",
-                       base, strerror(errno));
-    }
+    /* what a killed grader left in base goes first (scratch.h) */
+    if (scr_make(base, "attn-grade-", j->scratch, sizeof j->scratch, e) < 0)
+        return -1;
     jail_track_scratch(j->scratch); /* a stopping signal removes it too */
     return 0;
-}
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st;
-    (void)flag;
-    (void)f;
-    return remove(p);
 }
 
 static void remove_scratch(struct job *j)
 {
     if (j->scratch[0]) {
         jail_track_scratch(NULL);
-        nftw(j->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        scr_remove(j->scratch);
     }
 }
 
