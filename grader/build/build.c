@@ -25,6 +25,7 @@ struct run {
     int status;              /* from waitpid */
     int timed_out;           /* the wall-clock net fired */
     double cpu_ms;           /* CPU time of the tool's whole process tree */
+    int cpu_out;             /* it failed, and a process of it met RLIMIT_CPU */
 };
 
 /* A tool run's limits: CPU time per process (the verdict) and the
@@ -56,8 +57,8 @@ static long timeout_of(const struct bld_opts *o)
  * BLD_COMPILE_CPU_S; the wall net only stops a compiler that does not run. */
 static struct budget compile_budget(const struct bld_opts *o)
 {
-    struct budget b = {BLD_COMPILE_CPU_S, o->timeout_ms > 0 ? o->timeout_ms
-                                                            : BLD_COMPILE_WALL_MS};
+    struct budget b = {o->cpu_s > 0 ? o->cpu_s : BLD_COMPILE_CPU_S,
+                       o->timeout_ms > 0 ? o->timeout_ms : BLD_COMPILE_WALL_MS};
     return b;
 }
 
@@ -152,6 +153,11 @@ static int supervise(pid_t pid, int log_fd, int err_fd, long timeout_ms, struct 
 
     reap(pid, deadline, r);
     read_log(log_fd, r);
+    r->out[r->len] = '\0';
+    /* cc says so when cc1 met its CPU limit (SIGXCPU); the rusage of a
+     * process killed at the limit can read a little under it */
+    r->cpu_out = !(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0) &&
+                 strstr(r->out, "CPU time limit exceeded") != NULL;
     err = exec_errno(err_fd);
     close(log_fd);
     close(err_fd);
@@ -302,7 +308,7 @@ static int judge(const struct run *r, const char *what, const struct budget *b, 
                  struct grd_err *e)
 {
     char buf[128];
-    int cpu_out = r->cpu_ms >= (double)b->cpu_s * 1000.0 ||
+    int cpu_out = r->cpu_out || r->cpu_ms >= (double)b->cpu_s * 1000.0 ||
                   (WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGXCPU);
 
     if (r->timed_out || cpu_out) {

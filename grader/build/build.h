@@ -43,6 +43,8 @@ struct bld_opts {
     const char *cc;          /* NULL: $CC, else "cc" */
     long timeout_ms;         /* wall-clock net per tool run; 0: BLD_COMPILE_WALL_MS
                                 for the compile, BLD_TIMEOUT_MS for the rest */
+    long cpu_s;              /* CPU time of each compiler process; 0:
+                                BLD_COMPILE_CPU_S (tests set less) */
 };
 
 /*

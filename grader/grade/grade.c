@@ -242,7 +242,7 @@ static int link_runner(struct job *j, const struct bld_opts *bo,
 static int build_runner(struct job *j, struct grd_err *e)
 {
     char obj[PATH_CAP + 64], prepared[PATH_CAP + 64];
-    struct bld_opts bo = {j->o->data_dir, j->scratch, NULL, 0};
+    struct bld_opts bo = {j->o->data_dir, j->scratch, NULL, 0, 0};
     int rc = 0;
 
     scratch_path(j, "student.o", obj, sizeof obj);
