@@ -16,7 +16,9 @@
 static const char *const prefixes[] = {"attn-grade-", "attn-batch-"};
 
 /* The start time of process `pid` (clock ticks after boot, field 22 of
- * /proc/<pid>/stat), 0 when there is no /proc, -1 when it is gone. */
+ * /proc/<pid>/stat), 0 when there is no /proc, -1 when it is gone or a
+ * zombie (a killed grader whose parent died too waits for init to reap
+ * it, which in a container may be never). */
 static long long start_time(long pid)
 {
     char path[64], line[1024], *p;
@@ -27,6 +29,8 @@ static long long start_time(long pid)
     if ((f = fopen(path, "re")) == NULL)
         return access("/proc/self/stat", R_OK) == 0 ? -1 : 0;
     p = fgets(line, sizeof line, f) != NULL ? strrchr(line, ')') : NULL;
+    if (p != NULL && (p[1] != ' ' || p[2] == 'Z' || p[2] == 'X'))
+        p = NULL;
     for (int k = 2; p != NULL && k < 22; k++)
         p = strchr(p + 1, ' ');
     if (p != NULL)
