@@ -102,10 +102,10 @@ swarm)
     # the swarm and the grader share the account; the sleeps end by pid
     as_user sh -c '
         pids=""; i=0
-        while [ $i -lt 600 ]; do sleep 120 & pids="$pids $!"; i=$((i + 1)); done
-        "$1" grade "$2" >"$3/out" 2>"$3/err"; rc=$?
+        while [ $i -lt 600 ]; do sleep 120 </dev/null >/dev/null 2>&1 & pids="$pids $!"; i=$((i + 1)); done
+        "$1" grade "$2"; rc=$?
         kill $pids 2>/dev/null; wait
-        exit $rc' sh "$grader" "$ref" "$out"
+        exit $rc' sh "$grader" "$ref" >"$out/out" 2>"$out/err"
     finish $? ;;
 freeze-compile|freeze-tests)
     cg_make

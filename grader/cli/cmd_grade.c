@@ -279,7 +279,9 @@ int cmd_grade(int argc, char **argv)
          * and bad golden data fails the command as it always did */
         if (a.verbose)
             say_limits();
-        if (grade_submission(a.submission, &o, &r, &e) < 0)
+        if (grade_check_use(a.submission, &o, &e) < 0)
+            rc = cli_fail(&e);
+        else if (grade_submission(a.submission, &o, &r, &e) < 0)
             rc = grader_error(&a, &e);
         else if (cli_open_oracle_wait(&load, &e) < 0 || emit(&a, r, &e) < 0)
             rc = cli_fail(&e);

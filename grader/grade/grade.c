@@ -394,6 +394,19 @@ static int grade_job(struct job *j, struct grd_err *e)
                ? err_set(e, NULL, 0, 0, "out of memory") : 0;
 }
 
+int grade_check_use(const char *submission, const struct grade_opts *o, struct grd_err *e)
+{
+    struct job j;
+    int rc;
+
+    memset(&j, 0, sizeof j);
+    j.submission = submission;
+    j.o = o;
+    rc = resolve(&j, e) < 0 || grun_select(o->specs, o->only, &j.sel, e) < 0 ? -1 : 0;
+    grun_select_release(&j.sel);
+    return rc;
+}
+
 int grade_submission(const char *submission, const struct grade_opts *o,
                      struct grade_result **out, struct grd_err *e)
 {
