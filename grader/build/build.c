@@ -311,9 +311,13 @@ static int judge(const struct run *r, const char *what, const struct budget *b, 
     int cpu_out = r->cpu_out || r->cpu_ms >= (double)b->cpu_s * 1000.0 ||
                   (WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGXCPU);
 
-    if (r->timed_out || cpu_out) {
+    if (cpu_out) {
         snprintf(buf, sizeof buf, "%s used more than %ld s of CPU time and was stopped\n",
-                 what, r->timed_out && !cpu_out ? (long)(r->cpu_ms / 1000) : b->cpu_s);
+                 what, b->cpu_s);
+        *log = strdup(buf);
+    } else if (r->timed_out) { /* busy, and more than half its CPU limit spent */
+        snprintf(buf, sizeof buf, "%s ran %ld s (%.0f s of CPU time) without finishing and "
+                 "was stopped\n", what, (b->wall_ms + 999) / 1000, r->cpu_ms / 1e3);
         *log = strdup(buf);
     } else if (WIFSIGNALED(r->status) && r->len == 0) {
         snprintf(buf, sizeof buf, "%s was killed by signal %d\n", what, WTERMSIG(r->status));

@@ -248,23 +248,29 @@ static char proc_state(pid_t pid)
 #endif
 }
 
+/* What a runner whose wall net fired was doing (a few samples). */
+enum runner_doing { R_SLEEPS, R_BUSY, R_STUCK };
+
 /*
- * The wall net fired with the CPU deadline unspent. Whose trouble? A
- * runner that sleeps or blocks (state S in any of a few samples) is the
- * submission's; one that was runnable, in uninterruptible I/O or stopped
- * all along is the machine's (overloaded, swapping, a stopped process
- * group): 1. Where the state cannot be read it is the submission's, as
- * before.
+ * The wall net fired with the CPU deadline unspent. A runner that sleeps
+ * or blocks (state S in any sample) is the submission's doing; one that
+ * was runnable all along (R) is computing on a machine too loaded to give
+ * it a core; one in uninterruptible I/O or stopped (D, T) cannot run at
+ * all (swapping, a stopped process group). Where the state cannot be read
+ * it counts as sleeping, as before.
  */
-static int machine_stalled(struct sbx *s)
+static enum runner_doing runner_doing(struct sbx *s)
 {
+    int busy = 1;
+
     for (int i = 0; i < SBX_STATE_SAMPLES; i++) {
         char st = proc_state(s->pid);
         if (st == 0 || st == 'S')
-            return 0;
+            return R_SLEEPS;
+        busy &= st == 'R';
         sbx_nap(s, 10);
     }
-    return 1;
+    return busy ? R_BUSY : R_STUCK;
 }
 
 /*
@@ -273,12 +279,17 @@ static int machine_stalled(struct sbx *s)
  * CPU time never runs ahead of the wall clock, so each wait lasts what the
  * runner could still burn; then the CPU clock decides. When the CPU clock
  * cannot be read (the runner is gone) the wait ends at once and the pipe
- * tells what happened.
+ * tells what happened. A runner still busy at the wall net is given up to
+ * SBX_WALL_BUSY_FACTOR times as long to reach its CPU deadline (a loop on
+ * a loaded machine is still the submission's timeout); one stuck there,
+ * or busy past that, is the machine's trouble (s->machine).
  */
 static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte,
                                double *cpu_used)
 {
-    double wall = wall_limit(s, t0), left = s->deadline_ms;
+    double wall = wall_limit(s, t0), busy_end = t0 + SBX_WALL_BUSY_FACTOR * (wall - t0);
+    double left = s->deadline_ms;
+    enum runner_doing doing;
     enum wait_end end;
 
     s->wall_ms = 0;
@@ -292,11 +303,17 @@ static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte
         left = s->deadline_ms - *cpu_used;
         if (left <= 0)
             return W_TIMEOUT;
-        if (sbx_live_ms(s) >= wall) {
-            s->wall_ms = wall - t0;
-            s->machine = machine_stalled(s);
-            return W_TIMEOUT;
+        if (sbx_live_ms(s) < wall)
+            continue;
+        /* the budget's end is the submission's, whatever it was doing */
+        doing = s->wall_end > 0 && wall >= s->wall_end ? R_SLEEPS : runner_doing(s);
+        if (doing == R_BUSY && wall < busy_end) {
+            wall = s->wall_end > 0 && s->wall_end < busy_end ? s->wall_end : busy_end;
+            continue;
         }
+        s->wall_ms = wall - t0;
+        s->machine = doing != R_SLEEPS;
+        return W_TIMEOUT;
     }
 }
 

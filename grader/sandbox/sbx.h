@@ -93,11 +93,14 @@ void sbx_set_deadline(struct sbx *s, double ms);
  * is stopped by the wall clock at SBX_WALL_FACTOR x the deadline plus
  * SBX_WALL_SLACK_MS, and never after the end set by sbx_set_wall_end.
  * The wall clock here leaves out the time the grader itself was stalled
- * (sbx_stalled). When the wall net fires while the runner was not
- * sleeping (runnable, in I/O or stopped: the machine's trouble), the call
- * is tried once more in a fresh runner, and a second such end is a grader
- * error (-1 from the op), never a timeout of the submission. A runner
- * that sleeps or blocks still times out.
+ * (sbx_stalled). A runner still computing (runnable) at the wall net is
+ * given up to 10 x as long to reach its CPU deadline: a loop on a loaded
+ * machine is still the submission's timeout. When the wall net fires
+ * while the runner could not run (in uninterruptible I/O, stopped, or
+ * runnable but starved past that), the call is tried once more in a
+ * fresh runner, and a second such end is a grader error (-1 from the op),
+ * never a timeout of the submission. A runner that sleeps or blocks still
+ * times out, and so does every call at the end set by sbx_set_wall_end.
  */
 #define SBX_WALL_FACTOR 5.0
 #define SBX_WALL_SLACK_MS 1000.0

@@ -48,6 +48,7 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct call_result *r,
 #define SBX_TICK_MS 100.0        /* longest single wait: stalls are seen */
 #define SBX_STALL_SLACK_MS 50.0  /* oversleeping less than this is not a stall */
 #define SBX_STATE_SAMPLES 5      /* of a runner's state when its wall net fires */
+#define SBX_WALL_BUSY_FACTOR 10.0 /* a runner busy at its wall net gets this x */
 
 /* The runner's live allocations, as its records on RP_FD_BOOKS say
  * (sbx_books.c). Zeroed = empty. */
