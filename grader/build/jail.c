@@ -15,6 +15,7 @@
 
 #include "core/compat.h"
 #include "core/rlim.h"
+#include "core/util.h"
 #if CPT_LINUX
 #include <sys/syscall.h>
 #endif
@@ -344,17 +345,6 @@ void jail_describe(long cpu_s, char *buf, size_t n)
 }
 
 #if CPT_LINUX
-/* Field `k` (1-based, after the command's closing paren: k >= 3) of a
- * /proc/<pid>/stat line, or -1. */
-static long long stat_field(const char *line, int k)
-{
-    const char *p = strrchr(line, ')');
-
-    for (int i = 2; p != NULL && i < k; i++)
-        p = strchr(p + 1, ' ');
-    return p == NULL ? -1 : strtoll(p + 1, NULL, 10);
-}
-
 /* The CPU time (ticks) of process `pid` and its reaped children, when it
  * is in process group `pgid`; else 0. */
 static long long member_ticks(const char *pid, pid_t pgid)
@@ -366,9 +356,9 @@ static long long member_ticks(const char *pid, pid_t pgid)
     snprintf(path, sizeof path, "/proc/%s/stat", pid);
     if ((f = fopen(path, "re")) == NULL)
         return 0;
-    if (fgets(line, sizeof line, f) != NULL && stat_field(line, 5) == (long long)pgid)
+    if (fgets(line, sizeof line, f) != NULL && ut_stat_field(line, 5) == (long long)pgid)
         for (int k = 14; k <= 17; k++)   /* utime stime cutime cstime */
-            t += stat_field(line, k) > 0 ? stat_field(line, k) : 0;
+            t += ut_stat_field(line, k) > 0 ? ut_stat_field(line, k) : 0;
     fclose(f);
     return t;
 }

@@ -1,5 +1,6 @@
 /* scratch.c -- see scratch.h. */
 #include "core/scratch.h"
+#include "core/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,20 +22,16 @@ static const char *const prefixes[] = {"attn-grade-", "attn-batch-"};
  * it, which in a container may be never). */
 static long long start_time(long pid)
 {
-    char path[64], line[1024], *p;
-    long long t = -1;
+    char path[64], line[1024];
+    long long t = -1, st;
     FILE *f;
 
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
     if ((f = fopen(path, "re")) == NULL)
         return access("/proc/self/stat", R_OK) == 0 ? -1 : 0;
-    p = fgets(line, sizeof line, f) != NULL ? strrchr(line, ')') : NULL;
-    if (p != NULL && (p[1] != ' ' || p[2] == 'Z' || p[2] == 'X'))
-        p = NULL;
-    for (int k = 2; p != NULL && k < 22; k++)
-        p = strchr(p + 1, ' ');
-    if (p != NULL)
-        t = strtoll(p + 1, NULL, 10);
+    if (fgets(line, sizeof line, f) != NULL && (st = ut_stat_field(line, 3)) != 'Z' &&
+        st != 'X' && st > 0)
+        t = ut_stat_field(line, 22);
     fclose(f);
     return t;
 }

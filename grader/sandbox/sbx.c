@@ -233,15 +233,17 @@ static double wall_limit(const struct sbx *s, double t0)
 static char proc_state(pid_t pid)
 {
 #ifdef __linux__
-    char path[64], line[512], *paren;
+    char path[64], line[512];
+    long long st = -1;
     FILE *f;
 
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
     if ((f = fopen(path, "re")) == NULL)
         return 0;
-    paren = fgets(line, sizeof line, f) != NULL ? strrchr(line, ')') : NULL;
+    if (fgets(line, sizeof line, f) != NULL)
+        st = ut_stat_field(line, 3);
     fclose(f);
-    return paren != NULL && paren[1] == ' ' ? paren[2] : 0;
+    return st > 0 ? (char)st : 0;
 #else
     (void)pid;
     return 0;
