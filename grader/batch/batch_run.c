@@ -11,7 +11,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +23,8 @@
 
 #include "grade/grade.h"
 #include "report/report.h"
+#include "core/compat.h"
+#include "core/scratch.h"
 #include "core/sha256.h"
 #include "core/util.h"
 
@@ -81,17 +82,6 @@ static int make_dirs(const char *path, struct grd_err *e)
     return make_dir(buf, e);
 }
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st, (void)f;
-    return (flag == FTW_DP ? rmdir(p) : unlink(p)), 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    if (dir[0] != '\0')
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static void emit(struct run *r, const char *id, const char *status, double score,
                  double max, double ms, int skipped, const char *why)
@@ -226,11 +216,14 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
     return rc;
 }
 
-static void worker(const struct run *r, size_t i)
+static void worker(const struct run *r, size_t i, pid_t batch)
 {
     char dir[BAT_PATH_MAX];
 
     setpgid(0, 0);
+    /* a killed batch takes its workers (and so their tools) with it */
+    if (cpt_parent_death_signal(SIGKILL) < 0 || getppid() != batch)
+        _exit(3);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     id_dir(r, i, dir, sizeof dir);
@@ -243,7 +236,7 @@ static void worker(const struct run *r, size_t i)
 static int launch(struct run *r, struct slot *s, size_t i, struct grd_err *e)
 {
     char dir[BAT_PATH_MAX];
-    pid_t pid;
+    pid_t pid, me = getpid();
 
     id_dir(r, i, dir, sizeof dir);
     if (make_dir(dir, e) < 0)
@@ -251,7 +244,7 @@ static int launch(struct run *r, struct slot *s, size_t i, struct grd_err *e)
     if ((pid = fork()) < 0)
         return err_set(e, NULL, 0, 0, "cannot start a worker: %s", strerror(errno));
     if (pid == 0)
-        worker(r, i);
+        worker(r, i, me);
     setpgid(pid, pid); /* also here: no window in which the group is missing */
     *s = (struct slot){pid, i, ut_now_ms(), 0};
     r->running++;
@@ -470,13 +463,10 @@ static int setup(struct run *r, struct grd_err *e)
 
     if (make_dirs(r->o->out_dir, e) < 0)
         return -1;
-    snprintf(r->scratch, sizeof r->scratch, "%s/attn-batch-XXXXXX",
-             tmp != NULL && tmp[0] ? tmp : "/tmp");
-    if (mkdtemp(r->scratch) == NULL) {
-        r->scratch[0] = '\0';
-        return err_set(e, NULL, 0, 0, "cannot create a scratch directory: %s",
-                       strerror(errno));
-    }
+    /* a killed batch's scratch goes first (core/scratch.h) */
+    if (scr_make(tmp != NULL && tmp[0] ? tmp : "/tmp", "attn-batch-", r->scratch,
+                 sizeof r->scratch, e) < 0)
+        return -1;
     r->jobs = r->o->jobs == 0 ? bat_default_jobs() : r->o->jobs;
     if (r->jobs > MAX_JOBS)
         r->jobs = MAX_JOBS;
@@ -506,7 +496,7 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
     if (rc == 0)
         rc = pump(r, todo, e);
     kill_all(r);
-    remove_tree(r->scratch);
+    scr_remove(r->scratch);
     if (rc == 0)
         rc = finish(r, e);
     free(r->sha);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,7 +23,16 @@ struct run {
     char *out;               /* captured stdout+stderr, NUL-terminated */
     size_t len;
     int status;              /* from waitpid */
-    int timed_out;
+    int timed_out;           /* the wall-clock net fired */
+    double cpu_ms;           /* CPU time of the tool's whole process tree */
+    int cpu_out;             /* it failed, and a process of it met RLIMIT_CPU */
+};
+
+/* A tool run's limits: CPU time per process (the verdict) and the
+ * wall-clock net, much longer, for a tool that makes no progress. */
+struct budget {
+    long cpu_s;
+    long wall_ms;
 };
 
 static const char *const redefined[][2] = {
@@ -43,13 +53,19 @@ static long timeout_of(const struct bld_opts *o)
     return o->timeout_ms > 0 ? o->timeout_ms : BLD_TIMEOUT_MS;
 }
 
-/* The compile deadline: so that even a compiler that hangs leaves time
- * for a rubric within the grading budget. */
-static long compile_timeout_of(const struct bld_opts *o)
+/* The compile's limits: a preprocessor bomb burns CPU and meets
+ * BLD_COMPILE_CPU_S; the wall net only stops a compiler that does not run. */
+static struct budget compile_budget(const struct bld_opts *o)
 {
-    long t = timeout_of(o);
+    struct budget b = {o->cpu_s > 0 ? o->cpu_s : BLD_COMPILE_CPU_S,
+                       o->timeout_ms > 0 ? o->timeout_ms : BLD_COMPILE_WALL_MS};
+    return b;
+}
 
-    return t < BLD_COMPILE_TIMEOUT_MS ? t : BLD_COMPILE_TIMEOUT_MS;
+static struct budget tool_budget(const struct bld_opts *o)
+{
+    struct budget b = {timeout_of(o) / 1000 + 1, timeout_of(o)};
+    return b;
 }
 
 /* The tool's output, at most BLD_LOG_CAP bytes of it, from the start of
@@ -72,6 +88,7 @@ static void read_log(int fd, struct run *r)
 static void reap(pid_t pid, long deadline, struct run *r)
 {
     struct timespec tick = {0, 5 * 1000000};
+    struct rusage ru;
     siginfo_t info;
 
     for (;;) {
@@ -82,13 +99,19 @@ static void reap(pid_t pid, long deadline, struct run *r)
             break;
         if ((long)ut_now_ms() >= deadline) {
             r->timed_out = 1;
+            r->cpu_ms = jail_group_cpu_ms(pid); /* before the kill: whose fault */
             break;
         }
         nanosleep(&tick, NULL);
     }
     kill(-pid, SIGKILL);
-    while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &r->status, 0, &ru) < 0 && errno == EINTR)
         ;
+    /* the keeper reaped the tool, which reaped its own children */
+    if (!r->timed_out)
+        r->cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 /* Read the exec error pipe: 0 when exec succeeded, else the errno. */
@@ -130,6 +153,11 @@ static int supervise(pid_t pid, int log_fd, int err_fd, long timeout_ms, struct 
 
     reap(pid, deadline, r);
     read_log(log_fd, r);
+    r->out[r->len] = '\0';
+    /* cc says so when cc1 met its CPU limit (SIGXCPU); the rusage of a
+     * process killed at the limit can read a little under it */
+    r->cpu_out = !(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0) &&
+                 strstr(r->out, "CPU time limit exceeded") != NULL;
     err = exec_errno(err_fd);
     close(log_fd);
     close(err_fd);
@@ -206,15 +234,90 @@ static char *first_lines(const char *s)
     return out;
 }
 
-/* Set *log from a finished run: 0 when it succeeded, 1 when it failed. */
-static int judge(const struct run *r, const char *what, long timeout_ms, char **log,
+/* 1 when the line at `p` says the tool could not start a process of its
+ * own for want of the machine's resources (cc forking cc1, as, ld). */
+static int spawn_failed(const char *p, size_t len)
+{
+    static const char *const verbs[] = {"fork", "spawn", "cannot execute", "clone"};
+    static const char *const whys[] = {"Resource temporarily unavailable",
+                                       "Cannot allocate memory"};
+    char line[512];
+    int verb = 0, why = 0;
+
+    snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        verb |= strstr(line, verbs[i]) != NULL;
+    for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++)
+        why |= strstr(line, whys[i]) != NULL;
+    return verb && why;
+}
+
+/* The first line of the tool's output that says it could not start a
+ * process, or NULL; *len its length. */
+static const char *spawn_failure(const struct run *r, size_t *len)
+{
+    for (size_t at = 0; at < r->len;) {
+        const char *eol = memchr(r->out + at, '\n', r->len - at);
+        size_t n = eol ? (size_t)(eol - (r->out + at)) : r->len - at;
+        if (spawn_failed(r->out + at, n)) {
+            *len = n;
+            return r->out + at;
+        }
+        at += n + 1;
+    }
+    return NULL;
+}
+
+/*
+ * Whether a finished run failed by the machine's trouble rather than by
+ * its input, with why in why[0..n): the wall-clock net fired while the
+ * tool's processes had used little CPU (a paused, swapping or overloaded
+ * machine: a preprocessor bomb burns CPU), the system killed it before it
+ * used its CPU time (the OOM killer), or it could not fork its own
+ * processes (the account's process limit, memory). 1 or 0.
+ */
+static int machine_trouble(const struct run *r, const struct budget *b, char *why, size_t n)
+{
+    double half = (double)b->cpu_s * 500.0;
+    const char *line;
+    size_t len;
+
+    if (r->timed_out && r->cpu_ms < half) {
+        snprintf(why, n, "made no progress in %ld s of the wall clock (%.1f s of CPU time)",
+                 (b->wall_ms + 999) / 1000, r->cpu_ms > 0 ? r->cpu_ms / 1e3 : 0.0);
+        return 1;
+    }
+    if (!r->timed_out && WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGKILL &&
+        r->cpu_ms < half) {
+        snprintf(why, n, "was killed by the system (SIGKILL) after %.1f s of CPU time",
+                 r->cpu_ms / 1e3);
+        return 1;
+    }
+    if (!r->timed_out && WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0 &&
+        (line = spawn_failure(r, &len)) != NULL) {
+        snprintf(why, n, "could not start its own processes (%.*s)",
+                 (int)(len < 200 ? len : 200), line);
+        return 1;
+    }
+    return 0;
+}
+
+/* Set *log from a finished run: 0 when it succeeded, 1 when it failed.
+ * What fails it is the tool's own work: its CPU time, its messages. */
+static int judge(const struct run *r, const char *what, const struct budget *b, char **log,
                  struct grd_err *e)
 {
     char buf[128];
+    int cpu_out = r->cpu_out || r->cpu_ms >= (double)b->cpu_s * 1000.0 ||
+                  (WIFSIGNALED(r->status) && WTERMSIG(r->status) == SIGXCPU);
 
-    if (r->timed_out) {
-        snprintf(buf, sizeof buf, "%s took longer than %ld s and was stopped\n", what,
-                 (timeout_ms + 999) / 1000);
+    if (cpu_out) {
+        snprintf(buf, sizeof buf, "%s used more than %ld s of CPU time and was stopped\n",
+                 what, b->cpu_s);
+        *log = strdup(buf);
+    } else if (r->timed_out) { /* busy, and more than half its CPU limit spent */
+        snprintf(buf, sizeof buf, "%s ran %ld s (%.0f s of CPU time) without finishing and "
+                 "was stopped\n", what, (b->wall_ms + 999) / 1000, r->cpu_ms / 1e3);
         *log = strdup(buf);
     } else if (WIFSIGNALED(r->status) && r->len == 0) {
         snprintf(buf, sizeof buf, "%s was killed by signal %d\n", what, WTERMSIG(r->status));
@@ -224,7 +327,30 @@ static int judge(const struct run *r, const char *what, long timeout_ms, char **
     }
     if (*log == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
-    return r->timed_out || !WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0;
+    return r->timed_out || cpu_out || !WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0;
+}
+
+/*
+ * run_tool, tried once more when the run failed by the machine's trouble
+ * (machine_trouble); the second time it is a grader error: -1 with `e`
+ * saying so, never a verdict on the submission.
+ */
+static int run_tool_twice(const struct jail *j, const char *const argv[], const char *cwd,
+                          const struct budget *b, struct run *r, struct grd_err *e)
+{
+    char why[320];
+
+    for (int attempt = 0;; attempt++) {
+        if (run_tool(j, argv, cwd, b->wall_ms, r, e) < 0)
+            return -1;
+        if (!machine_trouble(r, b, why, sizeof why))
+            return 0;
+        free(r->out);
+        r->out = NULL;
+        if (attempt == 1)
+            return err_set(e, NULL, 0, 0, "'%s' %s, twice: the machine's trouble, not the "
+                           "submission's", argv[0], why);
+    }
 }
 
 /* Path `dir`/`name` into a new string, or NULL (OOM). */
@@ -351,7 +477,7 @@ static int compile_jail(const struct bld_opts *o, const char *obj, struct jail *
     char dir[JAIL_PATH_MAX];
 
     jail_dirname(obj, dir, sizeof dir);
-    if (jail_init(j, cc_of(o), o->scratch_dir, timeout_of(o) / 1000 + 1, e) < 0)
+    if (jail_init(j, cc_of(o), o->scratch_dir, compile_budget(o).cpu_s, e) < 0)
         return -1;
     return strcmp(dir, o->scratch_dir) == 0 ? 0 : jail_allow_dir(j, dir, e);
 }
@@ -366,13 +492,14 @@ static int compile_in_jail(const struct bld_opts *o, const char *obj, struct run
         "-fdiagnostics-plain-output", "-c", "attention.c", "-o", obj, NULL,
     };
     struct jail *j = malloc(sizeof *j);
+    struct budget b = compile_budget(o);
     int rc;
 
     if (j == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     rc = compile_jail(o, obj, j, e);
     if (rc == 0)
-        rc = run_tool(j, argv, o->scratch_dir, compile_timeout_of(o), r, e);
+        rc = run_tool_twice(j, argv, o->scratch_dir, &b, r, e);
     free(j);
     return rc;
 }
@@ -382,6 +509,7 @@ int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_
 {
     char *obj = NULL;
     struct run r;
+    struct budget b;
     int rc;
 
     *log = NULL;
@@ -396,7 +524,8 @@ int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_
     if (rc < 0)
         return -1;
     only_student_lines(&r, "attention.c");
-    rc = judge(&r, "the compiler", compile_timeout_of(o), log, e);
+    b = compile_budget(o);
+    rc = judge(&r, "the compiler", &b, log, e);
     free(r.out);
     return rc;
 }
@@ -409,7 +538,7 @@ static int link_jail(const struct bld_opts *o, const char *runner_main, const ch
     char dir[JAIL_PATH_MAX];
 
     jail_dirname(runner_out, dir, sizeof dir);
-    if (jail_init(j, cc_of(o), dir, timeout_of(o) / 1000 + 1, e) < 0 ||
+    if (jail_init(j, cc_of(o), dir, tool_budget(o).cpu_s, e) < 0 ||
         jail_allow_file(j, runner_main, e) < 0 || jail_allow_file(j, obj, e) < 0)
         return -1;
     return o->scratch_dir == NULL || strcmp(dir, o->scratch_dir) == 0
@@ -431,13 +560,14 @@ static int link_in_jail(const struct bld_opts *o, const char *runner_main, const
         NULL,
     };
     struct jail *j = malloc(sizeof *j);
+    struct budget b = tool_budget(o);
     int rc;
 
     if (j == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     rc = link_jail(o, runner_main, obj, runner_out, j, e);
     if (rc == 0)
-        rc = run_tool(j, argv, NULL, timeout_of(o), r, e);
+        rc = run_tool_twice(j, argv, NULL, &b, r, e);
     free(j);
     return rc;
 }
@@ -447,6 +577,7 @@ int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runne
 {
     char *runner_main;
     struct run r;
+    struct budget b;
     int rc;
 
     *log = NULL;
@@ -461,7 +592,8 @@ int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runne
     free(runner_main);
     if (rc < 0)
         return -1;
-    rc = judge(&r, "the linker", timeout_of(o), log, e);
+    b = tool_budget(o);
+    rc = judge(&r, "the linker", &b, log, e);
     free(r.out);
     return rc;
 }

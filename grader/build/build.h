@@ -11,7 +11,13 @@
  * Tools are run with fork/execvp (never a shell), in their own process
  * group, with LC_ALL=C (stable messages), stdout and stderr captured into a
  * buffer capped at BLD_LOG_CAP bytes, and killed (SIGKILL to the group)
- * after the time limit. The compiler is o->cc, else $CC, else "cc"; objcopy
+ * after the time limit. What fails a submission is the tools' own work:
+ * their CPU time (RLIMIT_CPU of each process, BLD_COMPILE_CPU_S for the
+ * compiler) and their messages. A run that fails by the machine's trouble
+ * -- the wall-clock net with little CPU spent (a paused or overloaded
+ * machine), a SIGKILL from the system, a tool that cannot fork its own
+ * processes -- is tried once more, then reported as a grader error (-1),
+ * never as a compile error. The compiler is o->cc, else $CC, else "cc"; objcopy
  * is $OBJCOPY, else "objcopy". Each is one program name or path: it is not
  * split into words, so CC="ccache gcc" is not supported.
  */
@@ -25,7 +31,8 @@
 #define BLD_LOG_CAP (64u << 10)  /* captured tool output; the rest is dropped */
 #define BLD_LOG_LINES 20         /* lines of tool output kept in a log */
 #define BLD_LOG_LINE_MAX 240     /* bytes kept of one compiler message */
-#define BLD_COMPILE_TIMEOUT_MS 10000L /* the compile's deadline, at most */
+#define BLD_COMPILE_CPU_S 10L     /* CPU time of each compiler process: the verdict */
+#define BLD_COMPILE_WALL_MS 60000L /* wall-clock net of a compile (no progress) */
 #define BLD_MAX_SOURCE (1u << 20) /* a larger attention.c is a compile error */
 
 struct bld_opts {
@@ -34,7 +41,10 @@ struct bld_opts {
                                 bld_compile writes attention.c and attention.h
                                 there and compiles in it */
     const char *cc;          /* NULL: $CC, else "cc" */
-    long timeout_ms;         /* per tool run; 0: BLD_TIMEOUT_MS */
+    long timeout_ms;         /* wall-clock net per tool run; 0: BLD_COMPILE_WALL_MS
+                                for the compile, BLD_TIMEOUT_MS for the rest */
+    long cpu_s;              /* CPU time of each compiler process; 0:
+                                BLD_COMPILE_CPU_S (tests set less) */
 };
 
 /*
@@ -48,9 +58,10 @@ struct bld_opts {
  *
  * Returns 0 when it compiled (*log holds the compiler's warnings, maybe
  * ""), 1 when the submission did not compile (*log holds the first
- * BLD_LOG_LINES lines of the errors, or why: too large, too slow), -1 on a
- * grader error with `e` set and *log NULL ("cannot run 'cc': ...", missing
- * header, unreadable source). *log is owned by the caller (free()). On
+ * BLD_LOG_LINES lines of the errors, or why: too large, more than
+ * BLD_COMPILE_CPU_S of CPU time), -1 on a grader error with `e` set and
+ * *log NULL ("cannot run 'cc': ...", missing header, unreadable source,
+ * the machine's trouble twice). *log is owned by the caller (free()). On
  * failure obj_out may exist in an unspecified state.
  */
 int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_out,

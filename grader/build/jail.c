@@ -1,6 +1,7 @@
 /* jail.c -- see jail.h. */
 #include "build/jail.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +14,8 @@
 #include <unistd.h>
 
 #include "core/compat.h"
+#include "core/rlim.h"
+#include "core/util.h"
 #if CPT_LINUX
 #include <sys/syscall.h>
 #endif
@@ -121,6 +124,33 @@ static int find_tool(char *dst, const char *tool, struct grd_err *e)
     return err_set(e, NULL, 0, 0, "cannot run '%s': %s", tool, strerror(ENOENT));
 }
 
+/*
+ * RLIMIT_NPROC counts every task of the user, so a fixed value lets the
+ * account's other processes decide whether cc can fork cc1: the limit is
+ * JAIL_NPROC above what the account runs now, at most the hard limit.
+ * When the hard limit leaves the toolchain fewer than JAIL_NPROC_MIN, the
+ * compile cannot work and it is the machine's trouble, said as such.
+ * Root is not bound by it (the kernel exempts it).
+ */
+static rlim_t nproc_of(long *tasks)
+{
+    *tasks = rlim_user_tasks(getuid());
+    return rlim_within(RLIMIT_NPROC, *tasks < 0 ? JAIL_NPROC : (rlim_t)*tasks + JAIL_NPROC);
+}
+
+static int nproc_limit(struct jail *j, struct grd_err *e)
+{
+    long tasks;
+
+    j->nproc = nproc_of(&tasks);
+    j->nproc_tasks = tasks;
+    if (geteuid() == 0 || tasks < 0 || j->nproc >= (rlim_t)tasks + JAIL_NPROC_MIN)
+        return 0;
+    return err_set(e, NULL, 0, 0, "the grading account runs %ld processes and may run "
+                   "%llu (hard limit): too few are left for the compiler (it needs %d)",
+                   tasks, (unsigned long long)j->nproc, JAIL_NPROC_MIN);
+}
+
 int jail_init(struct jail *j, const char *tool, const char *tmpdir, long cpu_s,
               struct grd_err *e)
 {
@@ -129,7 +159,8 @@ int jail_init(struct jail *j, const char *tool, const char *tmpdir, long cpu_s,
 
     memset(j, 0, sizeof *j);
     j->cpu_s = cpu_s > 0 ? cpu_s : 1;
-    if (find_tool(j->exe, tool, e) < 0 || jail_allow_dir(j, tmpdir, e) < 0)
+    if (find_tool(j->exe, tool, e) < 0 || jail_allow_dir(j, tmpdir, e) < 0 ||
+        nproc_limit(j, e) < 0)
         return -1;
     snprintf(j->env_tmpdir, sizeof j->env_tmpdir, "TMPDIR=%s", j->rw[0]);
     j->env[0] = path;
@@ -269,24 +300,92 @@ static int landlock(const struct jail *j)
 }
 #endif
 
-static int limit(int resource, rlim_t soft)
-{
-    struct rlimit r = {soft, soft};
-
-    return setrlimit(resource, &r);
-}
-
+/* Every limit within the hard one (rlim.h): an account with a lower hard
+ * limit gets that, not EPERM and a compile that never runs. */
 static int apply_limits(const struct jail *j)
 {
     /* The hard CPU limit one second above the soft: SIGXCPU first. */
-    struct rlimit cpu = {(rlim_t)j->cpu_s, (rlim_t)j->cpu_s + 1};
-
-    if (limit(RLIMIT_AS, JAIL_AS_BYTES) < 0 || limit(RLIMIT_FSIZE, JAIL_FSIZE_BYTES) < 0 ||
-        limit(RLIMIT_NOFILE, JAIL_NOFILE) < 0 || limit(RLIMIT_CORE, 0) < 0 ||
-        setrlimit(RLIMIT_CPU, &cpu) < 0)
+    if (rlim_lower(RLIMIT_AS, JAIL_AS_BYTES, JAIL_AS_BYTES) < 0 ||
+        rlim_lower(RLIMIT_FSIZE, JAIL_FSIZE_BYTES, JAIL_FSIZE_BYTES) < 0 ||
+        rlim_lower(RLIMIT_NOFILE, JAIL_NOFILE, JAIL_NOFILE) < 0 ||
+        rlim_lower(RLIMIT_CORE, 0, 0) < 0 ||
+        rlim_lower(RLIMIT_CPU, (rlim_t)j->cpu_s, (rlim_t)j->cpu_s + 1) < 0)
         return -1;
-    /* RLIMIT_NPROC counts the user's processes; root is exempt anyway. */
-    return limit(RLIMIT_NPROC, JAIL_NPROC);
+    return rlim_lower(RLIMIT_NPROC, j->nproc, j->nproc);
+}
+
+/* "N (the hard limit)" or "N" for resource r wanted at `want`. */
+static const char *taken(int r, rlim_t want, int mib, char *buf, size_t n)
+{
+    char v[32];
+
+    snprintf(buf, n, "%s%s", rlim_text(rlim_within(r, want), mib, v, sizeof v),
+             rlim_is_capped(r, want) ? " (the hard limit)" : "");
+    return buf;
+}
+
+void jail_describe(long cpu_s, char *buf, size_t n)
+{
+    char as[48], fs[48], nf[48], np[32], why[96];
+    long tasks;
+    rlim_t nproc = nproc_of(&tasks);
+
+    if (tasks < 0)
+        snprintf(why, sizeof why, "%s", rlim_is_capped(RLIMIT_NPROC, JAIL_NPROC)
+                                            ? " (the hard limit)" : "");
+    else if (nproc < (rlim_t)tasks + JAIL_NPROC)
+        snprintf(why, sizeof why, " (the hard limit; the account runs %ld)", tasks);
+    else
+        snprintf(why, sizeof why, " (%d above the account's %ld)", JAIL_NPROC, tasks);
+    snprintf(buf, n, "address space %s, file size %s, open files %s, processes %s%s, "
+             "CPU %ld s per process", taken(RLIMIT_AS, JAIL_AS_BYTES, 1, as, sizeof as),
+             taken(RLIMIT_FSIZE, JAIL_FSIZE_BYTES, 1, fs, sizeof fs),
+             taken(RLIMIT_NOFILE, JAIL_NOFILE, 0, nf, sizeof nf),
+             rlim_text(nproc, 0, np, sizeof np), why, cpu_s);
+}
+
+#if CPT_LINUX
+/* The CPU time (ticks) of process `pid` and its reaped children, when it
+ * is in process group `pgid`; else 0. */
+static long long member_ticks(const char *pid, pid_t pgid)
+{
+    char path[64], line[1024];
+    long long t = 0;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    if ((f = fopen(path, "re")) == NULL)
+        return 0;
+    if (fgets(line, sizeof line, f) != NULL && ut_stat_field(line, 5) == (long long)pgid)
+        for (int k = 14; k <= 17; k++)   /* utime stime cutime cstime */
+            t += ut_stat_field(line, k) > 0 ? ut_stat_field(line, k) : 0;
+    fclose(f);
+    return t;
+}
+#endif
+
+double jail_group_cpu_ms(pid_t pgid)
+{
+#if CPT_LINUX
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    long long ticks = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+
+    if (d == NULL || hz <= 0) {
+        if (d != NULL)
+            closedir(d);
+        return -1;
+    }
+    while ((de = readdir(d)) != NULL)
+        if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+            ticks += member_ticks(de->d_name, pgid);
+    closedir(d);
+    return (double)ticks * 1000.0 / (double)hz;
+#else
+    (void)pgid;
+    return -1;
+#endif
 }
 
 /* In the tool: everything of the jail, then exec. Only returns on error. */
@@ -345,7 +444,7 @@ void jail_keeper(const struct jail *j, const char *const argv[], const char *cwd
     sa.sa_handler = on_grader_death;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
-    limit(RLIMIT_CORE, 0);
+    rlim_lower(RLIMIT_CORE, 0, 0);
     /* If the grader died before the prctl, no signal would come. */
     if (cpt_parent_death_signal(SIGUSR1) < 0 || getppid() != grader)
         kill(0, SIGKILL);

@@ -38,7 +38,8 @@
 #define JAIL_MAX_PATHS 8           /* of each kind per run */
 #define JAIL_AS_BYTES (2ul << 30)  /* address space of each tool process */
 #define JAIL_FSIZE_BYTES (64ul << 20) /* largest file a tool may write */
-#define JAIL_NPROC 512             /* per user: counts all of the user's */
+#define JAIL_NPROC 512             /* above what the account runs already */
+#define JAIL_NPROC_MIN 16          /* fewer left: the machine's trouble */
 #define JAIL_NOFILE 256
 /* Read and execute: the compiler's own files, headers and libraries. */
 #define JAIL_SYSTEM_DIRS                                                          \
@@ -56,6 +57,8 @@ struct jail {
     char env_tmpdir[JAIL_PATH_MAX + 8];
     char *env[4];                            /* NULL-terminated */
     long cpu_s;                              /* RLIMIT_CPU */
+    unsigned long long nproc;                /* RLIMIT_NPROC, as taken */
+    long nproc_tasks;                        /* the account's, or -1 */
 };
 
 /*
@@ -68,11 +71,24 @@ int jail_probe(char *why, size_t n);
 /*
  * Start a jail for the tool `tool` (a path, or a name looked up in the
  * grader's PATH), with TMPDIR and the first writable directory `tmpdir`,
- * and `cpu_s` seconds of CPU. Returns 0, or -1 with `e` set (tool not
- * found, path too long).
+ * and `cpu_s` seconds of CPU per process. Returns 0, or -1 with `e` set
+ * (tool not found, path too long, or the account's hard RLIMIT_NPROC
+ * leaves the tool fewer than JAIL_NPROC_MIN processes: a grader error).
  */
 int jail_init(struct jail *j, const char *tool, const char *tmpdir, long cpu_s,
               struct grd_err *e) __attribute__((warn_unused_result));
+
+/*
+ * The limits a tool given `cpu_s` seconds of CPU would get now, in one
+ * line into buf[0..n) (for --verbose): each is what the grader wants or,
+ * when the account's hard limit is lower, that ("(the hard limit)").
+ * RLIMIT_NPROC is JAIL_NPROC above the tasks the account runs now.
+ */
+void jail_describe(long cpu_s, char *buf, size_t n);
+
+/* The CPU time (ms) used by the live processes of group `pgid` and the
+ * children they reaped, or -1 when it cannot be read (no /proc). */
+double jail_group_cpu_ms(pid_t pgid);
 
 /* Let the tool write in directory `dir` / read the file `file` (made
  * absolute). Returns 0, or -1 with `e` set (too many paths, too long). */

@@ -5,8 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/build.h"
+#include "build/jail.h"
 #include "cli/cli.h"
 #include "grade/grade.h"
+#include "sandbox/sbx.h"
 #include "props/oracle.h"
 #include "report/report.h"
 #include "core/strbuf.h"
@@ -24,7 +27,12 @@ static const char usage[] =
     "--test-jobs N: run the tests N at a time, 1 to 16 (default: the CPUs it may use,\n"
     "at most 4); the rubric is the same for every N.\n"
     "--verbose: a row for every passing test (the text and Markdown rubrics show the\n"
-    "failures in full, then one line per function).\n";
+    "failures in full, then one line per function), and on stderr which limits the\n"
+    "compiler and the runners got (the grader's, or the account's hard limit where\n"
+    "that is lower).\n"
+    "Exit status 2 with one line \"grader: the grader could not grade ...\" and no score:\n"
+    "the grader's own trouble (a tool or runner it could not start, a stalled\n"
+    "machine), never a verdict on the submission; grade it again.\n";
 
 struct grade_args {
     struct cli_common c;
@@ -197,6 +205,35 @@ static int emit(const struct grade_args *a, const struct grade_result *r,
     return rc;
 }
 
+/* The grader could not grade: one line that says so and why, exit 2 and
+ * no score; with --format github an annotation too, so that the failed
+ * job says the grader failed, not the submission. */
+static int grader_error(const struct grade_args *a, const struct grd_err *e)
+{
+    char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
+
+    err_format(e, buf, sizeof buf);
+    if (a->format == RPT_GITHUB)
+        printf("::error title=grader error::the grader could not grade this submission "
+               "(no score; not a verdict on it): %s\n", buf);
+    fprintf(stderr, "grader: the grader could not grade '%s' (no score): %s\n", a->submission,
+            buf);
+    return CLI_EXIT_USAGE;
+}
+
+/* --verbose: the limits the tools and the runners get on this machine. */
+static void say_limits(void)
+{
+    char buf[512];
+    struct sbx_config cfg;
+
+    jail_describe(BLD_COMPILE_CPU_S, buf, sizeof buf);
+    fprintf(stderr, "grader: compiler limits: %s\n", buf);
+    memset(&cfg, 0, sizeof cfg);
+    sbx_describe_limits(&cfg, buf, sizeof buf);
+    fprintf(stderr, "grader: runner limits: %s\n", buf);
+}
+
 static int oracle_ready(void *ctx, struct grd_err *e)
 {
     return cli_open_oracle_wait(ctx, e);
@@ -243,8 +280,13 @@ int cmd_grade(int argc, char **argv)
         o.repro_post = sb_str(&post);
         /* a refused submission runs no test: the load is waited for here,
          * and bad golden data fails the command as it always did */
-        if (grade_submission(a.submission, &o, &r, &e) < 0 ||
-            cli_open_oracle_wait(&load, &e) < 0 || emit(&a, r, &e) < 0)
+        if (a.verbose)
+            say_limits();
+        if (grade_check_use(a.submission, &o, &e) < 0)
+            rc = cli_fail(&e);
+        else if (grade_submission(a.submission, &o, &r, &e) < 0)
+            rc = grader_error(&a, &e);
+        else if (cli_open_oracle_wait(&load, &e) < 0 || emit(&a, r, &e) < 0)
             rc = cli_fail(&e);
         else
             rc = a.require_pass && !all_passed(r) ? CLI_EXIT_NOT_PASSED : CLI_EXIT_OK;

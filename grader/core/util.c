@@ -41,6 +41,19 @@ double ut_proc_cpu_ms(int pid)
     return cpt_proc_cpu_ms(pid);
 }
 
+long long ut_stat_field(const char *line, int k)
+{
+    const char *p = strrchr(line, ')');
+
+    if (p == NULL || p[1] != ' ' || k < 3)
+        return -1;
+    if (k == 3)
+        return (unsigned char)p[2];
+    for (int i = 3; p != NULL && i <= k; i++)
+        p = strchr(p + 1, ' ');
+    return p == NULL ? -1 : strtoll(p + 1, NULL, 10);
+}
+
 int ut_has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);

@@ -20,6 +20,14 @@ double ut_thread_cpu_ms(void);
  * from outside), or -1 when it cannot be read (no such process). */
 double ut_proc_cpu_ms(int pid);
 
+/*
+ * Field `k` (numbered as in proc(5), k >= 3) of a /proc/<pid>/stat line:
+ * the state's character for k == 3, else the number; -1 when the line has
+ * no such field. The command (field 2) may hold spaces and parentheses,
+ * so fields are counted from its last ')'.
+ */
+long long ut_stat_field(const char *line, int k);
+
 /* The CPUs this process may run on: its affinity mask on Linux (what a
  * Slurm task, taskset or a container's cpuset leaves it), else the online
  * ones; at least 1. */

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "build/objcheck.h"
 #include "props/oracle.h"
 #include "sandbox/sbx.h"
+#include "core/scratch.h"
 #include "core/sha256.h"
 #include "build/srcrules.h"
 #include "core/util.h"
@@ -111,31 +111,20 @@ static int make_scratch(struct job *j, struct grd_err *e)
 {
     const char *base = j->o->scratch_dir;
 
-    if (base == NULL && (base = getenv("TMPDIR")) == NULL)
+    if (base == NULL && ((base = getenv("TMPDIR")) == NULL || base[0] == '\0'))
         base = "/tmp";
-    snprintf(j->scratch, sizeof j->scratch, "%s/attn-grade-XXXXXX", base);
-    if (mkdtemp(j->scratch) == NULL) {
-        j->scratch[0] = '\0';
-        return err_set(e, NULL, 0, 0, "cannot create a scratch directory in '%s': %s",
-                       base, strerror(errno));
-    }
+    /* what a killed grader left in base goes first (scratch.h) */
+    if (scr_make(base, "attn-grade-", j->scratch, sizeof j->scratch, e) < 0)
+        return -1;
     jail_track_scratch(j->scratch); /* a stopping signal removes it too */
     return 0;
-}
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st;
-    (void)flag;
-    (void)f;
-    return remove(p);
 }
 
 static void remove_scratch(struct job *j)
 {
     if (j->scratch[0]) {
         jail_track_scratch(NULL);
-        nftw(j->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        scr_remove(j->scratch);
     }
 }
 
@@ -253,7 +242,7 @@ static int link_runner(struct job *j, const struct bld_opts *bo,
 static int build_runner(struct job *j, struct grd_err *e)
 {
     char obj[PATH_CAP + 64], prepared[PATH_CAP + 64];
-    struct bld_opts bo = {j->o->data_dir, j->scratch, NULL, 0};
+    struct bld_opts bo = {j->o->data_dir, j->scratch, NULL, 0, 0};
     int rc = 0;
 
     scratch_path(j, "student.o", obj, sizeof obj);
@@ -298,6 +287,11 @@ static double hook_cpu_used(void *self)
     return sbx_cpu_used(self);
 }
 
+static double hook_stalled(void *self)
+{
+    return sbx_stalled(self);
+}
+
 /* A lane: a sandbox on the runner and the hooks over it (grade_run.h);
  * the first lane too, which run_tests opens itself. */
 static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
@@ -311,7 +305,7 @@ static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
         return -1;
     *student = sbx_impl(s);
     *h = (struct grun_hooks){s, hook_reset, hook_deadline, hook_output, hook_wall_end,
-                             hook_cpu_used};
+                             hook_cpu_used, hook_stalled};
     return 0;
 }
 
@@ -398,6 +392,19 @@ static int grade_job(struct job *j, struct grd_err *e)
     return grun_mark_all(j->o->specs, &j->sel, TEST_NOT_RUN,
                          refusal_summary(j->r->status), j->r) < 0
                ? err_set(e, NULL, 0, 0, "out of memory") : 0;
+}
+
+int grade_check_use(const char *submission, const struct grade_opts *o, struct grd_err *e)
+{
+    struct job j;
+    int rc;
+
+    memset(&j, 0, sizeof j);
+    j.submission = submission;
+    j.o = o;
+    rc = resolve(&j, e) < 0 || grun_select(o->specs, o->only, &j.sel, e) < 0 ? -1 : 0;
+    grun_select_release(&j.sel);
+    return rc;
 }
 
 int grade_submission(const char *submission, const struct grade_opts *o,

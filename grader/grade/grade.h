@@ -141,8 +141,20 @@ struct grade_opts {
  * grade_result_free) whenever a rubric can be produced -- including compile
  * errors and rejections. Returns -1 with `e` set only for errors of use or
  * environment (missing file, bad --only pattern or one that matches no
- * test, no compiler).
+ * test, no compiler, a tool or runner that could not start, the machine's
+ * trouble twice): never a verdict on the submission. Errors of use are
+ * the ones grade_check_use() finds first.
  */
+/*
+ * The errors of use grade_submission would meet before grading anything:
+ * `submission` missing or not an attention.c, an attention.o or a
+ * directory; a bad --only pattern or one that matches no test. Returns 0,
+ * or -1 with `e` set. What grade_submission fails with after this
+ * returned 0 is the grader's own trouble (the CLI says so).
+ */
+int grade_check_use(const char *submission, const struct grade_opts *o, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
 int grade_submission(const char *submission, const struct grade_opts *o,
                      struct grade_result **out, struct grd_err *e)
     __attribute__((warn_unused_result));

@@ -428,7 +428,11 @@ static const char *timeouts_message(size_t fn, char *buf, size_t n)
  * ledger's rules are applied by run_slot and grun_run). */
 static const char *skip_reason(struct loop *L, char *buf, size_t n)
 {
-    if (ut_now_ms() - L->t0 > BUDGET_WALL_FACTOR * L->budget_ms) {
+    /* the time the grader itself stood still (a paused machine) is not
+     * the submission's: every lane stood still with it */
+    double stalled = L->h && L->h->stalled ? L->h->stalled(L->h->self) : 0.0;
+
+    if (ut_now_ms() - L->t0 - stalled > BUDGET_WALL_FACTOR * L->budget_ms) {
         *L->wall_out = 1;
         snprintf(buf, n, "not run: the submission used up its time budget (%.0f s of "
                  "wall-clock time)", BUDGET_WALL_FACTOR * L->budget_ms / 1e3);

@@ -26,6 +26,9 @@ struct grun_hooks {
     void (*set_wall_end)(void *self, double until);
     /* CPU time (ms) the implementation's calls used so far (may be NULL). */
     double (*cpu_used)(void *self);
+    /* Time (ms) the grader was stalled while it waited for a call (a
+     * paused or frozen machine): not the submission's time (may be NULL). */
+    double (*stalled)(void *self);
 };
 
 /*

@@ -667,7 +667,9 @@ static void __attribute__((noreturn)) serve(void)
     while ((got = recv_spawn(fds)) == 1) {
         /* raw clone: glibc's fork() has no CLONE_PARENT */
         long pid = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0, 0, 0, 0);
-        int32_t reply = (int32_t)pid;
+        /* a failed clone says why (-errno): EAGAIN is the account's
+         * process limit, the machine's trouble and not the submission's */
+        int32_t reply = pid < 0 ? -(int32_t)errno : (int32_t)pid;
         if (pid == 0)
             spawned(fds, grader);
         for (int i = 0; i < RP_SPAWN_FDS; i++)

@@ -109,6 +109,11 @@ double sbx_cpu_used(const struct sbx *s)
     return s->cpu_total_ms;
 }
 
+double sbx_stalled(const struct sbx *s)
+{
+    return s->stall_ms;
+}
+
 void sbx_restart(struct sbx *s)
 {
     sbx_runner_stop(s);
@@ -214,12 +219,60 @@ static const struct rp_header *trusted_record(const struct rp_header *shared,
     return rec;
 }
 
-/* When the wall clock stops the call started at t0 (see SBX_WALL_FACTOR). */
+/* When the wall clock stops the call started at t0 (see SBX_WALL_FACTOR);
+ * both in sbx_live_ms time, so a stall of the grader is not counted. */
 static double wall_limit(const struct sbx *s, double t0)
 {
     double until = t0 + SBX_WALL_FACTOR * s->deadline_ms + SBX_WALL_SLACK_MS;
 
     return s->wall_end > 0 && s->wall_end < until ? s->wall_end : until;
+}
+
+/* The scheduler's state of process `pid` ('R', 'S', 'D', 'T', ...), or
+ * 0 when it cannot be read. */
+static char proc_state(pid_t pid)
+{
+#ifdef __linux__
+    char path[64], line[512];
+    long long st = -1;
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    if ((f = fopen(path, "re")) == NULL)
+        return 0;
+    if (fgets(line, sizeof line, f) != NULL)
+        st = ut_stat_field(line, 3);
+    fclose(f);
+    return st > 0 ? (char)st : 0;
+#else
+    (void)pid;
+    return 0;
+#endif
+}
+
+/* What a runner whose wall net fired was doing (a few samples). */
+enum runner_doing { R_SLEEPS, R_BUSY, R_STUCK };
+
+/*
+ * The wall net fired with the CPU deadline unspent. A runner that sleeps
+ * or blocks (state S in any sample) is the submission's doing; one that
+ * was runnable all along (R) is computing on a machine too loaded to give
+ * it a core; one in uninterruptible I/O or stopped (D, T) cannot run at
+ * all (swapping, a stopped process group). Where the state cannot be read
+ * it counts as sleeping, as before.
+ */
+static enum runner_doing runner_doing(struct sbx *s)
+{
+    int busy = 1;
+
+    for (int i = 0; i < SBX_STATE_SAMPLES; i++) {
+        char st = proc_state(s->pid);
+        if (st == 0 || st == 'S')
+            return R_SLEEPS;
+        busy &= st == 'R';
+        sbx_nap(s, 10);
+    }
+    return busy ? R_BUSY : R_STUCK;
 }
 
 /*
@@ -228,33 +281,47 @@ static double wall_limit(const struct sbx *s, double t0)
  * CPU time never runs ahead of the wall clock, so each wait lasts what the
  * runner could still burn; then the CPU clock decides. When the CPU clock
  * cannot be read (the runner is gone) the wait ends at once and the pipe
- * tells what happened.
+ * tells what happened. A runner still busy at the wall net is given up to
+ * SBX_WALL_BUSY_FACTOR times as long to reach its CPU deadline (a loop on
+ * a loaded machine is still the submission's timeout); one stuck there,
+ * or busy past that, is the machine's trouble (s->machine).
  */
 static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte,
                                double *cpu_used)
 {
-    double wall = wall_limit(s, t0), left = s->deadline_ms;
+    double wall = wall_limit(s, t0), busy_end = t0 + SBX_WALL_BUSY_FACTOR * (wall - t0);
+    double left = s->deadline_ms;
+    enum runner_doing doing;
     enum wait_end end;
 
     s->wall_ms = 0;
+    s->machine = 0;
     for (;;) {
-        end = sbx_wait_byte(s, fmin(ut_now_ms() + left, wall), byte);
+        end = sbx_wait_byte(s, fmin(sbx_live_ms(s) + left, wall), byte);
         double now = ut_proc_cpu_ms((int)s->pid);
-        *cpu_used = now >= 0 && cpu0 >= 0 ? now - cpu0 : ut_now_ms() - t0;
+        *cpu_used = now >= 0 && cpu0 >= 0 ? now - cpu0 : sbx_live_ms(s) - t0;
         if (end != W_TIMEOUT)
             return end;
         left = s->deadline_ms - *cpu_used;
         if (left <= 0)
             return W_TIMEOUT;
-        if (ut_now_ms() >= wall) {
-            s->wall_ms = wall - t0;
-            return W_TIMEOUT;
+        if (sbx_live_ms(s) < wall)
+            continue;
+        /* the budget's end is the submission's, whatever it was doing */
+        doing = s->wall_end > 0 && wall >= s->wall_end ? R_SLEEPS : runner_doing(s);
+        if (doing == R_BUSY && wall < busy_end) {
+            wall = s->wall_end > 0 && s->wall_end < busy_end ? s->wall_end : busy_end;
+            continue;
         }
+        s->wall_ms = wall - t0;
+        s->machine = doing != R_SLEEPS;
+        return W_TIMEOUT;
     }
 }
 
-int sbx_run_call(struct sbx *s, const struct sbx_call *c,
-                 struct call_result *r, struct grd_err *e)
+/* One try of call c (see sbx_run_call). */
+static int run_once(struct sbx *s, const struct sbx_call *c, struct call_result *r,
+                    struct grd_err *e)
 {
     struct rp_header mine, rec;
     unsigned char *mem = NULL;
@@ -267,6 +334,7 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     int rc = 0;
 
     memset(r, 0, sizeof *r);
+    s->machine = 0;
     if (s->pid == 0 && (rc = sbx_runner_start(s, r, e)) != 0)
         return rc < 0 ? -1 : 0;
     if (sbx_prepare(s, c, &mine, &mem, e) != 0) {
@@ -278,12 +346,12 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     s->books.alloc_failed = 0;
     h = (const struct rp_header *)mem;
     cpu0 = ut_proc_cpu_ms((int)s->pid);
-    t0 = ut_now_ms();
+    t0 = sbx_live_ms(s);
     if (send(s->ctl, &byte, 1, MSG_NOSIGNAL) != 1)
         end = W_EOF;
     else
         end = wait_call(s, t0, cpu0, &byte, &r->cpu_ms);
-    r->elapsed_ms = ut_now_ms() - t0;
+    r->elapsed_ms = sbx_live_ms(s) - t0;
     s->cpu_total_ms += r->cpu_ms;
     h = trusted_record(h, &mine, &rec);
     if (end == W_BYTE)
@@ -301,3 +369,24 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     return rc;
 }
 
+/*
+ * A call whose wall net fired while its runner could not run (s->machine)
+ * is the machine's trouble: it is tried once more in a fresh runner (the
+ * first try changed none of the caller's buffers), and a second such end
+ * is a grader error, never a timeout of the submission.
+ */
+int sbx_run_call(struct sbx *s, const struct sbx_call *c,
+                 struct call_result *r, struct grd_err *e)
+{
+    int rc = run_once(s, c, r, e);
+
+    if (rc != 0 || !(r->status == CALL_TIMEOUT && s->machine))
+        return rc;
+    sbx_runner_stop(s);
+    if ((rc = run_once(s, c, r, e)) != 0 || !(r->status == CALL_TIMEOUT && s->machine))
+        return rc;
+    return err_set(e, NULL, 0, 0, "a call of %s made no progress in %.0f ms of the wall "
+                   "clock (%.0f ms of CPU time), twice, while its runner could not run: "
+                   "the machine's trouble, not the submission's",
+                   impl_fn_cname(c->fn), s->wall_ms, r->cpu_ms);
+}

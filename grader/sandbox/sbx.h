@@ -59,6 +59,7 @@
 #define SBX_DEFAULT_AS_LIMIT ((size_t)1 << 30)
 #define SBX_DEFAULT_CPU_S 10u
 #define SBX_DEFAULT_OUTPUT_CAP ((size_t)16 << 10)
+#define SBX_NOFILE 16             /* RLIMIT_NOFILE of a runner */
 
 struct sbx_config {
     const char *runner;   /* path of the linked runner executable */
@@ -91,6 +92,15 @@ void sbx_set_deadline(struct sbx *s, double ms);
  * call into a timeout. A call that does not burn CPU (it sleeps, or blocks)
  * is stopped by the wall clock at SBX_WALL_FACTOR x the deadline plus
  * SBX_WALL_SLACK_MS, and never after the end set by sbx_set_wall_end.
+ * The wall clock here leaves out the time the grader itself was stalled
+ * (sbx_stalled). A runner still computing (runnable) at the wall net is
+ * given up to 10 x as long to reach its CPU deadline: a loop on a loaded
+ * machine is still the submission's timeout. When the wall net fires
+ * while the runner could not run (in uninterruptible I/O, stopped, or
+ * runnable but starved past that), the call is tried once more in a
+ * fresh runner, and a second such end is a grader error (-1 from the op),
+ * never a timeout of the submission. A runner that sleeps or blocks still
+ * times out, and so does every call at the end set by sbx_set_wall_end.
  */
 #define SBX_WALL_FACTOR 5.0
 #define SBX_WALL_SLACK_MS 1000.0
@@ -102,6 +112,11 @@ void sbx_set_wall_end(struct sbx *s, double until);
 /* The CPU time (ms) all calls of this sandbox used so far, across
  * restarts: what a submission's budget is charged. */
 double sbx_cpu_used(const struct sbx *s);
+
+/* The time (ms) the grader did not run while this sandbox waited for its
+ * runners (the machine paused, frozen or swapping): no deadline and no
+ * wall-clock limit counts it (sbx_set_wall_end's end moves by it too). */
+double sbx_stalled(const struct sbx *s);
 
 /*
  * Kill the current runner (if any) and forget its output, so that the next
@@ -134,6 +149,14 @@ struct impl sbx_impl(struct sbx *s);
 
 /* Kill the runner, reap it and free everything. NULL is a no-op. */
 void sbx_free(struct sbx *s);
+
+/*
+ * The limits a runner of `cfg` gets, in one line into buf[0..n) (for
+ * --verbose): each is the configured one or, when the account's hard
+ * limit is lower, that ("(the hard limit)"): the runner then starts under
+ * the lower limit instead of failing with EPERM.
+ */
+void sbx_describe_limits(const struct sbx_config *cfg, char *buf, size_t n);
 
 /* 1 when the runner is built with the seccomp filter, 0 otherwise. */
 int sbx_has_seccomp(void);

@@ -173,13 +173,13 @@ static void classify_exit(const struct sbx *s, const siginfo_t *si,
 void sbx_runner_died(struct sbx *s, const struct rp_header *h,
                         struct call_result *r)
 {
-    double until = ut_now_ms() + REAP_GRACE_MS;
+    double until = sbx_live_ms(s) + REAP_GRACE_MS;
     siginfo_t si;
 
     int seen;
 
-    while ((seen = sbx_peek_exit(s->pid, &si)) == 0 && ut_now_ms() < until)
-        sbx_sleep_ms(1);
+    while ((seen = sbx_peek_exit(s->pid, &si)) == 0 && sbx_live_ms(s) < until)
+        sbx_nap(s, 1);
     if (s->books_fd >= 0)   /* a failed allocation explains a crash */
         sbx_books_drain(&s->books, s->books_fd);
     if (seen == 1)

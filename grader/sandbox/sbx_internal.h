@@ -41,8 +41,14 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct call_result *r,
 
 /* ---- shared by sbx.c, sbx_proc.c, sbx_layout.c and sbx_classify.c ---- */
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/types.h>
+
+#define SBX_TICK_MS 100.0        /* longest single wait: stalls are seen */
+#define SBX_STALL_SLACK_MS 50.0  /* oversleeping less than this is not a stall */
+#define SBX_STATE_SAMPLES 5      /* of a runner's state when its wall net fires */
+#define SBX_WALL_BUSY_FACTOR 10.0 /* a runner busy at its wall net gets this x */
 
 /* The runner's live allocations, as its records on RP_FD_BOOKS say
  * (sbx_books.c). Zeroed = empty. */
@@ -63,6 +69,10 @@ struct sbx {
     double wall_end;     /* ut_now_ms() no call may pass; 0: none */
     double wall_ms;      /* the last call's wall limit, when it tripped; else 0 */
     double cpu_total_ms; /* CPU time of every call so far, timed out ones too */
+    double stall_ms;     /* time the grader itself did not run while it
+                            waited (sbx_poll): no deadline counts it */
+    int machine;         /* the last call's wall net fired while its runner
+                            was not sleeping: the machine's trouble */
     size_t as_limit;
     unsigned cpu_s;
     size_t out_cap;
@@ -87,6 +97,21 @@ enum wait_end { W_BYTE, W_EOF, W_TIMEOUT, W_ERROR };
 /* Sleep ms milliseconds, resuming after signals. */
 void sbx_sleep_ms(long ms);
 
+/*
+ * The sandbox's clock: ut_now_ms() less s->stall_ms, the time the grader
+ * was not running while it waited. A machine that is paused, frozen or
+ * swapping stops the grader too; its waits then oversleep, and that time
+ * is not charged to any deadline (the runner did not run either).
+ */
+double sbx_live_ms(const struct sbx *s);
+
+/* poll() for at most `ms` (and at most SBX_TICK_MS), adding to
+ * s->stall_ms what it overslept; poll's result. */
+int sbx_poll(struct sbx *s, struct pollfd *p, unsigned n, double ms);
+
+/* sbx_sleep_ms(ms) that adds to s->stall_ms what it overslept. */
+void sbx_nap(struct sbx *s, long ms);
+
 /* Read what the output pipe holds now (bounded); closes it at EOF. */
 void sbx_drain_output(struct sbx *s);
 
@@ -103,7 +128,7 @@ void sbx_runner_stop(struct sbx *s);
  * 0 when not yet, -1 when it cannot be observed. */
 int sbx_peek_exit(pid_t pid, siginfo_t *si);
 
-/* Wait for one byte on the result pipe until `until` (ms, monotonic),
+/* Wait for one byte on the result pipe until `until` (sbx_live_ms time),
  * draining output meanwhile. */
 enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte);
 

@@ -27,6 +27,7 @@
 #endif
 
 #include "core/compat.h"
+#include "core/rlim.h"
 #include "sandbox/runner_proto.h"
 #include "sandbox/sbx_internal.h"
 #include "core/util.h"
@@ -43,6 +44,37 @@ void sbx_sleep_ms(long ms)
 
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
+}
+
+double sbx_live_ms(const struct sbx *s)
+{
+    return ut_now_ms() - s->stall_ms;
+}
+
+/* A wait of `asked` ms began at t0: what it overslept is a stall. */
+static void note_stall(struct sbx *s, double t0, double asked)
+{
+    double late = ut_now_ms() - t0 - asked;
+
+    if (late > SBX_STALL_SLACK_MS)
+        s->stall_ms += late;
+}
+
+int sbx_poll(struct sbx *s, struct pollfd *p, unsigned n, double ms)
+{
+    double asked = fmin(fmax(ms, 0.0), SBX_TICK_MS), t0 = ut_now_ms();
+    int rc = poll(p, (nfds_t)n, (int)ceil(asked));
+
+    note_stall(s, t0, asked);
+    return rc;
+}
+
+void sbx_nap(struct sbx *s, long ms)
+{
+    double t0 = ut_now_ms();
+
+    sbx_sleep_ms(ms);
+    note_stall(s, t0, (double)ms);
 }
 
 static void close_fd(int *fd)
@@ -117,18 +149,31 @@ void sbx_drain_output(struct sbx *s)
 
 /* ---- starting and stopping a runner ------------------------------------------ */
 
+/* Each limit within the account's hard one (rlim.h): a lower hard limit
+ * is taken, never refused with EPERM and a runner that cannot start. */
 static void child_limits(const struct sbx *s)
 {
     /* hard > soft: at the soft limit SIGXCPU says why it ended */
-    struct rlimit cpu = { s->cpu_s, (rlim_t)s->cpu_s + 1 };
-    struct rlimit as = { s->as_limit, s->as_limit };
-    struct rlimit zero = { 0, 0 };
-    struct rlimit files = { 16, 16 };
-
-    if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &as) ||
-        setrlimit(RLIMIT_FSIZE, &zero) || setrlimit(RLIMIT_CORE, &zero) ||
-        setrlimit(RLIMIT_NOFILE, &files))
+    if (rlim_lower(RLIMIT_CPU, s->cpu_s, (rlim_t)s->cpu_s + 1) ||
+        rlim_lower(RLIMIT_AS, s->as_limit, s->as_limit) ||
+        rlim_lower(RLIMIT_FSIZE, 0, 0) || rlim_lower(RLIMIT_CORE, 0, 0) ||
+        rlim_lower(RLIMIT_NOFILE, SBX_NOFILE, SBX_NOFILE))
         _exit(127);
+}
+
+void sbx_describe_limits(const struct sbx_config *cfg, char *buf, size_t n)
+{
+    size_t as = cfg->as_limit ? cfg->as_limit : SBX_DEFAULT_AS_LIMIT;
+    rlim_t cpu = cfg->cpu_s ? cfg->cpu_s : SBX_DEFAULT_CPU_S;
+    char a[32], c[32], f[32];
+
+    snprintf(buf, n, "address space %s%s, CPU %s s%s per test, open files %s%s",
+             rlim_text(rlim_within(RLIMIT_AS, as), 1, a, sizeof a),
+             rlim_is_capped(RLIMIT_AS, as) ? " (the hard limit)" : "",
+             rlim_text(rlim_within(RLIMIT_CPU, cpu), 0, c, sizeof c),
+             rlim_is_capped(RLIMIT_CPU, cpu) ? " (the hard limit)" : "",
+             rlim_text(rlim_within(RLIMIT_NOFILE, SBX_NOFILE), 0, f, sizeof f),
+             rlim_is_capped(RLIMIT_NOFILE, SBX_NOFILE) ? " (the hard limit)" : "");
 }
 
 /* Put fds[i] at number i. Everything goes above the targets first, so
@@ -267,14 +312,14 @@ enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
     ssize_t n;
 
     for (;;) {
-        left = until - ut_now_ms();
+        left = until - sbx_live_ms(s);
         if (left <= 0)
             return W_TIMEOUT;
         /* a closed descriptor (-1) is ignored by poll */
         p[0] = (struct pollfd){ .fd = s->res, .events = POLLIN };
         p[1] = (struct pollfd){ .fd = s->out, .events = POLLIN };
         p[2] = (struct pollfd){ .fd = s->books_fd, .events = POLLIN };
-        if (poll(p, 3, (int)ceil(left)) < 0) {
+        if (sbx_poll(s, p, 3, left) < 0) {
             if (errno == EINTR)
                 continue;
             return W_ERROR;
@@ -376,7 +421,7 @@ int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e)
     }
     if ((rc = spawn(s, kid, r, e)) != 0)
         return rc;
-    if (sbx_wait_byte(s, ut_now_ms() + START_TIMEOUT_MS, &c) != W_BYTE ||
+    if (sbx_wait_byte(s, sbx_live_ms(s) + START_TIMEOUT_MS, &c) != W_BYTE ||
         c != RP_READY_BYTE)
         return start_failed(s, r);
     return 0;

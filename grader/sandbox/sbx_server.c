@@ -31,18 +31,19 @@
 
 #define SERVER_TIMEOUT_MS 10000.0  /* exec + dynamic loading; one fork */
 
-/* Read exactly n bytes from fd before `until`; 0, or -1 (EOF, timeout). */
-static int read_exact(int fd, void *buf, size_t n, double until)
+/* Read exactly n bytes from fd before `until` (sbx_live_ms time: a
+ * stalled grader does not time its server out); 0, or -1 (EOF, timeout). */
+static int read_exact(struct sbx *s, int fd, void *buf, size_t n, double until)
 {
     size_t got = 0;
 
     while (got < n) {
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        double left = until - ut_now_ms();
+        double left = until - sbx_live_ms(s);
         ssize_t k;
         if (left <= 0)
             return -1;
-        if (poll(&p, 1, (int)left + 1) < 0 && errno != EINTR)
+        if (sbx_poll(s, &p, 1, left + 1) < 0 && errno != EINTR)
             return -1;
         if (!(p.revents & (POLLIN | POLLHUP)))
             continue;
@@ -100,7 +101,7 @@ static int server_start(struct sbx *s, struct grd_err *e)
         sbx_server_stop(s);
         return err_set(e, NULL, 0, 0, "cannot fork: %s", strerror(errno));
     }
-    if (read_exact(s->srv_res, &c, 1, ut_now_ms() + SERVER_TIMEOUT_MS) != 0 ||
+    if (read_exact(s, s->srv_res, &c, 1, sbx_live_ms(s) + SERVER_TIMEOUT_MS) != 0 ||
         c != RP_SERVER_BYTE) {
         sbx_server_stop(s);
         return 1;
@@ -137,12 +138,16 @@ int sbx_server_spawn(struct sbx *s, const int kid[RP_FD_COUNT], pid_t *pid,
     for (int attempt = 0; attempt < 2; attempt++) {
         if (s->server == 0 && (rc = server_start(s, e)) != 0)
             return rc;
+        reply = 0;
         if (send_spawn(s->srv_ctl, kid) == 0 &&
-            read_exact(s->srv_res, &reply, sizeof reply,
-                       ut_now_ms() + SERVER_TIMEOUT_MS) == 0 && reply > 0) {
+            read_exact(s, s->srv_res, &reply, sizeof reply,
+                       sbx_live_ms(s) + SERVER_TIMEOUT_MS) == 0 && reply > 0) {
             *pid = (pid_t)reply;
             return 0;
         }
+        /* the server could not fork: processes or memory of the machine */
+        if (reply == -EAGAIN || reply == -ENOMEM)
+            return err_set(e, NULL, 0, 0, "cannot start a runner: %s", strerror(-reply));
         sbx_server_stop(s);   /* it died (or lied): one fresh server */
     }
     return 1;
