@@ -25,6 +25,8 @@ for t in "$@"; do
     tpass=$((tpass + p)); tfail=$((tfail + f))
 done
 echo
+# the diagnosis's cross-validation figures (tests/test_diag.c writes them)
+[ -f "$build/diag-cv.txt" ] && cat "$build/diag-cv.txt"
 [ -n "$failed" ] && echo "failing suites:$failed"
 echo "suites: $pass passed, $fail failed"
 echo "tests: $tpass passed, $tfail failed"
