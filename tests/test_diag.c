@@ -2,14 +2,18 @@
  * test_diag.c -- diagnosis first (grade/diag.h) and the golden data it
  * reads (props/golden.h).
  *
- * For every buggy entry of the catalogue (a function's prefix, a bug that
- * is not "none"), graded against both specs with $(BUILD)/diag.golden (made
- * by `make diag-data` from the same catalogue): the rubric opens with a
- * diagnosis line for the entry's function that names this very mistake,
- * and the first failure the rubric shows for that function is the one the
- * entry's "names:" line gives (when that test fails). Correct submissions
- * get no diagnosis. The golden file itself round-trips byte for byte and a
- * changed byte is refused.
+ * Every buggy entry of the catalogue (a function's prefix, a bug that is
+ * not "none") is graded against both specs with $(BUILD)/diag.golden (made
+ * by `make` from the same catalogue) twice: with every known mistake
+ * (names_the_bug: never another mistake's name, never a catalogue name, the
+ * naming failure first) and with its own data left out (cross_validation:
+ * the figures `make test` prints; a wrong "most likely cause" fails). The
+ * bugs of kinds the catalogue lacks (tests/diag_unseen/) get no confident
+ * name; a caller of a failing callee points at it; a submission that spins
+ * only when diagnosed is diagnosed within its budget; a reproduce line's
+ * diagnosis says it saw the selected tests only; a batch's feedback.md
+ * carries the lines. Correct submissions get no diagnosis. The golden file
+ * itself round-trips byte for byte and a changed byte is refused.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -282,12 +286,64 @@ ParameterizedTest(struct entry *p, diag, cross_validation, .timeout = 600)
     gold_free(g);
 }
 
+#define UNSEEN_DIR TEST_SRCDIR "/tests/diag_unseen"
+
+static struct criterion_test_params unseen_entries(void)
+{
+    struct dirent **list = NULL;
+    int n = scandir(UNSEEN_DIR, &list, tg_is_c, tg_by_name);
+    struct entry *p = cr_malloc(sizeof *p * (size_t)(n > 0 ? n : 1));
+    size_t k = 0;
+
+    for (int i = 0; i < n; i++) {
+        snprintf(p[k++].name, sizeof p->name, "%s", list[i]->d_name);
+        free(list[i]);
+    }
+    free(list);
+    return cr_make_param_array(struct entry, p, k, NULL);
+}
+
+ParameterizedTestParameters(diag, unseen_kinds_not_named_wrongly)
+{
+    return unseen_entries();
+}
+
+/* Issue 28's bugs of kinds the catalogue lacks (tests/diag_unseen/), with
+ * every known mistake recorded: no function gets a "most likely cause". */
+ParameterizedTest(struct entry *p, diag, unseen_kinds_not_named_wrongly, .timeout = 600)
+{
+    char path[512], out[600], *text = NULL;
+    struct gold *g = load_diag();
+    struct grade_result *r;
+    struct spec_set *s;
+    size_t strong = 0, weak = 0;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", UNSEEN_DIR, p->name);
+    r = grade_diag(path, g, &text, &s);
+    for (size_t i = 0; i < r->n_causes; i++) {
+        strong += r->causes[i].bug && r->causes[i].strong;
+        weak += r->causes[i].bug && !r->causes[i].strong;
+    }
+    cr_expect(strong == 0, "%s: a wrong most likely cause:\n%.3000s", p->name, text);
+    mkdir(CV_DIR, 0755);
+    snprintf(out, sizeof out, "%s/unseen-%.*s", CV_DIR, (int)(strlen(p->name) - 2), p->name);
+    if ((f = fopen(out, "w")) != NULL) {
+        fprintf(f, "issue %s\n", strong ? "wrong" : weak ? "wrong-partial" : "unnamed");
+        fclose(f);
+    }
+    free(text);
+    grade_result_free(r);
+    spec_set_free(s);
+    gold_free(g);
+}
+
 /* After the run: the cross-validation's figures, for `make test`. */
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
     struct dirent **list = NULL;
     int n = scandir(CV_DIR, &list, NULL, alphasort);
-    size_t k[3] = {0}, kp = 0, u[3] = {0}, up = 0;
+    size_t k[3] = {0}, kp = 0, u[3] = {0}, up = 0, x[3] = {0}, xp = 0;
     FILE *out = fopen(TEST_BUILDDIR "/diag-cv.txt", "w");
 
     (void)stats;
@@ -297,11 +353,11 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
         snprintf(path, sizeof path, "%s/%s", CV_DIR, list[i]->d_name);
         if (list[i]->d_name[0] != '.' && (f = fopen(path, "r")) != NULL) {
             if (fscanf(f, "%15s %31s", a, b) == 2) {
-                size_t *c = strcmp(a, "known") == 0 ? k : u;
+                size_t *c = strcmp(a, "known") == 0 ? k : strcmp(a, "issue") == 0 ? x : u;
                 int partial = strstr(b, "partial") != NULL;
                 c[strncmp(b, "right", 5) == 0 ? 0 : strncmp(b, "wrong", 5) == 0 ? 1 : 2]++;
                 if (partial)
-                    *(c == k ? &kp : &up) += 1;
+                    *(c == k ? &kp : c == x ? &xp : &up) += 1;
             }
             fclose(f);
         }
@@ -312,7 +368,9 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
         fprintf(out, "diagnosis cross-validation (each entry held back, diagnosed with the "
                 "others' data):\n  mistakes with another entry: %zu named right (%zu of them "
                 "partly), %zu named wrong, %zu unnamed\n  mistakes with no other entry: %zu "
-                "named wrong, %zu unnamed\n", k[0], kp, k[1], k[2], u[0] + u[1], u[2]);
+                "named wrong (%zu of them partly), %zu unnamed\n  issue 28's kinds the "
+                "catalogue lacks: %zu named wrong (%zu of them partly), %zu unnamed\n",
+                k[0], kp, k[1], k[2], u[0] + u[1], up, u[2], x[1], xp, x[2]);
     }
     if (out)
         fclose(out);
@@ -421,6 +479,47 @@ Test(diag, selected_run_says_so, .timeout = 600)
     grade_result_free(r);
     spec_set_free(s);
     gold_free(g);
+}
+
+/* Issue 28: a batch diagnoses each submission; feedback.md (the student's)
+ * and staff.md carry the lines. Run the way a TA runs it: the staff grader
+ * over a class folder. */
+Test(diag, batch_feedback_carries_it, .timeout = 600)
+{
+    char dir[] = "/tmp/diag-batch-XXXXXX", cmd[2048], path[600];
+    struct stat st;
+    FILE *f;
+    char *fb, *staff;
+    size_t n;
+
+    cr_assert(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/class/alice && cp %s/sdpa_no_scale.c "
+             "%s/class/alice/attention.c && cd %s && %s/grader batch --jobs 1 --out %s/out "
+             "%s/class >%s/log 2>&1", dir, CAT_DIR, dir, TEST_SRCDIR, TEST_BUILDDIR, dir, dir,
+             dir);
+    cr_assert(system(cmd) == 0, "the batch failed: see %s/log", dir);
+    snprintf(path, sizeof path, "%s/out/alice/feedback.md", dir);
+    cr_assert(stat(path, &st) == 0, "no %s", path);
+    f = fopen(path, "r");
+    fb = calloc(1, (size_t)st.st_size + 1);
+    n = fread(fb, 1, (size_t)st.st_size, f);
+    fclose(f);
+    fb[n] = '\0';
+    cr_expect(strstr(fb, "most likely cause: attention forgets the division by sqrt(d_k)") != NULL,
+              "feedback.md has no diagnosis:\n%.2000s", fb);
+    snprintf(path, sizeof path, "%s/out/alice/staff.md", dir);
+    cr_assert(stat(path, &st) == 0, "no %s", path);
+    f = fopen(path, "r");
+    staff = calloc(1, (size_t)st.st_size + 1);
+    n = fread(staff, 1, (size_t)st.st_size, f);
+    fclose(f);
+    staff[n] = '\0';
+    cr_expect(strstr(staff, "most likely cause: attention forgets") != NULL,
+              "staff.md has no diagnosis:\n%.2000s", staff);
+    free(fb);
+    free(staff);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect(system(cmd) == 0);
 }
 
 /* ---- the golden file ---------------------------------------------------- */

@@ -92,8 +92,9 @@ static void cause_lines(const struct rpti_ctx *c, const struct grade_cause *k,
     rpti_putf(c->out, md ? "- **%s**: " : "  %s: ", k->function);
     if (k->callee) {
         enum impl_fn g = (enum impl_fn)(k->callee - 1);
-        rpti_putf(c->out, "calls your %s, which fails too: fix %s first (its failures may "
-                  "cause these %zu)\n", impl_fn_cname(g), impl_fn_name(g), failures);
+        rpti_putf(c->out, "calls your %s, which fails too: fix %s first (the %zu "
+                  "failure%s here may come from there)\n", impl_fn_cname(g), impl_fn_name(g),
+                  failures, failures == 1 ? "" : "s");
         return;
     }
     for (size_t i = 0; i < r->n_tests; i++)
