@@ -84,7 +84,9 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
 .PHONY: all deps demo test bench clean fuzz check diag-data
-all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h
+# The staff grader diagnoses with the catalogue's known mistakes: `make`
+# records them (build/diag.golden) with the grader.
+all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h $(BUILD)/diag.golden
 
 deps: $(DEPS_OK)
 $(DEPS_OK):
@@ -140,9 +142,14 @@ $(DEP_FILES):
 # The catalogue's known mistakes as data, for the staff rubric's diagnosis
 # (grade/diag.h; the template ships its own, public-only, specs/public.golden).
 DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
-$(BUILD)/diag.golden: $(BUILD)/grader $(BUILD)/runner_main.o reference/attention.c \
-                      specs/public.yaml specs/hidden.yaml $(DIAG_SUBS)
-	$(BUILD)/grader golden --jobs 2 --spec specs/public.yaml --spec specs/hidden.yaml \
+# It is remade when what it records changes (the catalogue, the specs, the
+# reference, the recording code), not on every relink of the grader: that
+# would cost a recording of the whole catalogue per edit.
+$(BUILD)/diag.golden: reference/attention.c specs/public.yaml specs/hidden.yaml $(DIAG_SUBS) \
+                      grader/grade/diag.c grader/props/golden.c grader/props/golden_io.c \
+                      grader/props/prop_common.c | $(BUILD)/grader $(BUILD)/runner_main.o
+	@echo "diag: recording the catalogue's known mistakes into $@"
+	@$(BUILD)/grader golden --jobs 2 --spec specs/public.yaml --spec specs/hidden.yaml \
 	    --out $@ reference/attention.c $(DIAG_SUBS)
 diag-data: $(BUILD)/diag.golden
 

@@ -33,6 +33,8 @@ case "${FUZZ_STATUS:-skipped}" in
     *) fail=$((fail + 1)); tfail=$((tfail + 1)); failed="$failed fuzz" ;;
 esac
 echo
+# the diagnosis's cross-validation figures (tests/test_diag.c writes them)
+[ -f "$build/diag-cv.txt" ] && cat "$build/diag-cv.txt"
 [ -n "$failed" ] && echo "failing suites:$failed"
 echo "suites: $pass passed, $fail failed"
 echo "tests: $tpass passed, $tfail failed"

@@ -493,7 +493,7 @@ for name in sdpa_no_scale pe_sin_cos_swapped layernorm_sample_variance mha_scale
     first=$(grep -n '^  [a-z]*: most likely cause: ' "$tmp/diag.txt" | grep " $fn: " | head -n 1)
     rows=$(grep -n '^  \(PASS\|FAIL\|CRASH\)' "$tmp/diag.txt" | head -n 1 | cut -d: -f1)
     if [ -n "$first" ] && [ "${first%%:*}" -lt "${rows:-999999}" ] &&
-       echo "$first" | grep -qF "the known mistake '$name')"; then
+       echo "$first" | grep -qF "most likely cause: $(sed -n 's/^ \* bug: //p' "$f" | head -n 1)"; then
         ok "template: $name's rubric opens with its cause: $(echo "$first" | cut -d: -f2- | cut -c1-90)..."
     else
         bad "template: $name's rubric does not open with its cause"; sed -n '1,14p' "$tmp/diag.txt"

@@ -384,7 +384,8 @@ struct bat_opts {
     const volatile sig_atomic_t *stop;
     unsigned test_jobs;        /* grade_opts.lanes of each submission; 0: 1
                                   when more than one worker runs (the CPUs
-                                  are theirs), else grade_opts' default */
+                                  are theirs), else grade_opts' default */    struct orc *orc;           /* grade_opts.orc: golden data, or the
+                                  diagnosis data (staff); NULL: none */
 };
 
 /*

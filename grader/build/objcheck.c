@@ -569,6 +569,163 @@ static void check_symbols(struct ctx *c)
     objc_missing_api(c);
 }
 
+/* ---- which API function calls which (for the diagnosis only) --------- */
+
+#define CALLS_MAX_FUNCS 512
+#define CALLS_MAX_EDGES 8192
+
+struct fsym {
+    size_t shndx;
+    Elf64_Addr lo, hi;
+    int api;                 /* api_names index, or -1 */
+};
+
+struct graph {
+    struct fsym *f;
+    size_t n;
+    size_t (*edge)[2];
+    size_t n_edges;
+};
+
+/* The function symbol of section sh covering offset off; n when none. */
+static size_t fn_at(const struct graph *g, size_t sh, Elf64_Addr off)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (g->f[i].shndx == sh && off >= g->f[i].lo && off < g->f[i].hi)
+            return i;
+    return g->n;
+}
+
+static void add_edge(struct graph *g, size_t from, size_t to)
+{
+    if (from < g->n && to < g->n && from != to && g->n_edges < CALLS_MAX_EDGES) {
+        g->edge[g->n_edges][0] = from;
+        g->edge[g->n_edges++][1] = to;
+    }
+}
+
+static size_t collect_functions(const struct ctx *c, const Elf64_Shdr *tab, struct graph *g)
+{
+    size_t n = tab->sh_size / sizeof(Elf64_Sym);
+    Elf64_Sym s;
+
+    for (size_t i = 1; i < n && g->n < CALLS_MAX_FUNCS; i++) {
+        const char *name;
+        memcpy(&s, c->buf + tab->sh_offset + i * sizeof s, sizeof s);
+        if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF ||
+            s.st_shndx >= c->shnum)
+            continue;
+        name = str_at(c, &c->sh[tab->sh_link], s.st_name);
+        g->f[g->n].shndx = s.st_shndx;
+        g->f[g->n].lo = s.st_value;
+        g->f[g->n].hi = s.st_value + (s.st_size ? s.st_size : 1);
+        g->f[g->n++].api = ELF64_ST_BIND(s.st_info) != STB_LOCAL && name ? api_index(name) : -1;
+    }
+    return n;
+}
+
+/* The function a relocation against symbol sym (with addend a) reaches. */
+static size_t reloc_target(const struct ctx *c, const Elf64_Shdr *tab, const struct graph *g,
+                           size_t sym, Elf64_Sxword a)
+{
+    Elf64_Sym s;
+    size_t t;
+
+    if (sym == 0 || sym >= tab->sh_size / sizeof s)
+        return g->n;
+    memcpy(&s, c->buf + tab->sh_offset + sym * sizeof s, sizeof s);
+    if (s.st_shndx == SHN_UNDEF || s.st_shndx >= c->shnum)
+        return g->n;
+    if (ELF64_ST_TYPE(s.st_info) == STT_SECTION) /* x86-64 call: addend is target - 4 */
+        return (t = fn_at(g, s.st_shndx, (Elf64_Addr)(a + 4))) < g->n
+                   ? t : fn_at(g, s.st_shndx, (Elf64_Addr)a);
+    return fn_at(g, s.st_shndx, s.st_value);
+}
+
+static void relocation_edges(const struct ctx *c, const Elf64_Shdr *tab, struct graph *g)
+{
+    for (size_t i = 1; i < c->shnum; i++) {
+        const Elf64_Shdr *r = &c->sh[i];
+        Elf64_Rela rel;
+        if (r->sh_type != SHT_RELA || r->sh_entsize != sizeof rel || r->sh_info >= c->shnum ||
+            &c->sh[r->sh_link] != tab)
+            continue;
+        for (size_t k = 0; k < r->sh_size / sizeof rel; k++) {
+            memcpy(&rel, c->buf + r->sh_offset + k * sizeof rel, sizeof rel);
+            add_edge(g, fn_at(g, r->sh_info, rel.r_offset),
+                     reloc_target(c, tab, g, ELF64_R_SYM(rel.r_info), rel.r_addend));
+        }
+    }
+}
+
+/* Calls the assembler resolved itself (x86-64 `call rel32` to a function
+ * of the same section): no relocation names them. */
+static void direct_call_edges(const struct ctx *c, struct graph *g)
+{
+    if (HOST_MACHINE != EM_X86_64)
+        return;
+    for (size_t i = 0; i < g->n; i++) {
+        const Elf64_Shdr *s = &c->sh[g->f[i].shndx];
+        const unsigned char *b = c->buf + s->sh_offset;
+        if (s->sh_type != SHT_PROGBITS || g->f[i].hi > s->sh_size)
+            continue;
+        for (Elf64_Addr p = g->f[i].lo; p + 5 <= g->f[i].hi; p++) {
+            int32_t rel;
+            size_t t;
+            if (b[p] != 0xe8)
+                continue;
+            memcpy(&rel, b + p + 1, sizeof rel);
+            t = fn_at(g, g->f[i].shndx, (Elf64_Addr)((int64_t)p + 5 + rel));
+            if (t < g->n && g->f[t].lo == (Elf64_Addr)((int64_t)p + 5 + rel))
+                add_edge(g, i, t);
+        }
+    }
+}
+
+/* Mark in c->rep->calls[api] every API function reachable from function
+ * `from` (seen: visited functions). */
+static void reach(const struct graph *g, size_t from, int api, unsigned char *seen,
+                  struct obj_report *rep)
+{
+    if (seen[from])
+        return;
+    seen[from] = 1;
+    if (g->f[from].api >= 0 && g->f[from].api != api)
+        rep->calls[api][g->f[from].api] = 1;
+    for (size_t e = 0; e < g->n_edges; e++)
+        if (g->edge[e][0] == from)
+            reach(g, g->edge[e][1], api, seen, rep);
+}
+
+static void check_calls(struct ctx *c)
+{
+    const Elf64_Shdr *tab = NULL;
+    struct graph g = {0};
+    unsigned char *seen;
+
+    for (size_t i = 1; i < c->shnum; i++)
+        if (c->sh[i].sh_type == SHT_SYMTAB)
+            tab = &c->sh[i];
+    if (tab == NULL || c->rep->n_rejections > 0)
+        return;
+    g.f = calloc(CALLS_MAX_FUNCS, sizeof *g.f);
+    g.edge = calloc(CALLS_MAX_EDGES, sizeof *g.edge);
+    seen = calloc(CALLS_MAX_FUNCS, 1);
+    if (g.f && g.edge && seen) {
+        collect_functions(c, tab, &g);
+        relocation_edges(c, tab, &g);
+        direct_call_edges(c, &g);
+        for (size_t i = 0; i < g.n; i++)
+            if (g.f[i].api >= 0) {
+                memset(seen, 0, CALLS_MAX_FUNCS);
+                reach(&g, i, g.f[i].api, seen, c->rep);
+            }
+    }
+    free(g.f);
+    free(g.edge);
+    free(seen);
+}
+
 static void check_all(struct ctx *c)
 {
     Elf64_Ehdr eh;
@@ -583,6 +740,7 @@ static void check_all(struct ctx *c)
         check_section(c, i);
     check_static_size(c);
     check_symbols(c);
+    check_calls(c);
 }
 
 int obj_check_buffer(const unsigned char *buf, size_t len, const char *name,

@@ -50,6 +50,12 @@ struct obj_report {
     size_t n_warnings_dropped;
     char **localise;         /* global non-API symbols to make local */
     size_t n_localise;
+    /* calls[i][j]: API function i (obj_api_name order) reaches API function
+     * j through the object's own code: a relocation (or a direct call) in
+     * i's code or in a helper i reaches names j. Inlined calls leave no
+     * trace; the portable build (no ELF reader) leaves it all zero. Only
+     * the diagnosis reads it. */
+    unsigned char calls[6][6];
 };
 
 /* The six API functions a submission defines (attn_*), which alone stay

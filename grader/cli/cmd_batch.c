@@ -13,6 +13,7 @@
 #include "batch/batch.h"
 #include "cli/cli.h"
 #include "grade/grade.h"
+#include "props/oracle.h"
 #include "core/util.h"
 
 #define DEFAULT_OUT "gradebook"
@@ -273,7 +274,13 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e
 {
     struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0};
     struct bat_list l = {NULL, 0, 0};
+    struct orc o;
     int rc = discover(a, &l, &p, e);
+
+    /* the diagnosis data (staff) or golden data, loaded once for every
+     * worker: feedback.md and staff.md carry the diagnosis lines */
+    if (rc == 0 && (rc = cli_open_oracle(&a->c, s, &o, e)) == 0)
+        a->o.orc = &o;
 
     a->o.specs = s;
     a->o.data_dir = a->c.data_dir;
@@ -289,6 +296,9 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e
     end_line(&p);
     if (rc == 0)
         done_line(&l, a->o.out_dir);
+    if (a->o.orc)
+        cli_close_oracle(a->o.orc);
+    a->o.orc = NULL;
     bat_list_release(&l);
     return rc;
 }

@@ -128,8 +128,9 @@ static int record_some(const struct golden_args *a, const struct spec_set *s,
         /* (The reference's own score does not matter here: the expected
          * values come from the trusted math, the gradings only walk every
          * path that asks for one.) */
-        for (int tries = 0; rc == 0 && i > 0; tries++) {
-            rc = dg_record_variant(o, s, a->c.seed, a->c.data_dir, a->subs[i], r, e);
+        for (int tries = 0; rc == 0; tries++) {
+            rc = i == 0 ? dg_record_reference(o, s, a->c.seed, a->c.data_dir, a->subs[i], e)
+                        : dg_record_variant(o, s, a->c.seed, a->c.data_dir, a->subs[i], r, e);
             if (rc == 0 || tries == 4 || strstr(e->msg, "refused") == NULL)
                 break;
             rc = 0; /* refused before anything was recorded: try again */

@@ -8,6 +8,7 @@
 
 #include "props/golden.h"
 #include "props/prop_common.h"
+#include "core/util.h"
 
 /* Entries kept of each output: strided over the whole array, enough to
  * tell the catalogue's variants apart while the shipped data stays small. */
@@ -15,6 +16,8 @@
 #define DG_MAX_VALUES (2 + PC_MAX_OUT * (1 + DG_SAMPLE))
 #define DG_DEADLINE_MS 2000.0
 #define DG_TOL 1e-3
+/* The reference's samples are kept under this name (no file is called so). */
+#define DG_REFERENCE "(reference)"
 
 /* ---- one standard call, sampled ---------------------------------------- */
 
@@ -193,11 +196,30 @@ static int record_outputs(struct orc *o, const struct spec_set *s, const struct 
     return 0;
 }
 
+/* A grading session on path (compiles stopped by their time limit on a
+ * loaded machine are tried again); NULL with e set. */
+static struct grade_session *open_session(const struct spec_set *s, const char *data_dir,
+                                          const char *path, struct grd_err *e)
+{
+    struct grade_session *g;
+    char *refusal = NULL;
+
+    for (int tries = 0; (g = grade_session_open(path, data_dir, s, &refusal, e)) == NULL &&
+                        refusal && tries < 4; tries++) {
+        free(refusal);
+        refusal = NULL;
+    }
+    if (g == NULL && refusal)
+        err_set(e, path, 0, 0, "refused: %s", refusal);
+    free(refusal);
+    return g;
+}
+
 int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
                       const char *data_dir, const char *path,
                       const struct grade_result *r, struct grd_err *e)
 {
-    char name[GOLD_MAX_NAME], bug[512], names[GOLD_MAX_NAME] = "-", *refusal = NULL;
+    char name[GOLD_MAX_NAME], bug[512], names[GOLD_MAX_NAME] = "-";
     struct grade_session *g;
     struct prop_env env;
     enum impl_fn fn;
@@ -208,25 +230,32 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
         return 0;
     if (read_field(path, "names", names, sizeof names) == 0 && strpbrk(names, " \t"))
         return err_set(e, path, 0, 0, "'names:' takes one test id");
-    /* A compile stopped by its time limit on a loaded machine: try again
-     * (the caller may too: nothing is recorded before the session opens). */
-    for (int tries = 0; (g = grade_session_open(path, data_dir, s, &refusal, e)) == NULL &&
-                        refusal && tries < 4; tries++) {
-        free(refusal);
-        refusal = NULL;
-    }
-    if (g == NULL) {
-        if (refusal)
-            err_set(e, path, 0, 0, "refused: %s", refusal);
-        free(refusal);
+    if ((g = open_session(s, data_dir, path, e)) == NULL)
         return -1;
-    }
     memset(&env, 0, sizeof env);
     env.student = grade_session_impl(g, DG_DEADLINE_MS);
     env.seed = seed;
     rc = record_failures(o, name, fn, names, bug, r, e);
     if (rc == 0)
         rc = record_outputs(o, s, &env, name, fn, e);
+    grade_session_close(g);
+    return rc;
+}
+
+int dg_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
+                        const char *data_dir, const char *path, struct grd_err *e)
+{
+    struct grade_session *g = open_session(s, data_dir, path, e);
+    struct prop_env env;
+    int rc = 0;
+
+    if (g == NULL)
+        return -1;
+    memset(&env, 0, sizeof env);
+    env.student = grade_session_impl(g, DG_DEADLINE_MS);
+    env.seed = seed;
+    for (int fn = 0; rc == 0 && fn < IMPL_FN_COUNT; fn++)
+        rc = record_outputs(o, s, &env, DG_REFERENCE, (enum impl_fn)fn, e);
     grade_session_close(g);
     return rc;
 }
@@ -275,60 +304,81 @@ static int fails_test(const struct gold_variant *V, const char *id)
     return 0;
 }
 
-/* V explains the failure of t: V fails t too, and the submission follows V
- * on every case of t that V has data for (at least one). A test none of
- * whose cases makes a standard call (e.g. heads not dividing d_model) is
- * judged by the failure alone. */
+/*
+ * V explains the failure of t: V fails t too, the submission follows V on
+ * every case of t that V has data for, and on at least one of them V is
+ * wrong (its sample is not the reference's): agreeing with a variant
+ * where it computes the right answer is no evidence. A test none of whose
+ * cases makes a comparable call explains nothing.
+ */
 static int explains(const struct gold *g, const struct gold_variant *V,
                     const struct spec_test *t, const struct dg_case *cs)
 {
-    size_t seen = 0, made = 0;
+    size_t telling = 0;
 
     if (!fails_test(V, t->id))
         return 0;
     for (size_t c = 0; c < t->n_cases; c++) {
         unsigned char key[GOLD_KEY_LEN];
-        const double *vs;
-        size_t nv;
+        const double *vs, *ref;
+        size_t nv, nr;
         if (!cs[c].made)
             continue;
-        made++;
         variant_key(V->name, cs[c].key, key);
         if ((vs = gold_get(g, key, &nv)) == NULL)
             continue;
         if (!samples_match(vs, nv, cs[c].v, cs[c].n))
             return 0;
-        seen++;
+        variant_key(DG_REFERENCE, cs[c].key, key);
+        ref = gold_get(g, key, &nr);
+        telling += ref == NULL || !samples_match(ref, nr, vs, nv);
     }
-    return seen > 0 || made == 0;
+    return telling > 0;
 }
 
-/* The submission's samples on t's cases into cs (t->n_cases entries). */
-static int student_samples(const struct prop_env *env, enum impl_fn fn,
+/* What the diagnosis may still spend: CPU ms of the submission's budget
+ * and the wall-clock end. */
+struct dg_spend {
+    const struct grun_hooks *h;
+    struct dg_budget *b;
+    double spent;
+};
+
+static double runner_cpu(const struct grun_hooks *h)
+{
+    return h && h->cpu_used ? h->cpu_used(h->self) : 0.0;
+}
+
+/* 1 when the budget still allows a call, with its deadline set. */
+static int may_call(struct dg_spend *sp)
+{
+    double left = sp->b->left_ms - sp->spent;
+
+    if (left < 1.0 || ut_now_ms() >= sp->b->wall_end)
+        return 0;
+    if (sp->h && sp->h->set_deadline)
+        sp->h->set_deadline(sp->h->self, fmin(DG_DEADLINE_MS, left));
+    return 1;
+}
+
+/* The submission's samples on t's cases into cs (t->n_cases entries): 0,
+ * 1 when the budget ran out, -1 on a grader error. Every call is charged
+ * to the budget: the runner's CPU time and the grader thread's. */
+static int student_samples(const struct prop_env *env, enum impl_fn fn, struct dg_spend *sp,
                            const struct spec_test *t, struct dg_case *cs, struct grd_err *e)
 {
     for (size_t c = 0; c < t->n_cases; c++) {
-        int rc = call_sample(env, fn, t, &t->cases[c], 0, cs[c].key, cs[c].v, &cs[c].n, e);
+        double cpu0 = runner_cpu(sp->h) + ut_thread_cpu_ms();
+        int rc;
+        if (!may_call(sp))
+            return 1;
+        rc = call_sample(env, fn, t, &t->cases[c], 0, cs[c].key, cs[c].v, &cs[c].n, e);
+        sp->spent += runner_cpu(sp->h) + ut_thread_cpu_ms() - cpu0;
         if (rc < 0)
             return -1;
         cs[c].made = rc;
     }
     return 0;
-}
-
-/* How far V's failing tests are from the submission's among fn's tests. */
-static size_t fail_distance(const struct gold_variant *V, const struct grade_result *r,
-                            enum impl_fn fn)
-{
-    size_t d = 0;
-
-    for (size_t i = 0; i < r->n_tests; i++) {
-        enum impl_fn tf;
-        if (pc_fn(r->tests[i].test, &tf) < 0 || tf != fn)
-            continue;
-        d += is_failure(r->tests[i].status) != fails_test(V, r->tests[i].test->id);
-    }
-    return d;
 }
 
 /* Per function: its failing tests and which variant explains which. */
@@ -338,54 +388,82 @@ struct dg_fn {
     size_t n_fail;
     unsigned char *ex;       /* ex[j * n_vars + v]: variant v explains fail[j] */
     size_t n_vars;
+    const char *exclude;     /* a variant to ignore (cross-validation), or NULL */
 };
 
-static int explain_all(const struct gold *g, const struct prop_env *env,
+static int usable(const struct gold_variant *V, const struct dg_fn *f)
+{
+    return strcmp(V->function, impl_fn_name(f->fn)) == 0 &&
+           (f->exclude == NULL || strcmp(V->name, f->exclude) != 0);
+}
+
+/* 0, 1 when the budget ran out, -1 on a grader error. */
+static int explain_all(const struct gold *g, const struct prop_env *env, struct dg_spend *sp,
                        const struct grade_result *r, struct dg_fn *f, struct grd_err *e)
 {
     for (size_t j = 0; j < f->n_fail; j++) {
         const struct test_result *tr = &r->tests[f->fail[j]];
         struct dg_case *cs;
+        int rc;
         if (tr->status == TEST_TIMED_OUT) /* calling it again would only wait */
             continue;
         if ((cs = calloc(tr->test->n_cases, sizeof *cs)) == NULL)
             return err_set(e, NULL, 0, 0, "out of memory");
-        if (student_samples(env, f->fn, tr->test, cs, e) < 0) {
+        if ((rc = student_samples(env, f->fn, sp, tr->test, cs, e)) != 0) {
             free(cs);
-            return -1;
+            return rc;
         }
         for (size_t v = 0; v < f->n_vars; v++) {
             const struct gold_variant *V = gold_variant_at(g, v);
-            f->ex[j * f->n_vars + v] = strcmp(V->function, impl_fn_name(f->fn)) == 0 &&
-                                       explains(g, V, tr->test, cs);
+            f->ex[j * f->n_vars + v] = usable(V, f) && explains(g, V, tr->test, cs);
         }
         free(cs);
     }
     return 0;
 }
 
-/* The variant explaining most failures (see diag.h for ties); n_vars when
- * none explains any. */
-static size_t best_variant(const struct gold *g, const struct grade_result *r,
-                           const struct dg_fn *f, size_t *count)
+/* How many of f's failures variant v explains. */
+static size_t explained_count(const struct dg_fn *f, size_t v)
 {
-    size_t best = f->n_vars, best_n = 0, best_d = 0;
+    size_t n = 0;
+
+    for (size_t j = 0; j < f->n_fail; j++)
+        n += f->ex[j * f->n_vars + v];
+    return n;
+}
+
+/* Two variants are the same known mistake when their bug lines are the
+ * same words (independent catalogue entries of one mistake). */
+static int same_mistake(const struct gold *g, size_t a, size_t b)
+{
+    return strcmp(gold_variant_at(g, a)->bug, gold_variant_at(g, b)->bug) == 0;
+}
+
+/*
+ * The variant explaining most failures (first in catalogue order among
+ * entries of the same mistake), or n_vars when none explains any or two
+ * different mistakes explain as many (a tie names nothing). *strong: it
+ * explains every failure (see diag.h).
+ */
+static size_t best_variant(const struct gold *g, const struct dg_fn *f, size_t *count,
+                           int *strong)
+{
+    size_t best = f->n_vars, best_n = 0;
+    int tie = 0;
 
     for (size_t v = 0; v < f->n_vars; v++) {
-        size_t n = 0, d;
-        for (size_t j = 0; j < f->n_fail; j++)
-            n += f->ex[j * f->n_vars + v];
+        size_t n = explained_count(f, v);
         if (n == 0 || n < best_n)
             continue;
-        d = fail_distance(gold_variant_at(g, v), r, f->fn);
-        if (n > best_n || d < best_d) {
-            best = v;
-            best_n = n;
-            best_d = d;
+        if (n > best_n) {
+            best = v, best_n = n, tie = 0;
+        } else if (!same_mistake(g, best, v)) {
+            tie = 1;
         }
     }
     *count = best_n;
-    return best;
+    *strong = best_n == f->n_fail;
+    return tie ? f->n_vars : best;
 }
 
 /* Among the failures v explains: the one its catalogue entry says names it
@@ -413,35 +491,72 @@ static size_t lead_of(const struct gold *g, const struct grade_result *r,
     return lead;
 }
 
-static int add_cause(const struct gold *g, struct grade_result *r, const struct dg_fn *f,
-                     size_t v, size_t count, struct grd_err *e)
+static struct grade_cause *new_cause(struct grade_result *r, const struct dg_fn *f,
+                                     struct grd_err *e)
 {
-    const struct gold_variant *V = gold_variant_at(g, v);
     struct grade_cause *nc = realloc(r->causes, (r->n_causes + 1) * sizeof *nc), *c;
 
-    if (nc == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
+    if (nc == NULL) {
+        err_set(e, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
     r->causes = nc;
-    c = &nc[r->n_causes];
+    c = &nc[r->n_causes++];
     memset(c, 0, sizeof *c);
+    snprintf(c->function, sizeof c->function, "%s", impl_fn_name(f->fn));
+    c->failures = f->n_fail;
+    c->lead = f->fail[0];
+    return c;
+}
+
+static int add_cause(const struct gold *g, struct grade_result *r, const struct dg_fn *f,
+                     size_t v, size_t count, int strong, struct grd_err *e)
+{
+    const struct gold_variant *V = gold_variant_at(g, v);
+    struct grade_cause *c = new_cause(r, f, e);
+
+    if (c == NULL)
+        return -1;
     if ((c->bug = strdup(V->bug)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
-    snprintf(c->function, sizeof c->function, "%s", impl_fn_name(f->fn));
     snprintf(c->variant, sizeof c->variant, "%s", V->name);
     c->explained = count;
-    c->failures = f->n_fail;
+    c->strong = strong;
     c->lead = lead_of(g, r, f, v);
-    r->n_causes++;
     for (size_t j = 0; j < f->n_fail; j++)
         if (f->ex[j * f->n_vars + v])
             r->tests[f->fail[j]].explained_by = r->n_causes;
     return 0;
 }
 
-static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct grade_result *r,
-                       struct dg_fn *f, struct grd_err *e)
+/* Whether function fn has a failing test in r. */
+static int has_failure(const struct grade_result *r, enum impl_fn fn)
+{
+    for (size_t i = 0; i < r->n_tests; i++) {
+        enum impl_fn tf;
+        if (is_failure(r->tests[i].status) && pc_fn(r->tests[i].test, &tf) == 0 && tf == fn)
+            return 1;
+    }
+    return 0;
+}
+
+/* An assignment function f calls (the object's relocations say so) that
+ * fails too: its index + 1, or 0. The known mistakes were recorded with
+ * correct callees, so a failing callee is the cause to fix first. */
+static int failing_callee(const struct grade_result *r, enum impl_fn fn)
+{
+    for (int g = 0; g < IMPL_FN_COUNT; g++)
+        if (g != (int)fn && r->calls[fn][g] && has_failure(r, (enum impl_fn)g))
+            return g + 1;
+    return 0;
+}
+
+/* 0, 1 when the budget ran out, -1 on a grader error. */
+static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct dg_spend *sp,
+                       struct grade_result *r, struct dg_fn *f, struct grd_err *e)
 {
     size_t v, count;
+    int strong, callee, rc;
 
     for (size_t i = 0; i < r->n_tests; i++) {
         enum impl_fn tf;
@@ -450,38 +565,50 @@ static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct 
     }
     if (f->n_fail == 0)
         return 0;
+    if ((callee = failing_callee(r, f->fn)) != 0) {
+        struct grade_cause *c = new_cause(r, f, e);
+        if (c != NULL)
+            c->callee = callee;
+        return c ? 0 : -1;
+    }
     if ((f->ex = calloc(f->n_fail * f->n_vars + 1, 1)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
-    if (explain_all(g, env, r, f, e) < 0)
-        return -1;
-    v = best_variant(g, r, f, &count);
-    return v == f->n_vars ? 0 : add_cause(g, r, f, v, count, e);
+    if ((rc = explain_all(g, env, sp, r, f, e)) != 0)
+        return rc;
+    v = best_variant(g, f, &count, &strong);
+    /* fewer than half of the failures: too weak to show */
+    if (v == f->n_vars || 2 * count < f->n_fail)
+        return 0;
+    return add_cause(g, r, f, v, count, strong, e);
 }
 
 int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun_hooks *h,
-                const struct grade_opts *o, struct grade_result *r, struct grd_err *e)
+                const struct grade_opts *o, struct dg_budget *b, struct grade_result *r,
+                struct grd_err *e)
 {
     const struct gold *g = o->orc ? o->orc->store : NULL;
     struct prop_env env = {student, NULL, o->seed, DG_DEADLINE_MS, NULL, o->orc};
+    struct dg_spend sp = {h, b, 0.0};
     int rc = 0;
 
     (void)s;
+    r->diag = GRADE_DIAG_NO_DATA;
     if (gold_variant_count(g) == 0 || r->n_tests == 0)
         return 0;
     for (int fn = 0; rc == 0 && fn < IMPL_FN_COUNT; fn++) {
         struct dg_fn f = {(enum impl_fn)fn, calloc(r->n_tests, sizeof(size_t)), 0, NULL,
-                          gold_variant_count(g)};
+                          gold_variant_count(g), o->diag_exclude};
         if (f.fail == NULL)
             return err_set(e, NULL, 0, 0, "out of memory");
         if (h && h->reset)
             h->reset(h->self);
-        if (h && h->set_deadline)
-            h->set_deadline(h->self, DG_DEADLINE_MS);
-        rc = diagnose_fn(g, &env, r, &f, e);
+        rc = diagnose_fn(g, &env, &sp, r, &f, e);
         free(f.fail);
         free(f.ex);
     }
-    return rc;
+    r->diag_ms = sp.spent;
+    r->diag = rc == 1 ? GRADE_DIAG_CUT : o->only ? GRADE_DIAG_SELECTED : GRADE_DIAG_DONE;
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- the order a rubric shows ------------------------------------------ */

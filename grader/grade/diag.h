@@ -43,14 +43,47 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
     __attribute__((warn_unused_result));
 
 /*
+ * Record the reference at `path` (graded with the same specs and seed):
+ * its outputs on every case of every function's tests, which tell where a
+ * known mistake computes the right answer (no evidence) and where it does
+ * not. Returns 0, or -1 with e set.
+ */
+int dg_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
+                        const char *data_dir, const char *path, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
+/* What the diagnosis may spend: the submission's budget left after its
+ * tests (CPU ms) and the wall-clock end of its run (ut_now_ms() time). */
+struct dg_budget {
+    double left_ms;
+    double wall_end;
+};
+
+/*
  * Diagnose r's failures against the variants in o->store (nothing happens
  * without any) by calling `student` again on the failing tests' cases;
- * fills r->causes and each explained test's explained_by. h (may be NULL)
- * resets the implementation's process first. Returns 0, or -1 on a grader
- * error (e set).
+ * fills r->causes, each explained test's explained_by, r->diag and
+ * r->diag_ms. Every call is charged to b: each gets the per-call deadline
+ * capped by what is left, and none is made once it is spent (r->diag is
+ * then GRADE_DIAG_CUT and the functions not reached get no cause). h (may
+ * be NULL) resets the implementation's process first. Variants named
+ * o->diag_exclude are ignored. Returns 0, or -1 on a grader error (e set).
+ *
+ * The rule (docs/DESIGN.md, "Diagnosis first"): variant V explains a
+ * failure of test t when V fails t too, the submission's outputs follow
+ * V's on every case of t V has data for, and on at least one of those V's
+ * outputs differ from the reference's. A function's cause is the known
+ * mistake explaining most of its failures, and none when two different
+ * mistakes explain as many. It is "the most likely cause" (strong) only
+ * when it explains every failure of the function; one explaining at least
+ * half is shown as what it is ("k of n failures look like ..."); fewer is
+ * not shown. A function calling another assignment function that fails
+ * too gets that callee as its cause instead (the known mistakes were
+ * recorded with correct callees).
  */
 int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun_hooks *h,
-                const struct grade_opts *o, struct grade_result *r, struct grd_err *e)
+                const struct grade_opts *o, struct dg_budget *b, struct grade_result *r,
+                struct grd_err *e)
     __attribute__((warn_unused_result));
 
 /*

@@ -200,6 +200,19 @@ static int compile_source(struct job *j, const struct bld_opts *bo,
     return rc;
 }
 
+/* The object's API call graph, from objcheck's order into impl_fn's. */
+static void copy_calls(const struct obj_report *rep, struct grade_result *r)
+{
+    for (int f = 0; f < IMPL_FN_COUNT; f++)
+        for (int g = 0; g < IMPL_FN_COUNT; g++)
+            for (size_t i = 0; i < obj_api_count(); i++)
+                for (size_t k = 0; k < obj_api_count(); k++)
+                    if (rep->calls[i][k] &&
+                        strcmp(obj_api_name(i), impl_fn_cname((enum impl_fn)f)) == 0 &&
+                        strcmp(obj_api_name(k), impl_fn_cname((enum impl_fn)g)) == 0)
+                        r->calls[f][g] = 1;
+}
+
 /* Static checks and rewriting; 1 when the object was refused. */
 static int check_object(struct job *j, const char *obj, const char *prepared,
                         struct grd_err *e)
@@ -215,6 +228,7 @@ static int check_object(struct job *j, const char *obj, const char *prepared,
         text = obj_report_text(&rep, 0);
         rc = text ? refuse(j, GRADE_REJECTED, text) : -1;
     } else {
+        copy_calls(&rep, j->r);
         text = obj_report_text(&rep, 1);
         j->r->warnings = text;
         text = NULL;

@@ -70,12 +70,26 @@ struct test_result {
     double elapsed_ms;
 };
 
+/* How far a result's diagnosis went (grade/diag.h). */
+enum grade_diag {
+    GRADE_DIAG_NO_DATA = 0,  /* no known mistakes were loaded */
+    GRADE_DIAG_DONE,         /* every failing function was looked at */
+    GRADE_DIAG_CUT,          /* the time budget ran out before the end */
+    GRADE_DIAG_SELECTED      /* done, on the tests --only selected */
+};
+
 /* The most likely cause of one function's failures (grade/diag.h): the
  * known mistake of the catalogue whose outputs the submission's follow. */
 struct grade_cause {
     char function[32];       /* "sdpa" */
-    char variant[128];       /* the catalogue's name, e.g. "sdpa_no_scale" */
-    char *bug;               /* the mistake in words (owned) */
+    char variant[128];       /* the catalogue's name, e.g. "sdpa_no_scale"
+                                (for staff tools and tests; never shown) */
+    char *bug;               /* the mistake in words (owned); NULL when the
+                                cause is a failing callee */
+    int strong;              /* 1: the most likely cause (grade/diag.h's
+                                rule); 0: only some failures look like it */
+    int callee;              /* 1 + the impl_fn this function calls that
+                                fails too (fix it first); 0 none */
     size_t explained;        /* failures of the function it explains */
     size_t failures;         /* failures of the function */
     size_t lead;             /* index in tests[] of the explained failure
@@ -98,6 +112,11 @@ struct grade_result {
     struct grade_cause *causes;  /* one per function with failures that a
                                     known mistake explains (owned) */
     size_t n_causes;
+    enum grade_diag diag;    /* how far the diagnosis went */
+    double diag_ms;          /* CPU time its calls cost (within the budget) */
+    /* calls[f][g]: the object shows API function f calling g (directly or
+     * through helpers; build/objcheck.h), for the diagnosis */
+    unsigned char calls[IMPL_FN_COUNT][IMPL_FN_COUNT];
     size_t tests_cap;            /* entries allocated in tests */
 };
 
@@ -133,6 +152,10 @@ struct grade_opts {
      * with e set (grading stops with that error). */
     int (*before_tests)(void *ctx, struct grd_err *e);
     void *before_ctx;
+    /* A known mistake the diagnosis must not use (its catalogue name), as
+     * if it had never been recorded: the cross-validation of the
+     * diagnosis (tests/test_diag.c). NULL: use all. */
+    const char *diag_exclude;
 };
 
 /*

@@ -96,3 +96,12 @@ enum gl_state gl_final(const struct gledger *g, size_t j)
 {
     return (enum gl_state)g->state[j];
 }
+
+double gl_spent(const struct gledger *g)
+{
+    double sum = 0.0;
+
+    for (size_t j = 0; j < g->n; j++)
+        sum += g->cost[j];
+    return sum;
+}

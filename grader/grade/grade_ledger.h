@@ -43,6 +43,9 @@ enum gl_state gl_before(struct gledger *g, size_t j);
  * that was skipped ends with 0 and 0. */
 void gl_done(struct gledger *g, size_t j, double cost_ms, int timed_out);
 
+/* Once every slot ended: the CPU ms all of them cost together. */
+double gl_spent(const struct gledger *g);
+
 /* Once every slot ended: its state in a run in spec order. */
 enum gl_state gl_final(const struct gledger *g, size_t j);
 

@@ -699,6 +699,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     struct lane first = {student, h ? *h : none};
     const struct glane_ops ops = {&R, lane_open, lane_close, run_slot};
     size_t n_lanes = lanes && lanes->open && lanes->n > 1 ? lanes->n : 1;
+    struct dg_budget budget = {0.0, R.t0 + BUDGET_WALL_FACTOR * R.budget_ms};
     int rc;
 
     if (plan(&R) < 0 ||
@@ -711,6 +712,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     rc = glane_run(n_lanes, R.n_sel, &first, &ops, e);
     pthread_mutex_destroy(&R.wall_mu);
     if (rc == 0) {
+        budget.left_ms = R.budget_ms - gl_spent(R.ledger);
         r->n_tests = R.n_sel;
         if ((rc = settle(&R)) < 0)
             err_set(e, NULL, 0, 0, "out of memory");
@@ -722,7 +724,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
         return -1;
     if (ggate_apply(r) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
-    if (dg_diagnose(s, student, h, o, r, e) < 0)
+    if (dg_diagnose(s, student, h, o, &budget, r, e) < 0)
         return -1;
     grun_total(r);
     return 0;

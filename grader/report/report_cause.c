@@ -51,8 +51,7 @@ static int first_of_function(const struct grade_result *r, size_t i)
     return 1;
 }
 
-/* "  sdpa: most likely cause: ... (explains 7 of 7 failures)" and, under
- * it, the failures it explains, the lead first. */
+/* Whether test i is shown under cause k (it explains it, and it is shown). */
 static int explained_by(const struct rpti_ctx *c, size_t i, const struct grade_cause *k)
 {
     const struct test_result *t = &c->r->tests[i];
@@ -60,19 +59,12 @@ static int explained_by(const struct rpti_ctx *c, size_t i, const struct grade_c
     return t->explained_by && &c->r->causes[t->explained_by - 1] == k && rpti_visible(c, t);
 }
 
-static void cause_lines(const struct rpti_ctx *c, const struct grade_cause *k,
-                        size_t failures, int md)
+/* "      explained: a, b" (the lead first), for the failures k explains. */
+static void explained_line(const struct rpti_ctx *c, const struct grade_cause *k, int md)
 {
     const struct grade_result *r = c->r;
-    size_t n = 0, sep = 0;
+    size_t sep = 0;
 
-    for (size_t i = 0; i < r->n_tests; i++)
-        n += (size_t)explained_by(c, i, k);
-    rpti_putf(c->out, md ? "- **%s**: most likely cause: " : "  %s: most likely cause: ",
-              k->function);
-    rpti_walkz(c->out, k->bug, c->max, rpti_emit_text, "");
-    rpti_putf(c->out, " (explains %zu of %zu failure%s; the known mistake '%s')\n",
-              n, failures, failures == 1 ? "" : "s", k->variant);
     rpti_put(c->out, md ? "  - explained: " : "      explained: ");
     if (explained_by(c, k->lead, k) && ++sep)
         rpti_put(c->out, rpti_id(&r->tests[k->lead]));
@@ -82,6 +74,60 @@ static void cause_lines(const struct rpti_ctx *c, const struct grade_cause *k,
             rpti_put(c->out, rpti_id(&r->tests[i]));
         }
     rpti_put(c->out, "\n");
+}
+
+/*
+ * One function's line. Strong: "sdpa: most likely cause: ... (explains 7
+ * of 7 failures)"; weak: "sdpa: 3 of 5 failures look like this known
+ * mistake: ...; the others do not"; a failing callee: "mha: calls your
+ * attn_scaled_dot_product, which fails too: fix sdpa first". The
+ * catalogue's names never show: they are ours, not the student's.
+ */
+static void cause_lines(const struct rpti_ctx *c, const struct grade_cause *k,
+                        size_t failures, int md)
+{
+    const struct grade_result *r = c->r;
+    size_t n = 0;
+
+    rpti_putf(c->out, md ? "- **%s**: " : "  %s: ", k->function);
+    if (k->callee) {
+        enum impl_fn g = (enum impl_fn)(k->callee - 1);
+        rpti_putf(c->out, "calls your %s, which fails too: fix %s first (the %zu "
+                  "failure%s here may come from there)\n", impl_fn_cname(g), impl_fn_name(g),
+                  failures, failures == 1 ? "" : "s");
+        return;
+    }
+    for (size_t i = 0; i < r->n_tests; i++)
+        n += (size_t)explained_by(c, i, k);
+    if (k->strong) {
+        rpti_put(c->out, "most likely cause: ");
+        rpti_walkz(c->out, k->bug, c->max, rpti_emit_text, "");
+        rpti_putf(c->out, " (explains %zu of %zu failure%s)\n", n, failures,
+                  failures == 1 ? "" : "s");
+    } else {
+        rpti_putf(c->out, "%zu of %zu failures look like this known mistake: ", n, failures);
+        rpti_walkz(c->out, k->bug, c->max, rpti_emit_text, "");
+        rpti_put(c->out, "; the others do not\n");
+    }
+    explained_line(c, k, md);
+}
+
+/* The line of a function no cause was found for: why, and where to start. */
+static void no_cause_line(const struct rpti_ctx *c, const char *fn, size_t n, size_t first,
+                          int md)
+{
+    static const char *const why[] = {
+        [GRADE_DIAG_NO_DATA] = "not diagnosed (no diagnosis data: `make diag-data` records "
+                               "it)",
+        [GRADE_DIAG_DONE] = "no known mistake explains them",
+        [GRADE_DIAG_CUT] = "not diagnosed (the time budget was spent)",
+        [GRADE_DIAG_SELECTED] = "no known mistake explains them",
+    };
+    enum grade_diag d = c->r->diag <= GRADE_DIAG_SELECTED ? c->r->diag : GRADE_DIAG_NO_DATA;
+
+    rpti_putf(c->out, md ? "- **%s**: %zu failure%s; %s: start with %s\n"
+                         : "  %s: %zu failure%s; %s: start with %s\n",
+              fn, n, n == 1 ? "" : "s", why[d], rpti_id(&c->r->tests[first]));
 }
 
 void rpti_causes(const struct rpti_ctx *c, int md)
@@ -101,11 +147,11 @@ void rpti_causes(const struct rpti_ctx *c, int md)
         if ((k = cause_for(r, fn)) != NULL)
             cause_lines(c, k, n, md);
         else
-            rpti_putf(c->out, md ? "- **%s**: %zu failure%s; no known mistake explains "
-                      "them: start with %s\n" : "  %s: %zu failure%s; no known mistake "
-                      "explains them: start with %s\n", fn, n, n == 1 ? "" : "s",
-                      rpti_id(&r->tests[first]));
+            no_cause_line(c, fn, n, first, md);
     }
+    if (any && r->diag == GRADE_DIAG_SELECTED)
+        rpti_put(c->out, md ? "\n(from the selected tests only: the whole run may say "
+                 "more)\n" : "  (from the selected tests only: the whole run may say more)\n");
     if (any)
         rpti_put(c->out, "\n");
 }

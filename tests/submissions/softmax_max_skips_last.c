@@ -1,5 +1,6 @@
 /* CATALOGUE
- * bug: the all-float solution of correct_float_only.c, whose softmax looks for the row's maximum in every column but the last (j + 1 < n): a dominant logit in the last column overflows expf
+ * bug: softmax looks for the row's maximum in every column but the last (j + 1 < n): a dominant logit in the last column overflows expf
+ *      (the all-float solution of correct_float_only.c otherwise)
  * expect-fail: softmax.stable softmax.stable.extreme
  */
 #include "attention.h"
