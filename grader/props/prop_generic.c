@@ -441,6 +441,9 @@ int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
     return pu_pass(v);
 }
 
+static int outputs_close(const struct pc_call *k, float *const *ref, double tol,
+                         struct prop_verdict *v, const char *label);
+
 /* ---- speed --------------------------------------------------------------- */
 
 /*
@@ -448,37 +451,54 @@ int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
  * with the machine's load, unlike the wall clock: a regrade on a busy
  * machine gives the same verdict. The reference and the student are
  * called in turn, SPEED_REPEATS times each, and the fastest of each
- * counts. Before every repeat but the first the inputs are rotated by one
- * element, so no two calls see the same inputs and a submission that
- * remembers its previous call gains nothing.
+ * counts. Every repeat draws its inputs afresh from the run's seed
+ * (pc_build_draw), so no call's inputs follow from an earlier call's and a
+ * submission can neither remember nor predict them; and every timed call's
+ * outputs must match the reference's on the same inputs, so answers
+ * returned from a memo without computing them fail.
  */
 #define SPEED_REPEATS 3
 
-/* The fastest CPU times of SPEED_REPEATS calls each on the reference and
- * the student, interleaved, in *r_ms and *s_ms; 1 ok, 0 v failed (the
- * student's call), -1 error (e set; the reference failing is one). */
-static int fastest_pair(const struct prop_env *env, struct pc_call *k,
-                        double *r_ms, double *s_ms, const char *label,
-                        struct prop_verdict *v, struct grd_err *e)
-{
-    struct call_result r;
+struct speed_run {
+    const struct prop_env *env;
+    const struct spec_test *t;
+    const struct spec_case *c;
+    double tol;
+    double r_ms, s_ms;          /* fastest CPU times so far */
+    char label[160];
+};
 
-    *r_ms = *s_ms = INFINITY;
-    for (int i = 0; i < SPEED_REPEATS; i++) {
-        int ok;
-        if (i > 0)
-            rotate_inputs(k, 0);
-        if (pc_invoke(env->reference, k, &r, e) < 0)
-            return -1;
-        if (r.status != CALL_RETURNED || r.rc != ATTN_OK)
-            return err_set(e, NULL, 0, 0, "the reference failed on %s", label);
-        *r_ms = fmin(*r_ms, r.cpu_ms);
-        ok = invoke_ok(&env->student, k, &r, v, e);
-        if (ok <= 0)
-            return ok;
-        *s_ms = fmin(*s_ms, r.cpu_ms);
+/* One timed repeat on draw i: 1 ok, 0 v failed (the student's call or
+ * its outputs), -1 error (e set; the reference failing is one). */
+static int timed_pair(struct speed_run *sr, enum impl_fn fn, int i,
+                      struct prop_verdict *v, struct grd_err *e)
+{
+    float *ref[PC_MAX_OUT] = {0};
+    struct call_result r;
+    struct pc_call k;
+    int ok;
+
+    if (pc_build_draw(fn, sr->env, sr->t, sr->c, (uint64_t)i, &k, e) < 0)
+        return -1;
+    if (i == 0)
+        pc_label(sr->t, sr->c, &k, sr->label, sizeof sr->label);
+    ok = pc_invoke(sr->env->reference, &k, &r, e) < 0 ? -1 : 0;
+    if (ok == 0 && (r.status != CALL_RETURNED || r.rc != ATTN_OK))
+        ok = err_set(e, NULL, 0, 0, "the reference failed on %s", sr->label);
+    if (ok == 0 && (ok = snapshot(&k, ref, e)) == 0) {
+        sr->r_ms = fmin(sr->r_ms, r.cpu_ms);
+        ok = invoke_ok(&sr->env->student, &k, &r, v, e);
     }
-    return 1;
+    if (ok == 1) {
+        sr->s_ms = fmin(sr->s_ms, r.cpu_ms);
+        if ((ok = outputs_close(&k, ref, sr->tol, v, sr->label)) == 0)
+            pu_hint(v, "timed call %d of %d: every timed call gets new inputs "
+                    "and its outputs are checked; each must be computed",
+                    i + 1, SPEED_REPEATS);
+    }
+    free_copies(ref, k.n_out, NULL);
+    pc_release(&k);
+    return ok;
 }
 
 int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
@@ -486,27 +506,25 @@ int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
                  struct grd_err *e)
 {
     double factor = spec_num(c, "factor", 50), floor_ms = spec_num(c, "floor_ms", 20);
-    double s_ms, r_ms;
-    struct pc_call k;
+    const struct prop_def *d = prop_find(t->function, "matches_reference");
+    struct speed_run sr = { env, t, c, d != NULL ? d->default_tol : 1e-4,
+                            INFINITY, INFINITY, "" };
     enum impl_fn fn;
-    char label[160];
-    int ok;
+    int ok = 1;
 
     if (env->reference == NULL)
         return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
-    if (pc_setup(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    fn = k.fn;
-    ok = fastest_pair(env, &k, &r_ms, &s_ms, label, v, e);
-    pc_release(&k);
+    if (pc_fn(t, &fn) < 0)
+        return err_set(e, NULL, 0, 0, "unknown function '%s'", t->function);
+    for (int i = 0; i < SPEED_REPEATS && ok == 1; i++)
+        ok = timed_pair(&sr, fn, i, v, e);
     if (ok <= 0)
         return ok;
-    if (s_ms > factor * r_ms + floor_ms) {
+    if (sr.s_ms > factor * sr.r_ms + floor_ms) {
         /* no measured figure in the message: a regrade prints the same */
         pu_fail(v, "%s is more than %gx + %g ms slower than the reference on %s "
                 "(CPU time, the fastest of %d calls each)", impl_fn_cname(fn),
-                factor, floor_ms, label, SPEED_REPEATS);
+                factor, floor_ms, sr.label, SPEED_REPEATS);
         pu_hint(v, "is it O(n^3)? Recomputing a whole row or matrix inside the "
                 "innermost loop multiplies the work");
         return 0;
