@@ -130,7 +130,8 @@ struct heap_blk {                   /* at the start of a block's first page */
 
 static struct {
     struct rp_heap_meta *meta;      /* page 0 of the heap file */
-    size_t page, pages, hint;       /* pages: usable file pages */
+    char *base;                     /* the whole file, mapped shared */
+    size_t page, pages, hint;       /* pages: the file's, in the window */
     uint64_t used[HEAP_MAX_PAGES / 64];
 } heap;
 
@@ -187,29 +188,24 @@ static void *alloc_failed(void)
 }
 
 #if CPT_LINUX
-/* n bytes in fresh pages, each page written (so that the file holds data
- * for the whole block), with one unused page after it (so that every block
- * is an extent of its own); NULL with errno ENOMEM. */
+/* n bytes in free pages of the heap window, each page written (so that
+ * the file holds data for the whole block), with one unused page after it
+ * (so that every block is an extent of its own); NULL, errno ENOMEM. */
 static void *heap_alloc(size_t n)
 {
     size_t pg = heap.page, np, at;
     struct heap_blk *b;
-    int saved = errno;
 
-    if (pg == 0 || n > SIZE_MAX - pg - sizeof *b)
+    if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b)
         return alloc_failed();
     np = (n + sizeof *b + pg - 1) / pg;
     if (np + 2 > heap.pages || (at = heap_find(np + 1)) == 0)
         return alloc_failed();
-    b = mmap(NULL, np * pg, PROT_READ | PROT_WRITE, MAP_SHARED, RP_FD_HEAP,
-             (off_t)(at * pg));
-    if (b == MAP_FAILED)
-        return alloc_failed();
     mark(at, np + 1, 1);
+    b = (struct heap_blk *)(heap.base + at * pg);
     for (size_t i = 1; i < np; i++)
         ((volatile char *)b)[i * pg] = 0;
     *b = (struct heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
-    errno = saved;
     return b + 1;
 }
 
@@ -217,10 +213,14 @@ static void *heap_alloc(size_t n)
 static struct heap_blk *heap_block(void *p)
 {
     struct heap_blk *b = (struct heap_blk *)p - 1;
+    uintptr_t lo = (uintptr_t)heap.base + heap.page;
+    uintptr_t hi = (uintptr_t)heap.base + heap.pages * heap.page;
 
-    if (((uintptr_t)b & (heap.page - 1)) != 0 ||
+    if ((uintptr_t)b < lo || (uintptr_t)b >= hi ||
+        ((uintptr_t)b - lo) % heap.page != 0 ||
         b->tag != ((uintptr_t)p ^ RP_HEAP_TAG) || b->np == 0 ||
-        b->off % heap.page != 0 || b->off / heap.page + b->np >= heap.pages)
+        b->off != (uintptr_t)b - (uintptr_t)heap.base ||
+        b->np >= heap.pages - b->off / heap.page)
         abort();
     return b;
 }
@@ -231,11 +231,9 @@ static void heap_free(void *p)
     size_t at = b->off / heap.page, np = b->np;
     int saved = errno;
 
-    b->tag = 0;
     if (fallocate(RP_FD_HEAP, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                  (off_t)b->off, (off_t)(np * heap.page)) != 0)
+                  (off_t)(at * heap.page), (off_t)(np * heap.page)) != 0)
         abort();   /* the block would stay counted: say so loudly */
-    munmap(b, np * heap.page);
     mark(at, np + 1, 0);
     errno = saved;
 }
@@ -283,7 +281,8 @@ static size_t heap_room(void *p)
 }
 #endif
 
-/* Map the meta page and size the bitmap; before the sandbox is up. */
+/* Map the heap file (one window: a mapping per block costs ~0.1 ms with
+ * tens of thousands of them) and size the bitmap; before the sandbox. */
 static void heap_setup(void)
 {
     struct stat st;
@@ -292,13 +291,19 @@ static void heap_setup(void)
     heap.page = rn.page;
     if (fstat(RP_FD_HEAP, &st) != 0 || st.st_size < (off_t)(2 * rn.page))
         _exit(RP_EXIT_SETUP);
-    m = mmap(NULL, rn.page, PROT_READ | PROT_WRITE, MAP_SHARED, RP_FD_HEAP, 0);
-    if (m == MAP_FAILED)
-        _exit(RP_EXIT_SETUP);
-    heap.meta = m;
     heap.pages = (size_t)st.st_size / rn.page;
     if (heap.pages > HEAP_MAX_PAGES)
         heap.pages = HEAP_MAX_PAGES;
+#if CPT_LINUX
+    m = mmap(NULL, heap.pages * rn.page, PROT_READ | PROT_WRITE, MAP_SHARED,
+             RP_FD_HEAP, 0);
+    heap.base = m;
+#else
+    m = mmap(NULL, rn.page, PROT_READ | PROT_WRITE, MAP_SHARED, RP_FD_HEAP, 0);
+#endif
+    if (m == MAP_FAILED)
+        _exit(RP_EXIT_SETUP);
+    heap.meta = m;
     heap.hint = 1;
 }
 

@@ -179,14 +179,14 @@ static void child_exec(const struct sbx *s, pid_t parent,
 }
 
 /* Make the channels: ctl is a socketpair so that writes can be
- * MSG_NOSIGNAL; res and out are pipes; the heap file is as large as the
- * address space limit (sparse: it costs only the pages the runner keeps).
- * Child ends go into kid[]. */
+ * MSG_NOSIGNAL; res and out are pipes; the heap file (sparse: it costs
+ * only the pages the runner keeps) is a quarter of the address space
+ * limit, since the runner maps all of it. Child ends go into kid[]. */
 static int make_channels(struct sbx *s, int kid[RP_FD_COUNT])
 {
     int ctl[2], res[2], out[2];
 
-    if ((s->heap_fd = sbx_books_open(s->as_limit)) < 0)
+    if ((s->heap_fd = sbx_books_open(s->as_limit / 4)) < 0)
         return -1;
     if (cpt_socketpair_cloexec(ctl) != 0)
         return -1;
