@@ -135,6 +135,15 @@ static struct {
     uint64_t used[HEAP_MAX_PAGES / 64];
 } heap;
 
+static void *alloc_failed(void)
+{
+    if (heap.meta != NULL)
+        heap.meta->alloc_failed = 1;
+    errno = ENOMEM;
+    return NULL;
+}
+
+#if CPT_LINUX
 static int page_used(size_t i)
 {
     return (int)((heap.used[i / 64] >> (i % 64)) & 1u);
@@ -179,15 +188,6 @@ static size_t heap_find(size_t n)
     return at;
 }
 
-static void *alloc_failed(void)
-{
-    if (heap.meta != NULL)
-        heap.meta->alloc_failed = 1;
-    errno = ENOMEM;
-    return NULL;
-}
-
-#if CPT_LINUX
 /* n bytes in free pages of the heap window, each page written (so that
  * the file holds data for the whole block), with one unused page after it
  * (so that every block is an extent of its own); NULL, errno ENOMEM. */
@@ -273,11 +273,6 @@ static void heap_free(void *p)
 static size_t heap_size(void *p)
 {
     return (size_t)((uint64_t *)p - 2)[0];
-}
-
-static size_t heap_room(void *p)
-{
-    return heap_size(p);
 }
 #endif
 

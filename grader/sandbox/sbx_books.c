@@ -21,13 +21,6 @@
 #include "sandbox/runner_proto.h"
 #include "sandbox/sbx_internal.h"
 
-static long page_size(void)
-{
-    long pg = sysconf(_SC_PAGESIZE);
-
-    return pg > 0 ? pg : 4096;
-}
-
 int sbx_books_open(size_t bytes)
 {
     int fd = cpt_anon_fd("grader-heap");
@@ -51,6 +44,13 @@ static int read_meta(int fd, struct rp_heap_meta *m)
 }
 
 #if CPT_LINUX
+static long page_size(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+
+    return pg > 0 ? pg : 4096;
+}
+
 long sbx_books_live(int fd)
 {
     off_t at = (off_t)page_size(), data;
