@@ -575,9 +575,10 @@ static int load_seccomp(void)
  * RLIMIT_DATA at 0 makes the kernel refuse all of them from here on (the
  * stack has its own limit; mappings made so far stay). The C library's own
  * malloc, reachable by address from any allowed symbol, could still hand
- * out the free space its arena already has: take that first, so that it
- * has nothing left to give (a few thousand mallocs at most; the runner
- * itself never calls malloc after this: stdout has a static buffer).
+ * out the free space its arena already has: drain_libc_heap takes it once
+ * seccomp is loaded (which allocates) and before any student code runs, so
+ * that it has nothing left to give (a few thousand mallocs at most; the
+ * runner itself never calls malloc after that: stdout has a static buffer).
  */
 static void limit_private_memory(void)
 {
