@@ -163,28 +163,41 @@ test: all $(TEST_BINS) $(BUILD)/diag.golden
 	    echo skipped >$(BUILD)/fuzz.status; fi
 	@FUZZ_STATUS=$$(cat $(BUILD)/fuzz.status) sh tests/run.sh $(BUILD) $(TEST_BINS)
 
-# make fuzz [FUZZ_SECONDS=N]: libFuzzer (clang, ASan + UBSan) on the spec
-# loader, the answers loader and the source rules (tests/fuzz/), each for
-# N seconds. The library code they need is built again, instrumented.
+# make fuzz [FUZZ_SECONDS=N]: libFuzzer (clang, ASan + UBSan) on every parser
+# of hostile bytes (tests/fuzz/): the spec loader, the answers loader, the
+# source rules, the ELF reader, the VECTORS parser, the roster CSV reader and
+# the golden data reader, each for N seconds. The library code they need is built again, instrumented.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 3
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB := $(wildcard grader/core/*.c grader/spec/*.c) grader/build/srcrules.c \
             grader/selfcheck/answers.c
-FUZZ_NAMES := spec answers srcrules
+# what each harness needs beyond FUZZ_LIB
+FUZZ_LIB_objcheck := grader/build/objcheck.c
+FUZZ_LIB_vectors := grader/selfcheck/selfcheck.c grader/props/prop_util.c \
+                    grader/sandbox/impl.c
+FUZZ_LIB_roster := grader/batch/export.c
+FUZZ_LIB_golden := grader/props/golden.c grader/props/golden_io.c
+FUZZ_LIB_ALL := $(FUZZ_LIB) $(FUZZ_LIB_objcheck) $(FUZZ_LIB_vectors) \
+                $(FUZZ_LIB_roster) $(FUZZ_LIB_golden)
+FUZZ_NAMES := spec answers srcrules objcheck vectors roster golden
 # Seeds: the project's own inputs, so the corpus follows them as they change
 # (libFuzzer reads these folders recursively and writes only the first,
 # build/fuzz/corpus_NAME).
 FUZZ_SEEDS_spec := specs tests/specs_bad
 FUZZ_SEEDS_answers := tests/answers_fixtures student_template
 FUZZ_SEEDS_srcrules := tests/hostile tests/submissions
+FUZZ_SEEDS_objcheck := $(BUILD)/obj/build $(BUILD)/obj/core
+FUZZ_SEEDS_vectors := tests/answers_fixtures
+FUZZ_SEEDS_roster := tests/fuzz/seeds_roster
+FUZZ_SEEDS_golden := tests/fuzz/seeds_golden
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(GRADER_HDRS) | $(DEPS_OK)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_ALL) $(GRADER_HDRS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEFS) -Igrader -Istudent_template $(PKG_CFLAGS) \
-	    $< $(FUZZ_LIB) -o $@ $(PKG_LIBS)
+	    $< $(FUZZ_LIB) $(FUZZ_LIB_$*) -o $@ $(PKG_LIBS)
 
 fuzz: $(FUZZ_NAMES:%=fuzz-run-%)
 .PHONY: $(FUZZ_NAMES:%=fuzz-run-%)

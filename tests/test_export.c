@@ -99,6 +99,22 @@ Test(export, csv_reader_reads_quotes_crlf_and_bom_and_refuses_bad_rows)
     }
 }
 
+/* Found by tests/fuzz/fuzz_roster.c: text ending just after a comma lost
+ * its last row (and leaked that row's cells); the field after the comma is
+ * empty, and a row missing more than that is refused. */
+Test(export, csv_reader_keeps_a_last_row_ending_in_a_comma)
+{
+    struct gbx_table t;
+    struct grd_err e;
+
+    parse("id,score\nalice,", &t);
+    cr_assert_eq(t.n_rows, 2);
+    cr_expect_str_eq(t.cells[2], "alice");
+    cr_expect_str_eq(t.cells[3], "");
+    gbx_table_free(&t);
+    cr_expect_eq(gbx_csv_parse("a,b,c\n1,", 9, "t.csv", &t, &e), -1);
+}
+
 static char *export(enum gbx_lms lms, struct gbx_stats *st)
 {
     struct gbx_table g, r;

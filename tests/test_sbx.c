@@ -440,7 +440,8 @@ Test(sbx, lifecycle_leaves_no_process)
 
 /* Issue 11, class 4: the allocations are counted in the parent, so a table
  * filled before leaking hides nothing (the runner's own table used to stop
- * at 49,152 pointers). 98,000 allocations need a roomy deadline. */
+ * at 49,152 pointers; the heap window now holds some 32,000 blocks of a
+ * page). Thousands of allocations need a roomy deadline. */
 Test(sbx, a_filled_table_hides_no_leak)
 {
     struct fixture f;

@@ -105,13 +105,15 @@ int gbx_csv_parse(const char *text, size_t n, const char *name,
 {
     struct parse p = { text, text + n, name, text, 1, 0, { 0 }, NULL, NULL, 0, 0 };
     size_t row_start = 0;
-    int eol, rc = 0;
+    int eol = 1, rc = 0;
 
     memset(t, 0, sizeof *t);
     if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
         p.s += 3, p.line_start += 3;
     sb_init(&p.cell, (size_t)1 << 20);
-    while (rc == 0 && p.s < p.end) {
+    /* text ending just after a comma: its row's last field is empty (it
+     * used to be dropped, with the row's other cells, which then leaked) */
+    while (rc == 0 && (p.s < p.end || !eol)) {
         if ((rc = field(&p, &eol, e)) < 0 || !eol)
             continue;
         if (t->n_cols == 0)

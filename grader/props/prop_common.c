@@ -230,13 +230,21 @@ int pc_build(enum impl_fn fn, const struct prop_env *env,
              const struct spec_test *t, const struct spec_case *c,
              struct pc_call *k, struct grd_err *e)
 {
+    return pc_build_draw(fn, env, t, c, 0, k, e);
+}
+
+int pc_build_draw(enum impl_fn fn, const struct prop_env *env,
+                  const struct spec_test *t, const struct spec_case *c,
+                  uint64_t draw, struct pc_call *k, struct grd_err *e)
+{
     struct pu_rng rng;
 
     memset(k, 0, sizeof *k);
     k->fn = fn;
     k->orc = env->orc;
     k->mask_kind = spec_str(c, "mask", "none");
-    pu_rng_seed(&rng, pu_case_seed(env, t, c));
+    /* draw 0 is the case's own inputs; any other an independent stream */
+    pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ (draw * 0x9e3779b97f4a7c15ull));
     if (build_fn(k, c, &rng, spec_num(c, "scale", 1.0), e) < 0) {
         pc_release(k);
         return -1;

@@ -88,6 +88,14 @@ int pc_call_raw(const struct impl *im, const struct pc_call *k,
 
 /* Parse t's function into k (zeroed first) and build its standard call
  * for c; returns like pc_build. */
+/* pc_build with the draw-th independent set of inputs of the case's
+ * shapes (draw 0: pc_build's own), from the run's seed: deterministic, yet
+ * no draw is derivable from another. Same return and ownership. */
+int pc_build_draw(enum impl_fn fn, const struct prop_env *env,
+                  const struct spec_test *t, const struct spec_case *c,
+                  uint64_t draw, struct pc_call *k, struct grd_err *e)
+    __attribute__((warn_unused_result));
+
 int pc_setup(const struct prop_env *env, const struct spec_test *t,
              const struct spec_case *c, struct pc_call *k, struct grd_err *e)
     __attribute__((warn_unused_result));

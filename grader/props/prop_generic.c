@@ -448,37 +448,94 @@ int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
  * with the machine's load, unlike the wall clock: a regrade on a busy
  * machine gives the same verdict. The reference and the student are
  * called in turn, SPEED_REPEATS times each, and the fastest of each
- * counts. Before every repeat but the first the inputs are rotated by one
- * element, so no two calls see the same inputs and a submission that
- * remembers its previous call gains nothing.
+ * counts. Every repeat draws its inputs afresh from the run's seed
+ * (pc_build_draw), so no call's inputs follow from an earlier call's and a
+ * submission can neither remember nor predict them. And every timed
+ * call's result must be what the function computes on the same inputs in
+ * a fresh runner, so answers returned without computing them (a memo)
+ * fail; a function wrong the same way every time is judged by the value
+ * tests, not charged here a second time.
  */
 #define SPEED_REPEATS 3
 
-/* The fastest CPU times of SPEED_REPEATS calls each on the reference and
- * the student, interleaved, in *r_ms and *s_ms; 1 ok, 0 v failed (the
- * student's call), -1 error (e set; the reference failing is one). */
-static int fastest_pair(const struct prop_env *env, struct pc_call *k,
-                        double *r_ms, double *s_ms, const char *label,
-                        struct prop_verdict *v, struct grd_err *e)
+struct speed_run {
+    const struct prop_env *env;
+    const struct spec_test *t;
+    const struct spec_case *c;
+    enum impl_fn fn;
+    double r_ms, s_ms;          /* fastest CPU times so far */
+    float *got[SPEED_REPEATS];  /* each timed call's result (out[0]) */
+    char label[160];
+};
+
+/* One timed repeat on draw i: 1 ok, 0 v failed (the student's call),
+ * -1 error (e set; the reference failing is one). */
+static int timed_pair(struct speed_run *sr, int i, struct prop_verdict *v,
+                      struct grd_err *e)
 {
     struct call_result r;
+    struct pc_call k;
+    int ok;
 
-    *r_ms = *s_ms = INFINITY;
-    for (int i = 0; i < SPEED_REPEATS; i++) {
-        int ok;
-        if (i > 0)
-            rotate_inputs(k, 0);
-        if (pc_invoke(env->reference, k, &r, e) < 0)
-            return -1;
-        if (r.status != CALL_RETURNED || r.rc != ATTN_OK)
-            return err_set(e, NULL, 0, 0, "the reference failed on %s", label);
-        *r_ms = fmin(*r_ms, r.cpu_ms);
-        ok = invoke_ok(&env->student, k, &r, v, e);
-        if (ok <= 0)
-            return ok;
-        *s_ms = fmin(*s_ms, r.cpu_ms);
+    if (pc_build_draw(sr->fn, sr->env, sr->t, sr->c, (uint64_t)i, &k, e) < 0)
+        return -1;
+    if (i == 0)
+        pc_label(sr->t, sr->c, &k, sr->label, sizeof sr->label);
+    ok = pc_invoke(sr->env->reference, &k, &r, e) < 0 ? -1 : 0;
+    if (ok == 0 && (r.status != CALL_RETURNED || r.rc != ATTN_OK))
+        ok = err_set(e, NULL, 0, 0, "the reference failed on %s", sr->label);
+    if (ok == 0) {
+        sr->r_ms = fmin(sr->r_ms, r.cpu_ms);
+        ok = invoke_ok(&sr->env->student, &k, &r, v, e);
     }
-    return 1;
+    if (ok == 1) {
+        sr->s_ms = fmin(sr->s_ms, r.cpu_ms);
+        if ((sr->got[i] = dup_floats(k.out[0], k.out_len[0])) == NULL)
+            ok = err_set(e, NULL, 0, 0, "out of memory copying outputs");
+    }
+    pc_release(&k);
+    return ok;
+}
+
+/* The first element where a differs from b beyond tol (x max(1, |b|)),
+ * or n. */
+static size_t first_apart(const float *a, const float *b, size_t n, double tol)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!pu_close(b[j], a[j], tol * (fabs(b[j]) > 1 ? fabs(b[j]) : 1), 0))
+            return j;
+    return n;
+}
+
+/* Each timed call again, untimed, each in a runner of its own: the same
+ * result? */
+static int recomputed(struct speed_run *sr, struct prop_verdict *v, struct grd_err *e)
+{
+    const struct prop_def *d = prop_find(sr->t->function, "matches_reference");
+    double tol = d != NULL ? d->default_tol : 1e-4;
+    struct pc_call k;
+    size_t at;
+    int ok = 1;
+
+    for (int i = 0; i < SPEED_REPEATS && ok == 1; i++) {
+        pc_fresh(&sr->env->student);    /* no history: each call from scratch */
+        if (pc_build_draw(sr->fn, sr->env, sr->t, sr->c, (uint64_t)i, &k, e) < 0)
+            return -1;
+        ok = pc_call_ok(sr->env, &k, impl_fn_cname(sr->fn), v, e);
+        /* the result only: the weights are judged by their own tests */
+        if (ok == 1 && (at = first_apart(sr->got[i], k.out[0], k.out_len[0], tol)) <
+                           k.out_len[0]) {
+            pu_fail(v, "timed call %d of %d returned '%s'[%zu] = %.9g, but the same "
+                    "call in a fresh runner computes %.9g (%s, new inputs)", i + 1,
+                    SPEED_REPEATS, k.out_name[0], at, (double)sr->got[i][at],
+                    (double)k.out[0][at], sr->label);
+            pu_hint(v, "every timed call gets inputs no earlier call had: each must "
+                    "be computed, not remembered or predicted");
+            ok = 0;
+        }
+        pc_release(&k);
+    }
+    return ok;
 }
 
 int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
@@ -486,32 +543,28 @@ int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
                  struct grd_err *e)
 {
     double factor = spec_num(c, "factor", 50), floor_ms = spec_num(c, "floor_ms", 20);
-    double s_ms, r_ms;
-    struct pc_call k;
-    enum impl_fn fn;
-    char label[160];
-    int ok;
+    struct speed_run sr = { env, t, c, IMPL_SOFTMAX, INFINITY, INFINITY, {0}, "" };
+    int ok = 1;
 
     if (env->reference == NULL)
         return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
-    if (pc_setup(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    fn = k.fn;
-    ok = fastest_pair(env, &k, &r_ms, &s_ms, label, v, e);
-    pc_release(&k);
-    if (ok <= 0)
-        return ok;
-    if (s_ms > factor * r_ms + floor_ms) {
+    if (pc_fn(t, &sr.fn) < 0)
+        return err_set(e, NULL, 0, 0, "unknown function '%s'", t->function);
+    for (int i = 0; i < SPEED_REPEATS && ok == 1; i++)
+        ok = timed_pair(&sr, i, v, e);
+    if (ok == 1 && sr.s_ms > factor * sr.r_ms + floor_ms) {
         /* no measured figure in the message: a regrade prints the same */
         pu_fail(v, "%s is more than %gx + %g ms slower than the reference on %s "
-                "(CPU time, the fastest of %d calls each)", impl_fn_cname(fn),
-                factor, floor_ms, label, SPEED_REPEATS);
+                "(CPU time, the fastest of %d calls each)", impl_fn_cname(sr.fn),
+                factor, floor_ms, sr.label, SPEED_REPEATS);
         pu_hint(v, "is it O(n^3)? Recomputing a whole row or matrix inside the "
                 "innermost loop multiplies the work");
-        return 0;
+        ok = 0;
     }
-    return pu_pass(v);
+    if (ok == 1)
+        ok = recomputed(&sr, v, e);
+    free_copies(sr.got, SPEED_REPEATS, NULL);
+    return ok == 1 ? pu_pass(v) : ok;
 }
 
 /* ---- matches_reference -------------------------------------------------- */

@@ -433,11 +433,77 @@ static int check_values(const struct spec_test *t, const struct spec_case *c,
     return 1;
 }
 
+/* One PE call of n x d into a fresh buffer (*out, caller frees): 1 when it
+ * returned ATTN_OK, 0 (v failed; only for the student), -1 (e set). */
+static int pe_call(const struct impl *im, size_t n, size_t d, float **out,
+                   struct prop_verdict *v, struct grd_err *e)
+{
+    struct call_result r;
+
+    if ((*out = calloc(n * d, sizeof **out)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if (im->ops->positional_encoding(im->self, *out, n, d, &r, e) < 0)
+        return -1;
+    return pu_returned_ok(v, &r, "attn_positional_encoding");
+}
+
+/*
+ * The spec's values cases are the whole input of PE (n, d), answers
+ * included, so a submission can write them from memory. In the staff
+ * build the same test also compares the function with the reference on a
+ * shape drawn from the run's seed, which the student's tree never holds.
+ */
+static int check_seeded(const struct prop_env *env, const struct spec_test *t,
+                        const struct spec_case *c, struct prop_verdict *v,
+                        struct grd_err *e)
+{
+    struct pu_rng rng;
+    float *ref = NULL, *got = NULL;
+    size_t n, d;
+    int ok;
+
+    if (env->reference == NULL)
+        return 1;
+    pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ 0x5eede0u);
+    /* an even d, as in the spec's cases (an odd d is pe.formula's) */
+    n = 3 + (size_t)(pu_rng_u64(&rng) % 30);
+    d = 2 * (2 + (size_t)(pu_rng_u64(&rng) % 15));
+    ok = pe_call(env->reference, n, d, &ref, v, e);
+    if (ok == 0)
+        ok = err_set(e, NULL, 0, 0, "the reference failed on pe (n=%zu, d=%zu)", n, d);
+    if (ok == 1)
+        ok = pe_call(&env->student, n, d, &got, v, e);
+    for (size_t i = 0; ok == 1 && i < n * d; i++) {
+        if (pu_close(ref[i], got[i], 1e-4, 0))
+            continue;
+        pu_fail(v, "PE[%zu][%zu] is %.9g, the reference gives %.9g at (n=%zu, d=%zu), "
+                "a shape drawn from the course seed", i / d, i % d, (double)got[i],
+                (double)ref[i], n, d);
+        pu_hint(v, "the spec's values matched, but another shape did not: the values "
+                "must be computed, not remembered");
+        ok = 0;
+    }
+    free(ref);
+    free(got);
+    return ok;
+}
+
 static int run_values(const struct prop_env *env, const struct spec_test *t,
                       const struct spec_case *c, struct prop_verdict *v,
                       struct grd_err *e)
 {
-    return run_with(env, t, c, v, e, check_values);
+    if (run_with(env, t, c, v, e, check_values) < 0)
+        return -1;
+    if (!v->passed)
+        return 0;
+    switch (check_seeded(env, t, c, v, e)) {
+    case 1:
+        return pu_pass(v);
+    case 0:
+        return 0;
+    default:
+        return -1;
+    }
 }
 
 /* ---- the table ----------------------------------------------------------- */

@@ -15,6 +15,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +39,7 @@
 #endif
 
 #include "attention.h"
+#include "core/compat.h"
 #include "sandbox/impl.h"
 #include "sandbox/runner_proto.h"
 
@@ -88,6 +92,7 @@ static union {
 } rn_pages __attribute__((aligned(STATE_ALIGN)));
 #define rn (rn_pages.s)
 static unsigned char rn_altstack[ALTSTACK_SIZE];
+static char rn_outbuf[BUFSIZ];
 
 /* ---- protecting the state --------------------------------------------- */
 
@@ -106,69 +111,240 @@ static void guard_state(int on)
         _exit(RP_EXIT_SETUP);
 }
 
-/* ---- allocation records ---------------------------------------------- */
+/* ---- the heap ------------------------------------------------------------ */
 
 /*
- * Tell the grader about one allocation or free. The live set is kept in
- * the parent (sbx_books.c): nothing here a submission could lower or fill.
- * A record that cannot be sent (the grader is gone) ends the runner.
- * errno is kept, since the student's code may look at it after malloc.
+ * Every block the submission allocates is pages of the heap file
+ * (runner_proto.h): the parent counts the file's data extents after each
+ * call, so nothing here is evidence and nothing here needs protecting.
+ * A submission that scribbles on this state or on a block's header breaks
+ * only its own allocations; to stop a block counting it must punch its
+ * pages out of the file, which is freeing it.
  */
-static void book(enum rp_book_op op, uintptr_t p)
+#define HEAP_MAX_PAGES (1u << 18)   /* bitmap capacity: 1 GiB of 4 KiB pages */
+
+struct heap_blk {                   /* at the start of a block's first page */
+    uint64_t tag;                   /* user pointer ^ RP_HEAP_TAG */
+    uint64_t size, off, np;         /* bytes asked, file offset, pages */
+};
+
+static struct {
+    struct rp_heap_meta *meta;      /* page 0 of the heap file */
+    char *base;                     /* the whole file, mapped shared */
+    size_t page, pages, hint;       /* pages: the file's, in the window */
+    uint64_t used[HEAP_MAX_PAGES / 64];
+} heap;
+
+static void *alloc_failed(void)
 {
-    struct rp_book r = { (uint64_t)op, (uint64_t)p };
-    const char *b = (const char *)&r;
-    size_t left = sizeof r;
+    if (heap.meta != NULL)
+        heap.meta->alloc_failed = 1;
+    errno = ENOMEM;
+    return NULL;
+}
+
+#if CPT_LINUX
+static int page_used(size_t i)
+{
+    return (int)((heap.used[i / 64] >> (i % 64)) & 1u);
+}
+
+static void mark(size_t at, size_t n, int on)
+{
+    for (size_t i = at; i < at + n; i++) {
+        if (on)
+            heap.used[i / 64] |= (uint64_t)1 << (i % 64);
+        else
+            heap.used[i / 64] &= ~((uint64_t)1 << (i % 64));
+    }
+}
+
+/* A free run of n pages in [from, to), or 0 (page 0 is the meta page). */
+static size_t run_in(size_t from, size_t to, size_t n)
+{
+    size_t run = 0;
+
+    for (size_t i = from; i < to; i++) {
+        if (i % 64 == 0 && heap.used[i / 64] == ~(uint64_t)0 && i + 64 <= to) {
+            run = 0, i += 63;
+            continue;
+        }
+        run = page_used(i) ? 0 : run + 1;
+        if (run == n)
+            return i + 1 - n;
+    }
+    return 0;
+}
+
+/* Next fit: from the last allocation on, then from the start. */
+static size_t heap_find(size_t n)
+{
+    size_t at = run_in(heap.hint, heap.pages, n);
+
+    if (at == 0)
+        at = run_in(1, heap.pages, n);
+    if (at != 0)
+        heap.hint = at + n;
+    return at;
+}
+
+/* n bytes in free pages of the heap window, each page written (so that
+ * the file holds data for the whole block), with one unused page after it
+ * (so that every block is an extent of its own); NULL, errno ENOMEM. */
+static void *heap_alloc(size_t n)
+{
+    size_t pg = heap.page, np, at;
+    struct heap_blk *b;
+
+    if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b)
+        return alloc_failed();
+    np = (n + sizeof *b + pg - 1) / pg;
+    if (np + 2 > heap.pages || (at = heap_find(np + 1)) == 0)
+        return alloc_failed();
+    mark(at, np + 1, 1);
+    b = (struct heap_blk *)(heap.base + at * pg);
+    for (size_t i = 1; i < np; i++)
+        ((volatile char *)b)[i * pg] = 0;
+    *b = (struct heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
+    return b + 1;
+}
+
+/* The block of p, or abort() as glibc does on a pointer it never gave. */
+static struct heap_blk *heap_block(void *p)
+{
+    struct heap_blk *b = (struct heap_blk *)p - 1;
+    uintptr_t lo = (uintptr_t)heap.base + heap.page;
+    uintptr_t hi = (uintptr_t)heap.base + heap.pages * heap.page;
+
+    if ((uintptr_t)b < lo || (uintptr_t)b >= hi ||
+        ((uintptr_t)b - lo) % heap.page != 0 ||
+        b->tag != ((uintptr_t)p ^ RP_HEAP_TAG) || b->np == 0 ||
+        b->off != (uintptr_t)b - (uintptr_t)heap.base ||
+        b->np >= heap.pages - b->off / heap.page)
+        abort();
+    return b;
+}
+
+static void heap_free(void *p)
+{
+    struct heap_blk *b = heap_block(p);
+    size_t at = b->off / heap.page, np = b->np;
     int saved = errno;
 
-    while (left > 0) {
-        ssize_t n = send(RP_FD_BOOKS, b, left, MSG_NOSIGNAL);
-        if (n > 0)
-            b += n, left -= (size_t)n;
-        else if (n < 0 && errno != EINTR)
-            _exit(RP_EXIT_SETUP);
-    }
+    if (fallocate(RP_FD_HEAP, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  (off_t)(at * heap.page), (off_t)(np * heap.page)) != 0)
+        abort();   /* the block would stay counted: say so loudly */
+    mark(at, np + 1, 0);
     errno = saved;
 }
 
-static void *note_alloc(void *p)
+static size_t heap_size(void *p)
 {
-    book(p != NULL ? RP_BOOK_ALLOC : RP_BOOK_FAILED, (uintptr_t)p);
-    return p;
+    return (size_t)heap_block(p)->size;
+}
+
+static size_t heap_room(void *p)
+{
+    return (size_t)heap_block(p)->np * heap.page - sizeof(struct heap_blk);
+}
+#else
+/* Portable builds (no memfd, SEEK_DATA or seccomp): the C library's heap
+ * and the runner's own count in the meta page, which the parent reads. A
+ * size word before each block keeps realloc's copy exact. */
+static void *heap_alloc(size_t n)
+{
+    uint64_t *b = n <= SIZE_MAX - 16 ? malloc(n + 16) : NULL;
+
+    if (b == NULL)
+        return alloc_failed();
+    b[0] = n;
+    if (heap.meta != NULL)
+        heap.meta->live++;
+    return b + 2;
+}
+
+static void heap_free(void *p)
+{
+    if (heap.meta != NULL)
+        heap.meta->live--;
+    free((uint64_t *)p - 2);
+}
+
+static size_t heap_size(void *p)
+{
+    return (size_t)((uint64_t *)p - 2)[0];
+}
+#endif
+
+/* Map the heap file (one window: a mapping per block costs ~0.1 ms with
+ * tens of thousands of them) and size the bitmap; before the sandbox. */
+static void heap_setup(void)
+{
+    struct stat st;
+    void *m;
+
+    heap.page = rn.page;
+    if (fstat(RP_FD_HEAP, &st) != 0 || st.st_size < (off_t)(2 * rn.page))
+        _exit(RP_EXIT_SETUP);
+    heap.pages = (size_t)st.st_size / rn.page;
+    if (heap.pages > HEAP_MAX_PAGES)
+        heap.pages = HEAP_MAX_PAGES;
+#if CPT_LINUX
+    m = mmap(NULL, heap.pages * rn.page, PROT_READ | PROT_WRITE, MAP_SHARED,
+             RP_FD_HEAP, 0);
+    heap.base = m;
+#else
+    m = mmap(NULL, rn.page, PROT_READ | PROT_WRITE, MAP_SHARED, RP_FD_HEAP, 0);
+#endif
+    if (m == MAP_FAILED)
+        _exit(RP_EXIT_SETUP);
+    heap.meta = m;
+    heap.hint = 1;
 }
 
 void *grd_malloc(size_t n)
 {
-    return note_alloc(malloc(n));
+    return heap_alloc(n);
 }
 
 void *grd_calloc(size_t n, size_t size)
 {
-    return note_alloc(calloc(n, size));
+    void *p;
+
+    if (size != 0 && n > SIZE_MAX / size)
+        return alloc_failed();
+    if ((p = heap_alloc(n * size)) != NULL)
+        memset(p, 0, n * size);
+    return p;
 }
 
 void *grd_realloc(void *p, size_t n)
 {
-    /* only the value (volatile: gcc sinks the cast past realloc) */
-    const volatile uintptr_t old = (uintptr_t)p;
-    void *q = realloc(p, n);
+    void *q;
 
-    if (q == NULL && n > 0) {
-        book(RP_BOOK_FAILED, 0);    /* p is still valid and still live */
+    if (p == NULL)
+        return heap_alloc(n);
+    if (n == 0) {
+        heap_free(p);
         return NULL;
     }
-    if (old != 0)
-        book(RP_BOOK_FREE, old);
-    if (q != NULL)
-        book(RP_BOOK_ALLOC, (uintptr_t)q);
+#if CPT_LINUX
+    if (n <= heap_room(p)) {
+        heap_block(p)->size = n;
+        return p;
+    }
+#endif
+    if ((q = heap_alloc(n)) == NULL)
+        return NULL;                /* p is still valid and still live */
+    memcpy(q, p, heap_size(p) < n ? heap_size(p) : n);
+    heap_free(p);
     return q;
 }
 
 void grd_free(void *p)
 {
     if (p != NULL)
-        book(RP_BOOK_FREE, (uintptr_t)p);
-    free(p);
+        heap_free(p);
 }
 
 /* ---- fault handling ----------------------------------------------------- */
@@ -278,7 +454,7 @@ static void note_stack(void)
 
 #ifdef GRADER_SECCOMP
 enum arg_rule { ARG_ANY, ARG_SELF_PID, ARG_EMPTY_PATH, ARG_NO_EXEC,
-                ARG_STATE, ARG_HEADER, ARG_BELOW_BOOKS, ARG_BOOKS };
+                ARG_STATE, ARG_HEADER, ARG_BELOW_HEAP, ARG_HEAP };
 
 struct sc_rule {
     int nr;
@@ -289,16 +465,17 @@ struct sc_rule {
 /* Everything else traps (SIGSYS, recorded, then the runner exits). */
 static const struct sc_rule sc_rules[] = {
     { SCMP_SYS(read), SCMP_ACT_ALLOW, ARG_ANY },
-    /* writes never reach the allocation records: only book() sends */
-    { SCMP_SYS(write), SCMP_ACT_ALLOW, ARG_BELOW_BOOKS },
+    { SCMP_SYS(write), SCMP_ACT_ALLOW, ARG_BELOW_HEAP },
     { SCMP_SYS(readv), SCMP_ACT_ALLOW, ARG_ANY },
-    { SCMP_SYS(writev), SCMP_ACT_ALLOW, ARG_BELOW_BOOKS },
-    { SCMP_SYS(sendto), SCMP_ACT_ALLOW, ARG_BOOKS },
+    { SCMP_SYS(writev), SCMP_ACT_ALLOW, ARG_BELOW_HEAP },
     { SCMP_SYS(lseek), SCMP_ACT_ALLOW, ARG_ANY },     /* pipes: ESPIPE */
+    /* private writable memory cannot grow (RLIMIT_DATA, sandbox_self) */
     { SCMP_SYS(mmap), SCMP_ACT_ALLOW, ARG_NO_EXEC },
     { SCMP_SYS(munmap), SCMP_ACT_ALLOW, ARG_ANY },
     { SCMP_SYS(mremap), SCMP_ACT_ALLOW, ARG_ANY },
     { SCMP_SYS(brk), SCMP_ACT_ALLOW, ARG_ANY },
+    /* grd_free punches blocks out of the heap file (runner_proto.h) */
+    { SCMP_SYS(fallocate), SCMP_ACT_ALLOW, ARG_HEAP },
     { SCMP_SYS(madvise), SCMP_ACT_ALLOW, ARG_ANY },
     { SCMP_SYS(exit), SCMP_ACT_ALLOW, ARG_ANY },
     { SCMP_SYS(exit_group), SCMP_ACT_ALLOW, ARG_ANY },
@@ -348,12 +525,12 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, pid_t self)
     case ARG_NO_EXEC:
         return seccomp_rule_add(ctx, r->action, r->nr, 1,
                                 SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-    case ARG_BELOW_BOOKS:
+    case ARG_BELOW_HEAP:
         return seccomp_rule_add(ctx, r->action, r->nr, 1,
-                                SCMP_A0(SCMP_CMP_LT, RP_FD_BOOKS));
-    case ARG_BOOKS:
+                                SCMP_A0(SCMP_CMP_LT, RP_FD_HEAP));
+    case ARG_HEAP:
         return seccomp_rule_add(ctx, r->action, r->nr, 1,
-                                SCMP_A0(SCMP_CMP_EQ, RP_FD_BOOKS));
+                                SCMP_A0(SCMP_CMP_EQ, RP_FD_HEAP));
     case ARG_STATE:
         return seccomp_rule_add(ctx, r->action, r->nr, 1,
                                 SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)state));
@@ -391,20 +568,69 @@ static int load_seccomp(void)
 }
 #endif
 
+/*
+ * Memory the parent does not count must not be had. The heap file and the
+ * call's memfd are shared mappings; every other way to new memory is
+ * private and writable (brk, anonymous or private mappings, mremap), and
+ * RLIMIT_DATA at 0 makes the kernel refuse all of them from here on (the
+ * stack has its own limit; mappings made so far stay). The C library's own
+ * malloc, reachable by address from any allowed symbol, could still hand
+ * out the free space its arena already has: drain_libc_heap takes it once
+ * seccomp is loaded (which allocates) and before any student code runs, so
+ * that it has nothing left to give (a few thousand mallocs at most; the
+ * runner itself never calls malloc after that: stdout has a static buffer).
+ */
+static void limit_private_memory(void)
+{
+#if CPT_LINUX && defined(__GLIBC__)
+    const struct rlimit none = { 0, 0 };
+    void *room;
+
+    /* guard_state makes the state writable again after every call, which
+     * the limit refuses for private pages: share them (same address) */
+    if (mmap(&rn_pages, sizeof rn_pages, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != (void *)&rn_pages)
+        _exit(RP_EXIT_SETUP);
+
+    /* room in the arena for libseccomp, which allocates as it loads */
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+    mallopt(M_TRIM_THRESHOLD, 8 << 20);
+    if ((room = malloc(1 << 20)) == NULL)
+        _exit(RP_EXIT_SETUP);
+    free(room);
+    if (setrlimit(RLIMIT_DATA, &none) != 0)
+        _exit(RP_EXIT_SETUP);
+#endif
+}
+
+static void drain_libc_heap(void)
+{
+#if CPT_LINUX && defined(__GLIBC__)
+    static void *volatile sink;
+
+    for (size_t n = (size_t)1 << 21; n >= 8; n /= 2)
+        while ((sink = malloc(n)) != NULL)
+            ;
+#endif
+}
+
 /* Sandbox this process before any student code can run, then say so. */
 static void sandbox_self(void)
 {
     char ready = RP_READY_BYTE;
-    void *h = mmap(NULL, RP_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-                   RP_FD_MEM, 0);
+    void *h;
 
+    limit_private_memory();
+    h = mmap(NULL, RP_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, RP_FD_MEM, 0);
     if (h == MAP_FAILED)
         _exit(RP_EXIT_SETUP);
     rn.hdr = h;
     rn.page = (size_t)sysconf(_SC_PAGESIZE);
     note_stack();
-    /* Line-buffered, so that what was printed before a crash is kept. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    heap_setup();
+    /* Line-buffered, so that what was printed before a crash is kept; a
+     * buffer of our own, since the C library's heap cannot grow later. */
+    setvbuf(stdout, rn_outbuf, _IOLBF, sizeof rn_outbuf);
     if (install_handlers() != 0)
         _exit(RP_EXIT_SETUP);
 #ifdef __linux__
@@ -413,6 +639,7 @@ static void sandbox_self(void)
 #endif
     if (load_seccomp() != 0)
         _exit(RP_EXIT_SETUP);
+    drain_libc_heap();
     if (write(RP_FD_RES, &ready, 1) != 1)
         _exit(RP_EXIT_SETUP);
 }

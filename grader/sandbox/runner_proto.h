@@ -16,7 +16,7 @@
  * Fork server (Linux): the executable is exec'd once as "runner serve"
  * with only RP_FD_CTL (a socketpair) and RP_FD_RES; it writes
  * RP_SERVER_BYTE, then for each request (one byte carrying RP_SPAWN_FDS
- * descriptors by SCM_RIGHTS: ctl, out, mem, res, books) forks a test
+ * descriptors by SCM_RIGHTS: ctl, out, mem, res, heap) forks a test
  * runner with CLONE_PARENT (the grader's child), which takes those at
  * RP_FD_*, sandboxes itself and writes RP_READY_BYTE on its own res; the
  * server replies with the runner's pid as an int32 on its res.
@@ -41,7 +41,8 @@
 #define RP_READY_BYTE 'R'  /* first byte on the result pipe after setup */
 #define RP_SERVER_BYTE 'S' /* a fork server's first byte */
 #define RP_SERVE_ARG "serve" /* argv[1] of a fork server */
-#define RP_SPAWN_FDS 5     /* a spawn request carries ctl, out, mem, res, books */
+#define RP_SPAWN_FDS 5     /* a spawn request carries ctl, out, mem, res, heap */
+#define RP_HEAP_TAG 0x68656170b10c6b00ull /* block tag = user pointer ^ this */
 
 enum rp_fd {
     RP_FD_CTL = 0, /* control pipe, parent -> runner */
@@ -49,17 +50,27 @@ enum rp_fd {
     RP_FD_ERR = 2,
     RP_FD_MEM = 3, /* the shared memfd */
     RP_FD_RES = 4, /* result pipe, runner -> parent */
-    RP_FD_BOOKS = 5, /* allocation records (struct rp_book), runner ->
-                        parent; student code cannot write it (seccomp) */
+    RP_FD_HEAP = 5,  /* the heap file (see below) */
     RP_FD_COUNT = 6
 };
 
-/* One allocation record on RP_FD_BOOKS. */
-enum rp_book_op { RP_BOOK_ALLOC = 1, RP_BOOK_FREE = 2, RP_BOOK_FAILED = 3 };
-
-struct rp_book {
-    uint64_t op;   /* enum rp_book_op */
-    uint64_t ptr;  /* the pointer allocated or freed; 0 for FAILED */
+/*
+ * The heap file. Every grd_malloc/calloc/realloc block is pages of this
+ * file (a memfd the parent made and sized), mapped shared, written, with
+ * an unused page after each block; grd_free punches the block's pages out
+ * of the file (fallocate PUNCH_HOLE) and unmaps them. So the runner's live
+ * allocations are the file's data extents after page 0, which the parent
+ * asks the kernel for (lseek SEEK_DATA/SEEK_HOLE) after each call: no
+ * record the runner sends or keeps is believed, and the only way to make
+ * a block stop counting is to give its pages back. Page 0 holds
+ * struct rp_heap_meta, which the runner may write (a hint only).
+ */
+struct rp_heap_meta {
+    uint32_t alloc_failed;  /* a grd_* allocation returned NULL (a hint
+                               for the crash that follows, not a verdict) */
+    uint32_t pad;
+    int64_t live;           /* portable builds only (no SEEK_DATA and no
+                               seccomp there): the runner's own count */
 };
 
 /* How a call ended, as the runner saw it. */
@@ -119,9 +130,7 @@ struct rp_header {
     int32_t access;           /* enum rp_access */
     int32_t side;             /* enum rp_side */
     int32_t syscall_nr;
-    uint32_t alloc_failed;    /* grd_malloc & co. returned NULL */
     uint32_t stack_overflow;  /* the fault address was in the stack area */
-    int64_t live_allocs;      /* grd_* allocations the call left live */
     uint64_t done;            /* nonce ^ RP_DONE_XOR once recorded */
 };
 

@@ -63,7 +63,7 @@ static void apply_defaults(struct sbx *s, const struct sbx_config *cfg)
     s->as_limit = cfg->as_limit ? cfg->as_limit : SBX_DEFAULT_AS_LIMIT;
     s->cpu_s = cfg->cpu_s ? cfg->cpu_s : SBX_DEFAULT_CPU_S;
     s->out_cap = cfg->output_cap ? cfg->output_cap : SBX_DEFAULT_OUTPUT_CAP;
-    s->ctl = s->res = s->out = s->memfd = s->books_fd = -1;
+    s->ctl = s->res = s->out = s->memfd = s->heap_fd = -1;
     s->srv_ctl = s->srv_res = -1;
     s->nonce = (uint64_t)getpid() ^ (uint64_t)(ut_now_ms() * 1e3);
 }
@@ -184,15 +184,14 @@ static void returned(struct sbx *s, const struct sbx_call *c,
         return;
     }
     r->rc = rec->rc;
-    /* every record precedes the completion byte: all are readable now */
-    if (s->books_fd < 0 || sbx_books_drain(&s->books, s->books_fd) < 0 ||
-        s->books.garbled) {
+    /* the runner is idle until the next control byte: its heap is still */
+    if ((r->live_allocs = sbx_books_live(s->heap_fd)) < 0) {
         sbx_set_detail(r, CALL_CRASHED, "interfered with the grader's runner "
-                       "(its allocation records)");
+                       "(its heap)");
         sbx_runner_stop(s);
         return;
     }
-    r->live_allocs = sbx_books_live(&s->books) - before;
+    r->live_allocs = r->live_allocs > before ? r->live_allocs - before : 0;
     sbx_drain_output(s);
     if (sbx_check_inputs(c, mine, mem, r) == 0) {
         r->status = CALL_RETURNED;
@@ -342,8 +341,9 @@ static int run_once(struct sbx *s, const struct sbx_call *c, struct call_result 
         return -1;
     }
     view_len = (size_t)s->mem_size;
-    before = sbx_books_live(&s->books);
-    s->books.alloc_failed = 0;
+    if ((before = sbx_books_live(s->heap_fd)) < 0)
+        before = 0;
+    sbx_books_clear_failed(s->heap_fd);
     h = (const struct rp_header *)mem;
     cpu0 = ut_proc_cpu_ms((int)s->pid);
     t0 = sbx_live_ms(s);

@@ -79,7 +79,7 @@ void sbx_set_detail(struct call_result *r, enum call_status st,
 static void crashed(const struct sbx *s, struct call_result *r, int sig,
                     const struct rp_header *h)
 {
-    if (s->books.alloc_failed) {
+    if (sbx_books_failed(s->heap_fd)) {
         sbx_set_detail(r, CALL_MEMORY, "ran out of memory (limit %zu MiB)",
                    s->as_limit >> 20);
         return;
@@ -180,8 +180,6 @@ void sbx_runner_died(struct sbx *s, const struct rp_header *h,
 
     while ((seen = sbx_peek_exit(s->pid, &si)) == 0 && sbx_live_ms(s) < until)
         sbx_nap(s, 1);
-    if (s->books_fd >= 0)   /* a failed allocation explains a crash */
-        sbx_books_drain(&s->books, s->books_fd);
     if (seen == 1)
         classify_exit(s, &si, h, r);
     else
@@ -199,8 +197,6 @@ void sbx_timed_out(struct sbx *s, const struct rp_header *h,
 
     while ((seen = sbx_peek_exit(s->pid, &si)) == 0)
         sbx_sleep_ms(1);
-    if (s->books_fd >= 0)
-        sbx_books_drain(&s->books, s->books_fd);
     if (seen < 0 || (si.si_code == CLD_KILLED && si.si_status == SIGKILL)) {
         if (s->wall_ms > 0)
             sbx_set_detail(r, CALL_TIMEOUT, "did not return within %.0f ms of the "

@@ -50,18 +50,6 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct call_result *r,
 #define SBX_STATE_SAMPLES 5      /* of a runner's state when its wall net fires */
 #define SBX_WALL_BUSY_FACTOR 10.0 /* a runner busy at its wall net gets this x */
 
-/* The runner's live allocations, as its records on RP_FD_BOOKS say
- * (sbx_books.c). Zeroed = empty. */
-struct sbx_books {
-    uint64_t *slot;        /* open addressing; 0 = empty */
-    size_t cap, n;
-    long untracked;        /* could not be stored: live for good */
-    int alloc_failed;      /* an allocation returned NULL */
-    int garbled;           /* a record of no known kind */
-    unsigned char part[sizeof(struct rp_book)];
-    size_t npart;          /* bytes of a record read so far */
-};
-
 struct sbx {
     char *runner;
     char *runner_dir;
@@ -85,10 +73,9 @@ struct sbx {
     size_t out_len;
     int out_trunc;
     uint64_t nonce;
-    int books_fd;        /* parent end of RP_FD_BOOKS; -1 when closed */
+    int heap_fd;         /* the runner's heap file (RP_FD_HEAP); -1: none */
     pid_t server;        /* the fork server (sbx_server.c); 0: none */
     int srv_ctl, srv_res; /* its channels; -1 when closed */
-    struct sbx_books books;
 };
 
 /* sbx_proc.c: the runner process and its pipes. */
@@ -150,20 +137,19 @@ int sbx_server_spawn(struct sbx *s, const int kid[RP_FD_COUNT], pid_t *pid,
 /* Kill and reap the fork server, close its channels. Idempotent. */
 void sbx_server_stop(struct sbx *s);
 
-/* sbx_books.c: allocations counted in the parent. */
+/* sbx_books.c: the runner's allocations, counted from outside it. */
 
-/* Apply n bytes of records (a record may span calls). */
-void sbx_books_feed(struct sbx_books *b, const unsigned char *data, size_t n);
+/* A new heap file of `bytes` (sparse), close-on-exec; -1 (errno set). */
+int sbx_books_open(size_t bytes);
 
-/* Read everything fd (non-blocking) holds now into b: 0 when drained,
- * 1 at EOF, -1 on a read error. */
-int sbx_books_drain(struct sbx_books *b, int fd);
+/* The heap file's live blocks (its data extents past the meta page, as
+ * the kernel reports them); -1 when they cannot be read. */
+long sbx_books_live(int fd);
 
-/* Pointers live now, plus those that could not be tracked. */
-long sbx_books_live(const struct sbx_books *b);
-
-/* Forget everything (a new runner). */
-void sbx_books_reset(struct sbx_books *b);
+/* Did an allocation fail since the last clear? A hint the runner writes,
+ * used only to name a crash; never a verdict. */
+int sbx_books_failed(int fd);
+void sbx_books_clear_failed(int fd);
 
 /* sbx_layout.c: the call in shared memory. */
 

@@ -224,36 +224,31 @@ static void child_exec(const struct sbx *s, pid_t parent,
 }
 
 /* Make the channels: ctl is a socketpair so that writes can be
- * MSG_NOSIGNAL; res and out are pipes. Child ends go into kid[]. */
-/* Make the channels: ctl and books are socketpairs (writes to ctl can be
- * MSG_NOSIGNAL; the runner sends books with sendto, which seccomp allows
- * on that descriptor alone); res and out are pipes. Child ends go into
- * kid[]. */
+ * MSG_NOSIGNAL; res and out are pipes; the heap file (sparse: it costs
+ * only the pages the runner keeps) is a quarter of the address space
+ * limit, since the runner maps all of it. Child ends go into kid[]. */
 static int make_channels(struct sbx *s, int kid[RP_FD_COUNT])
 {
-    int ctl[2], res[2], out[2], books[2];
+    int ctl[2], res[2], out[2];
 
+    if ((s->heap_fd = sbx_books_open(s->as_limit / 4)) < 0)
+        return -1;
     if (cpt_socketpair_cloexec(ctl) != 0)
         return -1;
-    if (cpt_socketpair_cloexec(books) != 0) {
+    if (cloexec_pipe(res) != 0) {
         close(ctl[0]), close(ctl[1]);
         return -1;
     }
-    if (cloexec_pipe(res) != 0) {
-        close(ctl[0]), close(ctl[1]), close(books[0]), close(books[1]);
-        return -1;
-    }
     if (cloexec_pipe(out) != 0) {
-        close(ctl[0]), close(ctl[1]), close(books[0]), close(books[1]);
+        close(ctl[0]), close(ctl[1]);
         close(res[0]), close(res[1]);
         return -1;
     }
-    s->ctl = ctl[0], s->res = res[0], s->out = out[0], s->books_fd = books[0];
+    s->ctl = ctl[0], s->res = res[0], s->out = out[0];
     kid[RP_FD_CTL] = ctl[1], kid[RP_FD_OUT] = out[1];
     kid[RP_FD_ERR] = out[1], kid[RP_FD_MEM] = s->memfd;
-    kid[RP_FD_RES] = res[1], kid[RP_FD_BOOKS] = books[1];
+    kid[RP_FD_RES] = res[1], kid[RP_FD_HEAP] = s->heap_fd;
     fcntl(s->out, F_SETFL, O_NONBLOCK);
-    fcntl(s->books_fd, F_SETFL, O_NONBLOCK);
     return 0;
 }
 
@@ -262,7 +257,6 @@ static void close_kid_ends(int kid[RP_FD_COUNT])
     close(kid[RP_FD_CTL]);
     close(kid[RP_FD_OUT]);
     close(kid[RP_FD_RES]);
-    close(kid[RP_FD_BOOKS]);
 }
 
 static void close_channels(struct sbx *s)
@@ -271,8 +265,7 @@ static void close_channels(struct sbx *s)
     close_fd(&s->res);
     close_fd(&s->out);
     close_fd(&s->memfd);
-    close_fd(&s->books_fd);
-    sbx_books_reset(&s->books);
+    close_fd(&s->heap_fd);
     s->mem_size = 0;
 }
 
@@ -307,7 +300,7 @@ int sbx_peek_exit(pid_t pid, siginfo_t *si)
  * draining output meanwhile. */
 enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
 {
-    struct pollfd p[3];
+    struct pollfd p[2];
     double left;
     ssize_t n;
 
@@ -318,17 +311,13 @@ enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
         /* a closed descriptor (-1) is ignored by poll */
         p[0] = (struct pollfd){ .fd = s->res, .events = POLLIN };
         p[1] = (struct pollfd){ .fd = s->out, .events = POLLIN };
-        p[2] = (struct pollfd){ .fd = s->books_fd, .events = POLLIN };
-        if (sbx_poll(s, p, 3, left) < 0) {
+        if (sbx_poll(s, p, 2, left) < 0) {
             if (errno == EINTR)
                 continue;
             return W_ERROR;
         }
         if (s->out >= 0 && p[1].revents)
             sbx_drain_output(s);
-        if (s->books_fd >= 0 && p[2].revents &&
-            sbx_books_drain(&s->books, s->books_fd) != 0)
-            close_fd(&s->books_fd);   /* EOF: the runner is going */
         if (p[0].revents == 0)
             continue;
         n = read(s->res, byte, 1);

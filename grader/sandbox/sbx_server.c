@@ -73,7 +73,7 @@ void sbx_server_stop(struct sbx *s)
 }
 
 /* Exec the server: its ctl is a socketpair (spawn requests carry
- * descriptors), its res a pipe; it needs no output, memfd or books. */
+ * descriptors), its res a pipe; it needs no output, memfd or heap. */
 static int server_start(struct sbx *s, struct grd_err *e)
 {
     int ctl[2], res[2], kid[RP_FD_COUNT];
@@ -113,7 +113,7 @@ static int server_start(struct sbx *s, struct grd_err *e)
 static int send_spawn(int sock, const int kid[RP_FD_COUNT])
 {
     const int fds[RP_SPAWN_FDS] = { kid[RP_FD_CTL], kid[RP_FD_OUT], kid[RP_FD_MEM],
-                                    kid[RP_FD_RES], kid[RP_FD_BOOKS] };
+                                    kid[RP_FD_RES], kid[RP_FD_HEAP] };
     char byte = 'f', ctrl[CMSG_SPACE(sizeof fds)];
     struct iovec iov = { &byte, 1 };
     struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,

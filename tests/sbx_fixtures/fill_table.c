@@ -1,10 +1,10 @@
-/* hostile: fills the allocation table the runner used to keep (49,152
+/* hostile: makes 4,096 allocations (the runner once kept a table of 49,152
  * pointers), leaks one buffer while it is full, frees the fillers */
 #include "attention.h"
 #include "good_softmax.h"
 #include <stdlib.h>
 
-#define FILLERS 49152u
+#define FILLERS 4096u
 
 int attn_positional_encoding(float *pe, size_t n, size_t d)
 {
