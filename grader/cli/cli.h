@@ -118,5 +118,15 @@ int cmd_saturation(int argc, char **argv);
 int cmd_permute(int argc, char **argv);
 int cmd_vectors(int argc, char **argv);
 int cmd_golden(int argc, char **argv);
+int cmd_similar(int argc, char **argv);
+
+struct bat_list;
+/*
+ * `grader batch --similarity` (cmd_similar.c): compare the submissions of
+ * `l` with the default base, write <out_dir>/similarity.csv and add the
+ * similarity section to <out_dir>/summary.md (both atomically). Returns
+ * 0, or -1 with `e` set.
+ */
+int cli_batch_similarity(const struct bat_list *l, const char *out_dir, struct grd_err *e);
 
 #endif

@@ -22,7 +22,7 @@
 static const char batch_usage[] =
     "usage: grader batch [--spec FILE]... [--jobs N] [--test-jobs N] [--out DIR]\n"
     "                    [--id-regex PCRE2]\n"
-    "                    [--shard K/N] [--force] [--seed N] SUBMISSIONS...\n"
+    "                    [--shard K/N] [--force] [--seed N] [--similarity] SUBMISSIONS...\n"
     "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
     "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
     "DIR/summary.svg and DIR/<id>/{results.json,feedback.md,staff.md} (feedback.md\n"
@@ -43,6 +43,8 @@ static const char batch_usage[] =
     "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"
     "  --force       regrade submissions that are already up to date\n"
     "  --seed N      the seed of the generated cases (default 1; recorded per row)\n"
+    "  --similarity  also compare every pair (grader similar): DIR/similarity.csv and\n"
+    "                a section of DIR/summary.md\n"
     "  --help        this text\n";
 
 static const char merge_usage[] =
@@ -66,6 +68,7 @@ struct batch_args {
     unsigned shard_k, shard_n;
     char **dirs;
     size_t n_dirs;
+    int similarity;
 };
 
 struct progress {
@@ -75,7 +78,7 @@ struct progress {
     int line_open;     /* a TTY progress line is on screen */
 };
 
-enum { OPT_SPEC = 1, OPT_JOBS, OPT_TJOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP };
+enum { OPT_SPEC = 1, OPT_JOBS, OPT_TJOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP, OPT_SIMILAR };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -87,6 +90,7 @@ static const struct option options[] = {
     {"force", no_argument, NULL, OPT_FORCE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"help", no_argument, NULL, OPT_HELP},
+    {"similarity", no_argument, NULL, OPT_SIMILAR},
     {NULL, 0, NULL, 0},
 };
 
@@ -122,6 +126,9 @@ static int take_option(struct batch_args *a, int opt, const char *arg)
     case OPT_SEED:
         return cli_parse_seed(arg, &a->c.seed) < 0
                    ? cli_usage("--seed takes a non-negative whole number", batch_usage) : 0;
+    case OPT_SIMILAR:
+        a->similarity = 1;
+        return 0;
     case OPT_HELP:
         fputs(batch_usage, stdout);
         return -1;
@@ -286,6 +293,8 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e
         install_handlers();
         rc = bat_run(&l, &a->o, e);
     }
+    if (rc == 0 && a->similarity)
+        rc = cli_batch_similarity(&l, a->o.out_dir, e);
     end_line(&p);
     if (rc == 0)
         done_line(&l, a->o.out_dir);

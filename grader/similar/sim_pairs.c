@@ -1,0 +1,361 @@
+/* sim_pairs.c -- shared fingerprints, seeds, tiles and scores. */
+#include "similar/sim_pairs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SEEDS ((size_t)1 << 27) /* 2 GiB of seeds: refuse rather than swap */
+
+int sim_fps_push(struct sim_fps *f, uint64_t hash, size_t file, size_t pos)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 4096;
+        struct sim_fp *v = realloc(f->v, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        f->v = v;
+        f->cap = cap;
+    }
+    f->v[f->n].hash = hash;
+    f->v[f->n].file = (uint32_t)file;
+    f->v[f->n++].pos = (uint32_t)pos;
+    return 0;
+}
+
+/* A shared fingerprint of files fa < fb, at pa in fa and pb in fb. */
+struct seed {
+    uint32_t fa, fb, pa, pb;
+};
+
+struct seeds {
+    struct seed *v;
+    size_t n, cap;
+};
+
+static int cmp_fp(const void *a, const void *b)
+{
+    const struct sim_fp *x = a, *y = b;
+
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Seeds sorted by pair, then diagonal, then position: a seed already
+ * inside the match of the one before on its diagonal is skipped. */
+static int cmp_seed(const void *a, const void *b)
+{
+    const struct seed *x = a, *y = b;
+    int64_t dx = (int64_t)x->pa - x->pb, dy = (int64_t)y->pa - y->pb;
+
+    if (x->fa != y->fa)
+        return x->fa < y->fa ? -1 : 1;
+    if (x->fb != y->fb)
+        return x->fb < y->fb ? -1 : 1;
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    return (x->pa > y->pa) - (x->pa < y->pa);
+}
+
+static int seed_push(struct seeds *s, const struct sim_fp *x, const struct sim_fp *y)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        struct seed *v;
+        if (cap > MAX_SEEDS || (v = realloc(s->v, cap * sizeof *v)) == NULL)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (struct seed){x->file, y->file, x->pos, y->pos};
+    return 0;
+}
+
+/* Every pair of fingerprints with one hash, from two files that are not
+ * both archive, as seeds. */
+static int seed_group(const struct sim_file *files, const struct sim_fp *g, size_t n,
+                      struct seeds *s)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (g[i].file != g[j].file &&
+                !(files[g[i].file].archive && files[g[j].file].archive) &&
+                seed_push(s, &g[i], &g[j]) < 0)
+                return -1;
+    return 0;
+}
+
+static int make_seeds(const struct sim_file *files, struct sim_fps *fps, struct seeds *s)
+{
+    size_t i = 0;
+
+    qsort(fps->v, fps->n, sizeof *fps->v, cmp_fp);
+    while (i < fps->n) {
+        size_t j = i + 1;
+        while (j < fps->n && fps->v[j].hash == fps->v[i].hash)
+            j++;
+        if (j - i > 1 && seed_group(files, fps->v + i, j - i, s) < 0)
+            return -1;
+        i = j;
+    }
+    qsort(s->v, s->n, sizeof *s->v, cmp_seed);
+    return 0;
+}
+
+/* ---- one pair ---- */
+
+/* A match: a[a0 .. a0+len) equals b[b0 .. b0+len), no base token. */
+struct tile {
+    size_t a0, b0, len;
+};
+
+struct tiles {
+    struct tile *v;
+    size_t n, cap;
+};
+
+static int tile_push(struct tiles *t, size_t a0, size_t b0, size_t len)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        struct tile *v = realloc(t->v, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = (struct tile){a0, b0, len};
+    return 0;
+}
+
+static int same(const struct sim_file *a, size_t i, const struct sim_file *b, size_t j)
+{
+    return a->t.kind[i] == b->t.kind[j] && !a->base[i] && !b->base[j];
+}
+
+/* The maximal match through a seed (len 0 when its first token is base). */
+static struct tile extend(const struct sim_file *a, const struct sim_file *b, size_t pa,
+                          size_t pb)
+{
+    struct tile t = {pa, pb, 0};
+
+    if (!same(a, pa, b, pb))
+        return t;
+    while (t.a0 > 0 && t.b0 > 0 && same(a, t.a0 - 1, b, t.b0 - 1)) {
+        t.a0--;
+        t.b0--;
+    }
+    while (t.a0 + t.len < a->t.n && t.b0 + t.len < b->t.n &&
+           same(a, t.a0 + t.len, b, t.b0 + t.len))
+        t.len++;
+    return t;
+}
+
+/* Matches through the seeds of one pair, each at least k tokens. */
+static int candidates(const struct sim_file *a, const struct sim_file *b,
+                      const struct seed *s, size_t n, size_t k, struct tiles *out)
+{
+    int64_t diag = INT64_MIN;
+    size_t end = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int64_t d = (int64_t)s[i].pa - s[i].pb;
+        struct tile t;
+        if (d == diag && s[i].pa < end)
+            continue;        /* inside the match found just before */
+        t = extend(a, b, s[i].pa, s[i].pb);
+        diag = d;
+        end = t.len > 0 ? t.a0 + t.len : s[i].pa + 1;
+        if (t.len >= k && tile_push(out, t.a0, t.b0, t.len) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int cmp_tile(const void *x, const void *y)
+{
+    const struct tile *p = x, *q = y;
+
+    if (p->len != q->len)
+        return p->len > q->len ? -1 : 1;
+    if (p->a0 != q->a0)
+        return p->a0 < q->a0 ? -1 : 1;
+    return (p->b0 > q->b0) - (p->b0 < q->b0);
+}
+
+/* The longest stretch of t whose tokens are free in both files. */
+static struct tile free_part(const struct tile *t, const unsigned char *ua,
+                             const unsigned char *ub)
+{
+    struct tile best = {t->a0, t->b0, 0};
+    size_t run = 0;
+
+    for (size_t i = 0; i <= t->len; i++) {
+        if (i < t->len && !ua[t->a0 + i] && !ub[t->b0 + i]) {
+            run++;
+            continue;
+        }
+        if (run > best.len)
+            best = (struct tile){t->a0 + i - run, t->b0 + i - run, run};
+        run = 0;
+    }
+    return best;
+}
+
+/*
+ * Greedy tiling, longest first: each candidate keeps its longest part
+ * whose tokens no longer tile has used, when that part is k or more.
+ * The kept tiles replace c's content, longest first.
+ */
+static void tile(struct tiles *c, size_t k, unsigned char *ua, unsigned char *ub)
+{
+    size_t kept = 0;
+
+    qsort(c->v, c->n, sizeof *c->v, cmp_tile);
+    for (size_t i = 0; i < c->n; i++) {
+        struct tile t = free_part(&c->v[i], ua, ub);
+        if (t.len < k)
+            continue;
+        memset(ua + t.a0, 1, t.len);
+        memset(ub + t.b0, 1, t.len);
+        c->v[kept++] = t;
+    }
+    c->n = kept;
+    qsort(c->v, c->n, sizeof *c->v, cmp_tile);
+    for (size_t i = 0; i < c->n; i++) {   /* leave the maps clear */
+        memset(ua + c->v[i].a0, 0, c->v[i].len);
+        memset(ub + c->v[i].b0, 0, c->v[i].len);
+    }
+}
+
+static double share(size_t matched, size_t live)
+{
+    return live > 0 ? (double)matched / (double)live : 0.0;
+}
+
+/* The pair's entry from its tiles; a is the class member when one is. */
+static int make_pair(const struct sim_file *a, const struct sim_file *b,
+                     const struct tiles *t, struct sim_pair *p)
+{
+    int swap = a->archive && !b->archive;
+    const struct sim_file *x = swap ? b : a, *y = swap ? a : b;
+
+    memset(p, 0, sizeof *p);
+    if ((p->regions = calloc(t->n, sizeof *p->regions)) == NULL)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t xa = swap ? t->v[i].b0 : t->v[i].a0, ya = swap ? t->v[i].a0 : t->v[i].b0;
+        size_t len = t->v[i].len;
+        p->regions[i] = (struct sim_region){x->t.line[xa], x->t.line[xa + len - 1],
+                                            y->t.line[ya], y->t.line[ya + len - 1], len};
+        p->matched += len;
+    }
+    p->n_regions = t->n;
+    p->id_a = x->id;
+    p->id_b = y->id;
+    p->share_a = share(p->matched, x->live);
+    p->share_b = share(p->matched, y->live);
+    p->score = p->share_a > p->share_b ? p->share_a : p->share_b;
+    return 0;
+}
+
+struct work {
+    struct tiles c;
+    unsigned char *ua, *ub;
+};
+
+static int push_pair(struct sim_report *r, size_t *cap, const struct sim_pair *p)
+{
+    if (r->n == *cap) {
+        size_t n = *cap ? *cap * 2 : 64;
+        struct sim_pair *v = realloc(r->pairs, n * sizeof *v);
+        if (v == NULL)
+            return -1;
+        r->pairs = v;
+        *cap = n;
+    }
+    r->pairs[r->n++] = *p;
+    return 0;
+}
+
+/* Tile one pair (its seeds s[0..n)) and keep it when it scores. */
+static int one_pair(const struct sim_file *files, const struct seed *s, size_t n,
+                    const struct sim_opts *o, struct work *w, struct sim_report *r,
+                    size_t *cap)
+{
+    const struct sim_file *a = &files[s[0].fa], *b = &files[s[0].fb];
+    struct sim_pair p;
+
+    w->c.n = 0;
+    if (candidates(a, b, s, n, o->k, &w->c) < 0)
+        return -1;
+    tile(&w->c, o->k, w->ua, w->ub);
+    if (w->c.n == 0)
+        return 0;
+    if (make_pair(a, b, &w->c, &p) < 0)
+        return -1;
+    if (p.score + 1e-12 < o->threshold) {   /* a share printed as 0.5 is 0.5 */
+        free(p.regions);
+        return 0;
+    }
+    if (push_pair(r, cap, &p) < 0) {
+        free(p.regions);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const struct sim_pair *p = x, *q = y;
+    int c;
+
+    if (p->score != q->score)
+        return p->score > q->score ? -1 : 1;
+    if (p->matched != q->matched)
+        return p->matched > q->matched ? -1 : 1;
+    if ((c = strcmp(p->id_a, q->id_a)) != 0)
+        return c;
+    return strcmp(p->id_b, q->id_b);
+}
+
+static int all_pairs(const struct sim_file *files, const struct seeds *s,
+                     const struct sim_opts *o, struct work *w, struct sim_report *r)
+{
+    size_t i = 0, cap = 0;
+
+    while (i < s->n) {
+        size_t j = i + 1;
+        while (j < s->n && s->v[j].fa == s->v[i].fa && s->v[j].fb == s->v[i].fb)
+            j++;
+        if (one_pair(files, s->v + i, j - i, o, w, r, &cap) < 0)
+            return -1;
+        i = j;
+    }
+    qsort(r->pairs, r->n, sizeof *r->pairs, cmp_pair);
+    return 0;
+}
+
+int sim_pairs(const struct sim_file *files, size_t n, struct sim_fps *fps,
+              const struct sim_opts *o, struct sim_report *r)
+{
+    struct seeds s = {NULL, 0, 0};
+    struct work w = {{NULL, 0, 0}, NULL, NULL};
+    size_t most = 1;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        most = files[i].t.n > most ? files[i].t.n : most;
+    w.ua = calloc(most, 1);
+    w.ub = calloc(most, 1);
+    rc = w.ua == NULL || w.ub == NULL ? -1 : make_seeds(files, fps, &s);
+    if (rc == 0)
+        rc = all_pairs(files, &s, o, &w, r);
+    free(s.v);
+    free(w.c.v);
+    free(w.ua);
+    free(w.ub);
+    return rc;
+}
