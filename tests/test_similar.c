@@ -83,9 +83,14 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
     return remove(p);
 }
 
+/* SIMILAR_KEEP=1 keeps the classes (their paths on stderr), to measure
+ * other tools on the same files (docs/DESIGN.md). */
 static void remove_tree(const char *root)
 {
-    nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    if (getenv("SIMILAR_KEEP") != NULL)
+        fprintf(stderr, "similar: kept %s\n", root);
+    else
+        nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static char *temp_root(void)
@@ -157,6 +162,13 @@ static char *rename_all(const char *src)
     cr_assert_not_null(code);
     for (size_t i = 0; i < len;) {
         size_t j = i;
+        if (code[i] == '#') {   /* #include lines stay */
+            for (; j < len && src[j] != '\n'; j++)
+                ;
+            add(&out, src + i, j - i);
+            i = j;
+            continue;
+        }
         if (code[i] != ' ' && word_char(code[i]) && !(code[i] >= '0' && code[i] <= '9') &&
             (i == 0 || !word_char(code[i - 1]))) {
             while (j < len && word_char(code[j]))
@@ -218,17 +230,47 @@ static void split_items(const char *src, struct items *it)
     free(code);
 }
 
-/* The items in reverse order (every function, struct and helper moves). */
+/* Where item i's code starts (after its comments) and its '{', if any. */
+static size_t code_start(const char *code, size_t from, size_t to, size_t *brace)
+{
+    size_t i = from;
+
+    while (i < to && (code[i] == ' ' || code[i] == '\n'))
+        i++;
+    for (*brace = i; *brace < to && code[*brace] != '{' && code[*brace] != ';'; (*brace)++)
+        ;
+    return i;
+}
+
+/* The functions in reverse order, after the structs (in their order) and
+ * a prototype of each function, so that the copy still compiles. */
 static char *reorder_functions(const char *src)
 {
     struct items it;
     struct buf out = {NULL, 0, 0};
+    char *code = src_blank(src, strlen(src));
+    int is_fn[128];
 
     split_items(src, &it);
-    cr_assert_gt(it.n, 20, "the reference has %zu top-level items", it.n);
+    cr_assert(code != NULL && it.n > 20, "the reference has %zu top-level items", it.n);
     add(&out, src, it.head_end);
+    for (size_t i = 0; i < it.n; i++) {
+        size_t brace, at = code_start(code, it.start[i], it.end[i], &brace);
+        is_fn[i] = code[brace] == '{' && strncmp(code + at, "struct", 6) != 0;
+        if (!is_fn[i])
+            add(&out, src + it.start[i], it.end[i] - it.start[i]);
+    }
+    for (size_t i = 0; i < it.n; i++) {
+        size_t brace, at = code_start(code, it.start[i], it.end[i], &brace);
+        if (is_fn[i]) {
+            add(&out, src + at, brace - at);
+            adds(&out, ";\n");
+        }
+    }
     for (size_t i = it.n; i-- > 0;)
-        add(&out, src + it.start[i], it.end[i] - it.start[i]);
+        if (is_fn[i])
+            add(&out, src + it.start[i], it.end[i] - it.start[i]);
+    free(code);
     return out.s;
 }
 
@@ -374,9 +416,9 @@ static char *planted_class(void)
 }
 
 /* The class of `root` through the library, as `grader similar` reads it. */
-static struct sim_class *load_class(const char *root, double threshold)
+static struct sim_class *load_class(const char *root, double threshold, unsigned threads)
 {
-    struct sim_opts o = {0, 0, threshold};
+    struct sim_opts o = {0, 0, threshold, threads};
     struct sim_class *c = sim_class_new(&o);
     struct bat_list l = {NULL, 0, 0};
     const char *dirs[] = {root};
@@ -408,7 +450,7 @@ static int is_template(const char *id)
 Test(similar, planted_copies_rank_above_every_honest_pair, .timeout = 60)
 {
     char *root = planted_class();
-    struct sim_class *c = load_class(root, 0.0);
+    struct sim_class *c = load_class(root, 0.0, 2);
     struct sim_report r;
     struct grd_err e;
     double worst_copy = 2, best_honest = -1;
@@ -444,7 +486,7 @@ Test(similar, planted_copies_rank_above_every_honest_pair, .timeout = 60)
 Test(similar, planted_class_precision_and_recall_at_the_default_threshold, .timeout = 60)
 {
     char *root = planted_class();
-    struct sim_class *c = load_class(root, SIM_DEFAULT_THRESHOLD);
+    struct sim_class *c = load_class(root, SIM_DEFAULT_THRESHOLD, 2);
     struct sim_report r;
     struct grd_err e;
     size_t tp = 0;
@@ -468,11 +510,35 @@ Test(similar, planted_class_precision_and_recall_at_the_default_threshold, .time
     free(root);
 }
 
+/* Files compared on 1 or 4 threads: the same report byte for byte. */
+Test(similar, the_report_is_the_same_on_any_number_of_threads, .timeout = 60)
+{
+    char *root = planted_class(), *text[2];
+    struct grd_err e;
+
+    for (int i = 0; i < 2; i++) {
+        struct sim_class *c = load_class(root, 0.0, i == 0 ? 1 : 4);
+        struct sim_report r;
+        struct strbuf sb;
+        cr_assert(sim_compare(c, &r, &e) == 0, "%s", e.msg);
+        sb_init(&sb, 0);
+        cr_assert(sim_format_report(&r, SIM_JSON, &sb) == 0);
+        text[i] = sb_detach(&sb, NULL);
+        sim_report_release(&r);
+        sim_class_free(c);
+    }
+    cr_expect_str_eq(text[0], text[1]);
+    free(text[0]);
+    free(text[1]);
+    remove_tree(root);
+    free(root);
+}
+
 /* Without the base, the ten templates are all the same file: the base is
  * what keeps them out, and what keeps the API's checks out of honest pairs. */
 Test(similar, the_base_is_what_keeps_templates_out)
 {
-    struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD};
+    struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD, 1};
     struct sim_class *c = sim_class_new(&o);
     char *tmpl = slurp(TEMPLATE);
     struct sim_report r;
@@ -515,7 +581,7 @@ Test(similar, regions_point_at_the_copied_lines)
     const char *from = strstr(ref, "static void layer_norm_row(");
     const char *to = strstr(ref, "/* ---- multi-head");
     struct buf b = {NULL, 0, 0}, piece = {NULL, 0, 0};
-    struct sim_opts o = {0, 0, 0.0};
+    struct sim_opts o = {0, 0, 0.0, 1};
     struct sim_class *c = sim_class_new(&o);
     struct sim_report r;
     struct grd_err e;
@@ -566,7 +632,7 @@ Test(similar, regions_point_at_the_copied_lines)
 
 Test(similar, archive_members_are_not_compared_with_each_other)
 {
-    struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD};
+    struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD, 1};
     struct sim_class *c = sim_class_new(&o);
     char *ref = slurp(REF), *own = slurp(SUBS "correct_loop_orders.c"), *renamed = rename_all(ref);
     struct sim_report r;
@@ -597,7 +663,7 @@ Test(similar, archive_members_are_not_compared_with_each_other)
 Test(similar, hostile_ids_are_neutralised_in_every_format)
 {
     static const char *const ids[] = {"=HYPERLINK(\"x\")\n2", "a\033[2J,\"b\""};
-    struct sim_opts o = {0, 0, 0.5};
+    struct sim_opts o = {0, 0, 0.5, 1};
     struct sim_class *c = sim_class_new(&o);
     char *ref = slurp(REF);
     struct sim_report r;

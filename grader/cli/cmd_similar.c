@@ -12,6 +12,7 @@
 #include "batch/batch.h"
 #include "cli/cli.h"
 #include "core/strbuf.h"
+#include "core/util.h"
 #include "similar/similar.h"
 
 #define MAX_PATHS 64
@@ -51,6 +52,14 @@ struct similar_args {
 };
 
 /* "0.4", "40%" or "40": a share from 0 to 1. 0 or -1. */
+/* The CPUs this process may use, at most SIM_MAX_THREADS. */
+static unsigned threads(void)
+{
+    long n = ut_usable_cpus();
+
+    return n > SIM_MAX_THREADS ? SIM_MAX_THREADS : (unsigned)n;
+}
+
 static int parse_threshold(const char *s, double *out)
 {
     char *end;
@@ -112,6 +121,7 @@ static int parse_args(struct similar_args *a, int argc, char **argv)
 
     memset(a, 0, sizeof *a);
     a->o.threshold = SIM_DEFAULT_THRESHOLD;
+    a->o.threads = threads();
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
         if ((rc = take_option(a, opt, optarg)) != 0)
@@ -302,7 +312,7 @@ static int write_csv(const char *out_dir, const struct sim_report *r, struct grd
 
 int cli_batch_similarity(const struct bat_list *l, const char *out_dir, struct grd_err *e)
 {
-    struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD};
+    struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD, threads()};
     struct sim_class *c = sim_class_new(&o);
     struct sim_report r = {NULL, 0, 0, 0, 0};
     int rc;

@@ -1,6 +1,7 @@
 /* sim_pairs.c -- shared fingerprints, seeds, tiles and scores. */
 #include "similar/sim_pairs.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,37 +71,6 @@ static int seed_push(struct seeds *s, const struct sim_fp *x, const struct sim_f
         s->cap = cap;
     }
     s->v[s->n++] = (struct seed){x->file, y->file, x->pos, y->pos};
-    return 0;
-}
-
-/* Every pair of fingerprints with one hash, from two files that are not
- * both archive, as seeds. */
-static int seed_group(const struct sim_file *files, const struct sim_fp *g, size_t n,
-                      struct seeds *s)
-{
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (g[i].file != g[j].file &&
-                !(files[g[i].file].archive && files[g[j].file].archive) &&
-                seed_push(s, &g[i], &g[j]) < 0)
-                return -1;
-    return 0;
-}
-
-static int make_seeds(const struct sim_file *files, struct sim_fps *fps, struct seeds *s)
-{
-    size_t i = 0;
-
-    qsort(fps->v, fps->n, sizeof *fps->v, cmp_fp);
-    while (i < fps->n) {
-        size_t j = i + 1;
-        while (j < fps->n && fps->v[j].hash == fps->v[i].hash)
-            j++;
-        if (j - i > 1 && seed_group(files, fps->v + i, j - i, s) < 0)
-            return -1;
-        i = j;
-    }
-    qsort(s->v, s->n, sizeof *s->v, cmp_seed);
     return 0;
 }
 
@@ -236,9 +206,10 @@ static double share(size_t matched, size_t live)
 }
 
 /* The pair's entry from its tiles; a is the class member when one is. */
-static int make_pair(const struct sim_file *a, const struct sim_file *b,
+static int make_pair(const struct sim_file *files, size_t fa, size_t fb,
                      const struct tiles *t, struct sim_pair *p)
 {
+    const struct sim_file *a = &files[fa], *b = &files[fb];
     int swap = a->archive && !b->archive;
     const struct sim_file *x = swap ? b : a, *y = swap ? a : b;
 
@@ -255,6 +226,8 @@ static int make_pair(const struct sim_file *a, const struct sim_file *b,
     p->n_regions = t->n;
     p->id_a = x->id;
     p->id_b = y->id;
+    p->file_a = swap ? fb : fa;
+    p->file_b = swap ? fa : fb;
     p->share_a = share(p->matched, x->live);
     p->share_b = share(p->matched, y->live);
     p->score = p->share_a > p->share_b ? p->share_a : p->share_b;
@@ -294,7 +267,7 @@ static int one_pair(const struct sim_file *files, const struct seed *s, size_t n
     tile(&w->c, o->k, w->ua, w->ub);
     if (w->c.n == 0)
         return 0;
-    if (make_pair(a, b, &w->c, &p) < 0)
+    if (make_pair(files, s[0].fa, s[0].fb, &w->c, &p) < 0)
         return -1;
     if (p.score + 1e-12 < o->threshold) {   /* a share printed as 0.5 is 0.5 */
         free(p.regions);
@@ -316,46 +289,199 @@ static int cmp_pair(const void *x, const void *y)
         return p->score > q->score ? -1 : 1;
     if (p->matched != q->matched)
         return p->matched > q->matched ? -1 : 1;
-    if ((c = strcmp(p->id_a, q->id_a)) != 0)
+    if ((c = strcmp(p->id_a, q->id_a)) != 0 || (c = strcmp(p->id_b, q->id_b)) != 0)
         return c;
-    return strcmp(p->id_b, q->id_b);
+    if (p->file_a != q->file_a)
+        return p->file_a < q->file_a ? -1 : 1;
+    return (p->file_b > q->file_b) - (p->file_b < q->file_b);
 }
 
-static int all_pairs(const struct sim_file *files, const struct seeds *s,
-                     const struct sim_opts *o, struct work *w, struct sim_report *r)
+/* The first fingerprint of the sorted v[0..n) with hash h. */
+static size_t lower_bound(const struct sim_fp *v, size_t n, uint64_t h)
 {
-    size_t i = 0, cap = 0;
+    size_t lo = 0, hi = n;
 
-    while (i < s->n) {
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].hash < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* What the workers share: read-only but for the next file to take. */
+struct shared {
+    const struct sim_file *files;
+    size_t n;
+    const struct sim_fp *own;      /* fingerprints in file order */
+    const size_t *first;           /* own[first[f] .. first[f+1]) are f's */
+    const struct sim_fp *sorted;   /* by hash, file, position */
+    size_t n_fps;
+    const struct sim_opts *o;
+    pthread_mutex_t lock;
+    size_t next;                   /* the next file a worker takes */
+};
+
+/* One worker: its seeds, tiles, maps and pairs. */
+struct worker {
+    struct shared *sh;
+    struct seeds s;
+    struct work w;
+    struct sim_report r;
+    size_t cap;
+    int rc;
+};
+
+/* The seeds of file fa with every later file that is not both archive. */
+static int seeds_of(const struct shared *sh, size_t fa, struct seeds *s)
+{
+    s->n = 0;
+    for (size_t i = sh->first[fa]; i < sh->first[fa + 1]; i++) {
+        const struct sim_fp *x = &sh->own[i];
+        for (size_t j = lower_bound(sh->sorted, sh->n_fps, x->hash);
+             j < sh->n_fps && sh->sorted[j].hash == x->hash; j++) {
+            const struct sim_fp *y = &sh->sorted[j];
+            if (y->file > fa && !(sh->files[fa].archive && sh->files[y->file].archive) &&
+                seed_push(s, x, y) < 0)
+                return -1;
+        }
+    }
+    qsort(s->v, s->n, sizeof *s->v, cmp_seed);
+    return 0;
+}
+
+static int pairs_of(struct worker *k, size_t fa)
+{
+    const struct seed *v;
+    size_t i = 0;
+
+    if (seeds_of(k->sh, fa, &k->s) < 0)
+        return -1;
+    v = k->s.v;
+    while (i < k->s.n) {
         size_t j = i + 1;
-        while (j < s->n && s->v[j].fa == s->v[i].fa && s->v[j].fb == s->v[i].fb)
+        while (j < k->s.n && v[j].fb == v[i].fb)
             j++;
-        if (one_pair(files, s->v + i, j - i, o, w, r, &cap) < 0)
+        if (one_pair(k->sh->files, v + i, j - i, k->sh->o, &k->w, &k->r, &k->cap) < 0)
             return -1;
         i = j;
+    }
+    return 0;
+}
+
+static void *work_loop(void *arg)
+{
+    struct worker *k = arg;
+
+    for (;;) {
+        size_t fa;
+        pthread_mutex_lock(&k->sh->lock);
+        fa = k->sh->next++;
+        pthread_mutex_unlock(&k->sh->lock);
+        if (fa >= k->sh->n || k->rc < 0)
+            return NULL;
+        k->rc = pairs_of(k, fa);
+    }
+}
+
+static int worker_init(struct worker *k, struct shared *sh, size_t most)
+{
+    memset(k, 0, sizeof *k);
+    k->sh = sh;
+    k->w.ua = calloc(most, 1);
+    k->w.ub = calloc(most, 1);
+    return k->w.ua != NULL && k->w.ub != NULL ? 0 : -1;
+}
+
+static void worker_release(struct worker *k)
+{
+    free(k->s.v);
+    free(k->w.c.v);
+    free(k->w.ua);
+    free(k->w.ub);
+    sim_report_release(&k->r);
+}
+
+/* Move the workers' pairs into r, best first. */
+static int gather(struct worker *k, size_t nk, struct sim_report *r)
+{
+    size_t total = 0;
+
+    for (size_t i = 0; i < nk; i++)
+        total += k[i].r.n;
+    if (total > 0 && (r->pairs = malloc(total * sizeof *r->pairs)) == NULL)
+        return -1;
+    for (size_t i = 0; i < nk; i++) {
+        if (k[i].r.n > 0)
+            memcpy(r->pairs + r->n, k[i].r.pairs, k[i].r.n * sizeof *r->pairs);
+        r->n += k[i].r.n;
+        free(k[i].r.pairs);
+        memset(&k[i].r, 0, sizeof k[i].r);
     }
     qsort(r->pairs, r->n, sizeof *r->pairs, cmp_pair);
     return 0;
 }
 
+/* Run nk workers (the first on this thread) over their shared files; a
+ * thread that cannot start leaves its share to the others. */
+static int run_workers(struct worker *k, size_t nk, struct sim_report *r)
+{
+    pthread_t t[SIM_MAX_THREADS];
+    size_t started = 1;
+    int rc = 0;
+
+    while (started < nk && pthread_create(&t[started - 1], NULL, work_loop, &k[started]) == 0)
+        started++;
+    work_loop(&k[0]);
+    for (size_t i = 1; i < started; i++)
+        pthread_join(t[i - 1], NULL);
+    for (size_t i = 0; i < nk; i++)
+        rc |= k[i].rc;
+    return rc < 0 || gather(k, nk, r) < 0 ? -1 : 0;
+}
+
+static size_t *file_starts(const struct sim_fps *fps, size_t n)
+{
+    size_t *first = calloc(n + 1, sizeof *first);
+
+    if (first == NULL)
+        return NULL;
+    for (size_t i = 0; i < fps->n; i++)
+        first[fps->v[i].file + 1]++;
+    for (size_t f = 0; f < n; f++)
+        first[f + 1] += first[f];
+    return first;
+}
+
 int sim_pairs(const struct sim_file *files, size_t n, struct sim_fps *fps,
               const struct sim_opts *o, struct sim_report *r)
 {
-    struct seeds s = {NULL, 0, 0};
-    struct work w = {{NULL, 0, 0}, NULL, NULL};
-    size_t most = 1;
-    int rc;
+    struct shared sh = {files, n, fps->v, NULL, NULL, fps->n, o, PTHREAD_MUTEX_INITIALIZER, 0};
+    struct worker k[SIM_MAX_THREADS];
+    size_t most = 1, nk = o->threads ? o->threads : 1, ready = 0;
+    struct sim_fp *sorted = malloc((fps->n + 1) * sizeof *sorted);
+    size_t *first = file_starts(fps, n);
+    int rc = sorted == NULL || first == NULL ? -1 : 0;
 
+    nk = nk > SIM_MAX_THREADS ? SIM_MAX_THREADS : nk;
     for (size_t i = 0; i < n; i++)
         most = files[i].t.n > most ? files[i].t.n : most;
-    w.ua = calloc(most, 1);
-    w.ub = calloc(most, 1);
-    rc = w.ua == NULL || w.ub == NULL ? -1 : make_seeds(files, fps, &s);
+    if (rc == 0) {
+        memcpy(sorted, fps->v, fps->n * sizeof *sorted);
+        qsort(sorted, fps->n, sizeof *sorted, cmp_fp);
+        sh.first = first;
+        sh.sorted = sorted;
+    }
+    while (rc == 0 && ready < nk)
+        rc = worker_init(&k[ready++], &sh, most);
     if (rc == 0)
-        rc = all_pairs(files, &s, o, &w, r);
-    free(s.v);
-    free(w.c.v);
-    free(w.ua);
-    free(w.ub);
+        rc = run_workers(k, nk, r);
+    for (size_t i = 0; i < ready; i++)
+        worker_release(&k[i]);
+    free(sorted);
+    free(first);
+    pthread_mutex_destroy(&sh.lock);
     return rc;
 }

@@ -41,11 +41,14 @@
 #define SIM_DEFAULT_THRESHOLD 0.5
 #define SIM_MAX_FILES 10000
 #define SIM_MAX_TOKENS 200000    /* tokens read of one file; the rest ignored */
+#define SIM_MAX_THREADS 16
 
 struct sim_opts {
     size_t k;            /* 0: SIM_DEFAULT_K */
     size_t window;       /* 0: SIM_DEFAULT_WINDOW */
     double threshold;    /* pairs whose score is at least this (0 to 1) */
+    unsigned threads;    /* files compared at once, 1 to SIM_MAX_THREADS (0: 1);
+                            the report is the same for any number */
 };
 
 /* A region of a pair: 1-based inclusive line ranges in both files. */
@@ -59,12 +62,14 @@ struct sim_pair {
                                   unless both are class members */
     double share_a, share_b, score;
     size_t matched;            /* tokens of a in the tiles (= of b) */
+    size_t file_a, file_b;     /* the files' places in the order added */
     struct sim_region *regions;  /* longest first (owned) */
     size_t n_regions;
 };
 
 struct sim_report {
-    struct sim_pair *pairs;    /* best score first, then ids bytewise */
+    struct sim_pair *pairs;    /* best score first, then most tokens, then ids
+                                  bytewise, then the order the files were added */
     size_t n;
     size_t n_files, n_archive; /* what was compared */
     double threshold;
