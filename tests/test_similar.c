@@ -658,6 +658,30 @@ Test(similar, archive_members_are_not_compared_with_each_other)
     free(renamed);
 }
 
+/* Two hostile files that repeat one statement 30000 times: every k-gram
+ * is the same, which without a bound on repeats makes 10^9 seeds. */
+Test(similar, a_file_that_repeats_itself_is_compared_in_bounded_work, .timeout = 60)
+{
+    struct sim_opts o = {0, 0, 0.5, 1};
+    struct sim_class *c = sim_class_new(&o);
+    struct buf b = {NULL, 0, 0};
+    struct sim_report r;
+    struct grd_err e;
+
+    adds(&b, "void f(int x)\n{\n");
+    for (int i = 0; i < 30000; i++)
+        adds(&b, "    x = x + 1;\n");
+    adds(&b, "}\n");
+    cr_assert(sim_add(c, "h1", b.s, b.n, 0, &e) == 0);
+    cr_assert(sim_add(c, "h2", b.s, b.n, 0, &e) == 0);
+    cr_assert(sim_compare(c, &r, &e) == 0, "%s", e.msg);
+    cr_expect_eq(r.n, 1);
+    cr_expect(r.n == 1 && r.pairs[0].share_a > 0.99, "the same file is one whole match");
+    sim_report_release(&r);
+    sim_class_free(c);
+    free(b.s);
+}
+
 /* ---- output ---- */
 
 Test(similar, hostile_ids_are_neutralised_in_every_format)

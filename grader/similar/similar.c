@@ -156,6 +156,34 @@ static int in_base(const uint64_t *base, size_t n, uint64_t h)
     return n > 0 && bsearch(&h, base, n, sizeof *base, cmp_u64) != NULL;
 }
 
+static int cmp_fp_hash(const void *a, const void *b)
+{
+    const struct sim_fp *x = a, *y = b;
+
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/*
+ * Keep at most SIM_MAX_REPEAT fingerprints of one hash in the file's
+ * fingerprints out->v[from..): a file that repeats one stretch thousands
+ * of times would otherwise make seeds quadratic in its length against
+ * another such file (a hostile submission must not stop the report).
+ */
+static void thin_repeats(struct sim_fps *out, size_t from)
+{
+    size_t kept = from, run = 0;
+
+    qsort(out->v + from, out->n - from, sizeof *out->v, cmp_fp_hash);
+    for (size_t i = from; i < out->n; i++) {
+        run = i > from && out->v[i].hash == out->v[i - 1].hash ? run + 1 : 0;
+        if (run < SIM_MAX_REPEAT)
+            out->v[kept++] = out->v[i];
+    }
+    out->n = kept;
+}
+
 /*
  * Mark f's base tokens (under a k-gram of the base) and record its
  * fingerprints: robust winnowing over the k-grams that are not base (the
@@ -164,7 +192,7 @@ static int in_base(const uint64_t *base, size_t n, uint64_t h)
 static int fingerprint(struct sim_file *f, const uint64_t *base, size_t n_base, size_t k,
                        size_t w, struct sim_fps *out, size_t file)
 {
-    size_t n = f->t.n >= k ? f->t.n - k + 1 : 0, last = SIZE_MAX;
+    size_t n = f->t.n >= k ? f->t.n - k + 1 : 0, last = SIZE_MAX, from = out->n;
     uint64_t *h = malloc((n + 1) * sizeof *h);
 
     if (h == NULL || (f->base = calloc(f->t.n + 1, 1)) == NULL) {
@@ -191,10 +219,11 @@ static int fingerprint(struct sim_file *f, const uint64_t *base, size_t n_base, 
         last = m;
     }
     free(h);
+    thin_repeats(out, from);
     return 0;
 }
 
-int sim_compare(const struct sim_class *c, struct sim_report *r, struct grd_err *e)
+int sim_compare(struct sim_class *c, struct sim_report *r, struct grd_err *e)
 {
     struct sim_fps fps = {NULL, 0, 0};
     uint64_t *base = NULL;

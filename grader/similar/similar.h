@@ -42,6 +42,7 @@
 #define SIM_MAX_FILES 10000
 #define SIM_MAX_TOKENS 200000    /* tokens read of one file; the rest ignored */
 #define SIM_MAX_THREADS 16
+#define SIM_MAX_REPEAT 16        /* fingerprints of one hash kept per file */
 
 struct sim_opts {
     size_t k;            /* 0: SIM_DEFAULT_K */
@@ -112,9 +113,10 @@ int sim_add_file(struct sim_class *c, const char *id, const char *path, int arch
  * pairs whose score is at least the class's threshold and that share at
  * least one tile. Returns 0, or -1 with `e` set (out of memory; r then
  * empty). Release r with sim_report_release; the ids in r belong to the
- * class, which must outlive it.
+ * class, which must outlive it. The class may be compared again (after
+ * more files or base); each call starts over.
  */
-int sim_compare(const struct sim_class *c, struct sim_report *r, struct grd_err *e)
+int sim_compare(struct sim_class *c, struct sim_report *r, struct grd_err *e)
     __attribute__((warn_unused_result));
 
 void sim_report_release(struct sim_report *r);  /* frees and zeroes */
