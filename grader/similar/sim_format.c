@@ -58,9 +58,9 @@ static int text_pair(struct strbuf *sb, const struct sim_pair *p)
 
 static int format_text(const struct sim_report *r, struct strbuf *sb)
 {
-    int rc = sb_addf(sb, "%zu %s at %d%% or more (%zu files compared, %zu of them archive)\n",
+    int rc = sb_addf(sb, "%zu %s at %d%% or more (%zu %s compared, %zu of them archive)\n",
                      r->n, r->n == 1 ? "pair" : "pairs", pct(r->threshold), r->n_files,
-                     r->n_archive);
+                     r->n_files == 1 ? "file" : "files", r->n_archive);
 
     for (size_t i = 0; i < r->n && rc == 0; i++)
         rc = text_pair(sb, &r->pairs[i]);

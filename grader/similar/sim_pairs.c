@@ -5,21 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SEEDS ((size_t)1 << 27) /* 2 GiB of seeds: refuse rather than swap */
+#define MAX_SEEDS ((size_t)1 << 24) /* 256 MiB of one file's seeds: refuse, not swap */
 
 int sim_fps_push(struct sim_fps *f, uint64_t hash, size_t file, size_t pos)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 4096;
-        struct sim_fp *v = realloc(f->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        f->v = v;
-        f->cap = cap;
-    }
-    f->v[f->n].hash = hash;
-    f->v[f->n].file = (uint32_t)file;
-    f->v[f->n++].pos = (uint32_t)pos;
+    if (sim_grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v, SIZE_MAX / 32) < 0)
+        return -1;
+    f->v[f->n++] = (struct sim_fp){hash, (uint32_t)file, (uint32_t)pos};
     return 0;
 }
 
@@ -62,14 +54,8 @@ static int cmp_seed(const void *a, const void *b)
 
 static int seed_push(struct seeds *s, const struct sim_fp *x, const struct sim_fp *y)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4096;
-        struct seed *v;
-        if (cap > MAX_SEEDS || (v = realloc(s->v, cap * sizeof *v)) == NULL)
-            return -1;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (sim_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v, MAX_SEEDS) < 0)
+        return -1;
     s->v[s->n++] = (struct seed){x->file, y->file, x->pos, y->pos};
     return 0;
 }
@@ -88,14 +74,8 @@ struct tiles {
 
 static int tile_push(struct tiles *t, size_t a0, size_t b0, size_t len)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        struct tile *v = realloc(t->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (sim_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v, SIZE_MAX / 32) < 0)
+        return -1;
     t->v[t->n++] = (struct tile){a0, b0, len};
     return 0;
 }
@@ -241,14 +221,8 @@ struct work {
 
 static int push_pair(struct sim_report *r, size_t *cap, const struct sim_pair *p)
 {
-    if (r->n == *cap) {
-        size_t n = *cap ? *cap * 2 : 64;
-        struct sim_pair *v = realloc(r->pairs, n * sizeof *v);
-        if (v == NULL)
-            return -1;
-        r->pairs = v;
-        *cap = n;
-    }
+    if (sim_grow((void **)&r->pairs, cap, r->n + 1, sizeof *r->pairs, SIZE_MAX / 128) < 0)
+        return -1;
     r->pairs[r->n++] = *p;
     return 0;
 }

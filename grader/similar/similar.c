@@ -50,15 +50,17 @@ void sim_class_free(struct sim_class *c)
     free(c);
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
+int sim_grow(void **v, size_t *cap, size_t need, size_t size, size_t most)
 {
     size_t n = *cap ? *cap : 64;
     void *p;
 
     if (need <= *cap)
         return 0;
+    if (need > most || need > SIZE_MAX / size)
+        return -1;
     while (n < need)
-        n *= 2;
+        n = n > most / 2 ? most : n * 2;
     if ((p = realloc(*v, n * size)) == NULL)
         return -1;
     *v = p;
@@ -74,7 +76,7 @@ int sim_add_base(struct sim_class *c, const char *src, size_t len, struct grd_er
     if (sim_tokenize(src, len, &t) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
     n = t.n >= c->o.k ? t.n - c->o.k + 1 : 0;
-    if (grow((void **)&c->base, &c->cap_base, c->n_base + n, sizeof *c->base) < 0) {
+    if (sim_grow((void **)&c->base, &c->cap_base, c->n_base + n, sizeof *c->base, SIZE_MAX / 16) < 0) {
         sim_toks_release(&t);
         return err_set(e, NULL, 0, 0, "out of memory");
     }
@@ -90,7 +92,7 @@ int sim_add(struct sim_class *c, const char *id, const char *src, size_t len, in
 
     if (c->n == SIM_MAX_FILES)
         return err_set(e, NULL, 0, 0, "more than %d files to compare", SIM_MAX_FILES);
-    if (grow((void **)&c->files, &c->cap, c->n + 1, sizeof *c->files) < 0)
+    if (sim_grow((void **)&c->files, &c->cap, c->n + 1, sizeof *c->files, SIM_MAX_FILES) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
     f = &c->files[c->n];
     memset(f, 0, sizeof *f);

@@ -23,6 +23,13 @@ int sim_tokenize(const char *src, size_t len, struct sim_toks *t);
 void sim_toks_release(struct sim_toks *t);
 
 /*
+ * Make room for `need` items of `size` bytes in *v (capacity *cap,
+ * doubled from 64 as needed). Returns 0, or -1 when out of memory or
+ * `need` is over `most` (*v and *cap unchanged).
+ */
+int sim_grow(void **v, size_t *cap, size_t need, size_t size, size_t most);
+
+/*
  * The hash of each k-gram of t into h[0 .. t->n - k + 1) (nothing when
  * t->n < k). Returns the number written.
  */
