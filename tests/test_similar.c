@@ -766,6 +766,48 @@ Test(similar, cli_similar_reports_the_planted_pairs_as_csv, .timeout = 60)
     free(root);
 }
 
+/* An archive through the CLI: shown as DIRNAME/ID, its members never
+ * paired with each other; bad options are one line and exit 2. */
+Test(similar, cli_archive_entries_show_their_folder_and_stay_apart, .timeout = 60)
+{
+    char *root = temp_root(), cls[4096], arch[4096], out[4096], err[4096], *json, *text;
+    char *ref = slurp(REF), *copy = restyle(ref);
+    const char *argv[] = {TEST_BUILDDIR "/grader", "similar", "--format", "json", "--archive",
+                          arch, cls, NULL};
+    const char *bad[] = {TEST_BUILDDIR "/grader", "similar", "--threshold", "150%", cls, NULL};
+    struct grd_err e;
+    int rc;
+
+    snprintf(cls, sizeof cls, "%s/class", root);
+    snprintf(arch, sizeof arch, "%s/hw3-2025/", root);
+    snprintf(out, sizeof out, "%s/stdout", root);
+    snprintf(err, sizeof err, "%s/stderr", root);
+    cr_assert(mkdir(cls, 0755) == 0 && mkdir(arch, 0755) == 0);
+    put(cls, "zoe", copy);
+    put(arch, "old1", ref);
+    put(arch, "old2", ref);
+    rc = run_cli(argv, out, err);
+    json = slurp(out);
+    text = slurp(err);
+    cr_expect_eq(rc, 0, "exit %d: %s", rc, text);
+    cr_expect(json_validate(json, strlen(json), &e) == 0, "%s", json);
+    cr_expect(strstr(json, "\"id_a\":\"zoe\",\"id_b\":\"hw3-2025/old1\"") != NULL, "%s", json);
+    cr_expect(strstr(json, "\"id_a\":\"zoe\",\"id_b\":\"hw3-2025/old2\"") != NULL, "%s", json);
+    cr_expect(strstr(json, "\"id_a\":\"hw3-2025/") == NULL, "archive paired with archive: %s",
+              json);
+    free(json);
+    free(text);
+    rc = run_cli(bad, out, err);
+    text = slurp(err);
+    cr_expect(rc == 2 && strncmp(text, "grader: --threshold takes a share", 33) == 0,
+              "exit %d: %s", rc, text);
+    free(text);
+    free(ref);
+    free(copy);
+    remove_tree(root);
+    free(root);
+}
+
 Test(similar, batch_similarity_writes_the_csv_and_the_summary_section, .timeout = 300)
 {
     char *root = temp_root(), cls[4096], outdir[4096], out[4096], err[4096], path[8192];
