@@ -838,6 +838,10 @@ Test(similar, batch_similarity_writes_the_csv_and_the_summary_section, .timeout 
     md = slurp(path);
     cr_expect(strstr(md, "## Similarity") != NULL && strstr(md, "| `alice` | 100% | `bob` |"),
               "%s", md);
+    free(md);
+    snprintf(path, sizeof path, "%s/report.html", outdir);
+    md = slurp(path);
+    cr_expect(strstr(md, "Similar pairs") != NULL, "report.html has no similar pairs");
     free(csv);
     free(md);
     free(text);
