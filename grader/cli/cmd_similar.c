@@ -326,6 +326,8 @@ int cli_batch_similarity(const struct bat_list *l, const char *out_dir, struct g
         rc = sim_compare(c, &r, e);
     if (rc == 0)
         rc = write_csv(out_dir, &r, e);
+    if (rc == 0)   /* report.html again, now with the pairs (as `grader report`) */
+        rc = bat_merge(out_dir, &out_dir, 1, e);
     if (rc == 0)
         rc = append_summary(out_dir, &r, e);
     if (rc == 0)

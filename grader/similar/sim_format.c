@@ -151,10 +151,11 @@ static int summary_row(struct strbuf *sb, const struct sim_pair *p)
 
 int sim_format_summary(const struct sim_report *r, size_t max_rows, struct strbuf *out)
 {
-    int rc = sb_addf(out, "\n## Similarity\n\n%zu %s of submissions share %d%% or more of "
+    int rc = sb_addf(out, "\n## Similarity\n\n%zu %s of submissions %s %d%% or more of "
                      "their code beyond the base (%zu files compared). A high share is a "
                      "reason to look at both files, not a verdict: see `similarity.csv` for "
                      "the matched lines.\n", r->n, r->n == 1 ? "pair" : "pairs",
+                     r->n == 1 ? "shares" : "share",
                      pct(r->threshold), r->n_files);
 
     if (r->n > 0)
