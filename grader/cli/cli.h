@@ -118,5 +118,6 @@ int cmd_saturation(int argc, char **argv);
 int cmd_permute(int argc, char **argv);
 int cmd_vectors(int argc, char **argv);
 int cmd_golden(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 
 #endif

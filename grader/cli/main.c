@@ -8,6 +8,7 @@
  *   grader list ...     list the tests of the specs (cmd_list.c)
  *   grader map|saturation|permute|vectors   self-check tools (cmd_selfcheck.c)
  *   grader golden ...   the golden data of a spec (cmd_golden.c)
+ *   grader audit ...    the mutation score of the specs (cmd_audit.c)
  *   grader version | --version       grader help [CMD] | -h | --help
  *
  * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
@@ -45,6 +46,7 @@ static const struct command commands[] = {
     {"permute", cmd_permute},
     {"vectors", cmd_vectors},
     {"golden", cmd_golden},
+    {"audit", cmd_audit},
     {"version", cmd_version},
 };
 
@@ -62,6 +64,7 @@ static const char usage[] =
     "  permute     permute the words: does the output only permute?\n"
     "  vectors     the hash-seeded vectors of a text's words, as a VECTORS file\n"
     "  golden      record the golden data of a spec (staff build; make template)\n"
+    "  audit       the mutation score of the specs: what mutants of the reference survive\n"
     "  version     print the grader's version (also --version)\n"
     "  help        this list, or 'grader help CMD': a command's options\n"
     "Run 'grader <command> --help' for a command's options.\n";

@@ -133,6 +133,13 @@ struct grade_opts {
      * with e set (grading stops with that error). */
     int (*before_tests)(void *ctx, struct grd_err *e);
     void *before_ctx;
+    /* Stop at the first test that does not pass (`grader audit`, where
+     * only killed or not matters): the value tests (grade_is_value_test)
+     * run first, then the others, each group in spec order, and
+     * result.tests follows that order; once a test fails the later ones
+     * are "not run", and no diagnosis is made. With one lane the failure
+     * recorded is the first in that order. 0: every test, in spec order. */
+    int stop_at_failure;
 };
 
 /*
