@@ -98,7 +98,12 @@ static int grade_one(const struct aud_run *R, const char *path, struct aud_mutan
     m->cls = AUD_SURVIVED;
     if (g->status == GRADE_COMPILE_ERROR || g->status == GRADE_REJECTED) {
         m->cls = AUD_INVALID;
-        snprintf(m->detail, sizeof m->detail, "%s", grade_status_name(g->status));
+        snprintf(m->detail, sizeof m->detail, "%s: %.200s", grade_status_name(g->status),
+                 g->status_detail ? g->status_detail : "");
+        /* the compiler's first line names the function only: keep two */
+        if (strchr(m->detail, '\n') && strstr(m->detail, ": In function "))
+            *strchr(m->detail, '\n') = ' ';
+        m->detail[strcspn(m->detail, "\n")] = '\0';
     }
     for (size_t i = 0; m->cls == AUD_SURVIVED && i < g->n_tests; i++) {
         const struct test_result *t = &g->tests[i];
@@ -127,6 +132,13 @@ static int audit_mutant(const struct aud_run *R, size_t k, struct aud_mutant *m)
     if (text && snprintf(dir, sizeof dir, "%s/m%zu", R->dir, k) < (int)sizeof dir - 16 &&
         snprintf(path, sizeof path, "%s/attention.c", dir) < (int)sizeof path &&
         mkdir(dir, 0700) == 0 && write_file(path, text, n) == 0)
+        rc = grade_one(R, path, m, 1, &e);
+    /* a toolchain stopped by its deadline or a signal is the machine's
+     * trouble (a loaded machine), not the mutant's: try again */
+    for (int again = 0; rc == 0 && again < 2 && m->cls == AUD_INVALID &&
+                        (strstr(m->detail, " took longer than ") ||
+                         strstr(m->detail, " was killed by signal "));
+         again++)
         rc = grade_one(R, path, m, 1, &e);
     if (rc == 0 && m->cls == AUD_SURVIVED) {
         int eq = aud_equivalent(path, R->o->data_dir, R->o->specs,
@@ -197,16 +209,13 @@ static int finish(struct worker *w, int status, struct aud_mutant *all, struct g
     return 0;
 }
 
-static int wanted(const struct aud_opts *o, size_t k)
-{
-    return o->shard_n == 0 || k % o->shard_n == o->shard_k;
-}
 
 /* Every wanted mutant through a pool of o->jobs workers. */
 static int run_pool(const struct aud_run *R, struct aud_mutant *all, size_t n, struct grd_err *e)
 {
     struct worker w[64];
     size_t jobs = R->o->jobs < 1 ? 1 : R->o->jobs > 64 ? 64 : R->o->jobs, next = 0, busy = 0;
+    size_t done = 0;
     int rc = 0;
 
     memset(w, 0, sizeof w);
@@ -215,10 +224,6 @@ static int run_pool(const struct aud_run *R, struct aud_mutant *all, size_t n, s
         pid_t pid;
         while (rc == 0 && busy < jobs && next < n) {
             size_t s = 0;
-            if (!wanted(R->o, next)) {
-                next++;
-                continue;
-            }
             while (w[s].pid != 0)
                 s++;
             if (start(R, all, next, &w[s]) < 0) {
@@ -236,6 +241,8 @@ static int run_pool(const struct aud_run *R, struct aud_mutant *all, size_t n, s
                 busy--;
                 if (finish(&w[s], status, all, e) < 0 && rc == 0)
                     rc = -1, next = n; /* stop starting; let the others end */
+                else if (R->o->progress)
+                    R->o->progress(R->o->progress_ctx, ++done, n, &all[w[s].idx]);
             }
     }
     return rc;
@@ -259,9 +266,8 @@ static int check_original(const struct aud_run *R, struct grd_err *e)
 
 static void count(struct aud_result *r, const struct aud_opts *o)
 {
+    (void)o;
     for (size_t i = 0; i < r->n; i++) {
-        if (!wanted(o, i))
-            continue;
         r->killed += r->mut[i].cls == AUD_KILLED;
         r->survived += r->mut[i].cls == AUD_SURVIVED;
         r->equivalent += r->mut[i].cls == AUD_EQUIVALENT;
@@ -273,6 +279,7 @@ static void count(struct aud_result *r, const struct aud_opts *o)
 static int prepare(struct aud_run *R, struct aud_result *r, struct grd_err *e)
 {
     struct mut_mutant *mm = NULL;
+    size_t k = 0;
     const char *tmp = getenv("TMPDIR");
 
     snprintf(R->dir, sizeof R->dir, "%s/grader-audit-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -286,10 +293,17 @@ static int prepare(struct aud_run *R, struct aud_result *r, struct grd_err *e)
         return err_set(e, NULL, 0, 0, "out of memory");
     }
     for (size_t i = 0; i < r->n; i++) {
-        r->mut[i].m = mm[i];
-        mut_diff(&mm[i], R->src, R->len, r->mut[i].before, r->mut[i].after, AUD_LINE_MAX);
+        if (R->o->function && strcmp(mm[i].function, R->o->function) != 0)
+            continue;
+        r->mut[k].m = mm[i];
+        mut_diff(&mm[i], R->src, R->len, r->mut[k].before, r->mut[k].after, AUD_LINE_MAX);
+        k++;
     }
     free(mm);
+    r->n = k;
+    if (k == 0)
+        return err_set(e, NULL, 0, 0, "no mutant%s%s%s", R->o->function ? " in '" : "",
+                       R->o->function ? R->o->function : "", R->o->function ? "'" : "");
     return 0;
 }
 

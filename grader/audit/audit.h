@@ -56,8 +56,11 @@ struct aud_opts {
     unsigned jobs;               /* mutants graded at once (>= 1) */
     uint64_t seed;
     size_t equiv_trials;         /* random inputs per function (0: 40) */
-    /* only mutants whose index k has k % shard_n == shard_k (0, 0: all) */
-    size_t shard_k, shard_n;
+    const char *function;        /* only the mutants of this function; NULL: all */
+    /* Called (may be NULL) in the calling process as each mutant ends,
+     * with how many have ended of how many: for a progress line. */
+    void (*progress)(void *ctx, size_t done, size_t total, const struct aud_mutant *m);
+    void *progress_ctx;
 };
 
 struct aud_result {

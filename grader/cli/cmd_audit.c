@@ -10,7 +10,8 @@
 
 static const char usage[] =
     "usage: grader audit [--spec FILE]... [--jobs N] [--format text|json|markdown]\n"
-    "                    [--mutators FILE] [--equivalent FILE] [--list] [--seed N]\n"
+    "                    [--mutators FILE] [--equivalent FILE] [--function NAME]\n"
+    "                    [--list] [--seed N]\n"
     "                    [SOURCE]\n"
     "Grade every mutant of SOURCE (default reference/attention.c) with the specs and\n"
     "report the mutation score: killed / (killed + survived), each survivor with its\n"
@@ -19,6 +20,7 @@ static const char usage[] =
     "--equivalent FILE: the kept list of equivalent mutants (default\n"
     "specs/equivalent.txt beside the first spec, when it exists)\n"
     "--jobs N: mutants graded at once, 1 to 16 (default: the CPUs it may use)\n"
+    "--function NAME: only the mutants of that function of SOURCE\n"
     "--list: print the mutants and grade nothing\n"
     "Exit status: 0 every mutant killed, invalid or a listed equivalent; 1 a mutant\n"
     "survived or an equivalent one is not in the kept list; 2 an error.\n";
@@ -27,11 +29,12 @@ struct audit_args {
     struct cli_common c;
     int format, list;
     unsigned jobs;
-    const char *mutators, *equivalent, *source;
+    const char *mutators, *equivalent, *source, *function;
     char mut_path[CLI_PATH_MAX], eq_path[CLI_PATH_MAX];
 };
 
-enum { OPT_SPEC = 1, OPT_JOBS, OPT_FORMAT, OPT_MUTATORS, OPT_EQUIV, OPT_LIST, OPT_SEED, OPT_HELP };
+enum { OPT_SPEC = 1, OPT_JOBS, OPT_FORMAT, OPT_MUTATORS, OPT_EQUIV, OPT_FUNCTION, OPT_LIST,
+       OPT_SEED, OPT_HELP };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -39,6 +42,7 @@ static const struct option options[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"mutators", required_argument, NULL, OPT_MUTATORS},
     {"equivalent", required_argument, NULL, OPT_EQUIV},
+    {"function", required_argument, NULL, OPT_FUNCTION},
     {"list", no_argument, NULL, OPT_LIST},
     {"seed", required_argument, NULL, OPT_SEED},
     {"help", no_argument, NULL, OPT_HELP},
@@ -64,6 +68,9 @@ static int take_option(struct audit_args *a, int opt, const char *arg)
         return 0;
     case OPT_EQUIV:
         a->equivalent = arg;
+        return 0;
+    case OPT_FUNCTION:
+        a->function = arg;
         return 0;
     case OPT_LIST:
         a->list = 1;
@@ -128,7 +135,7 @@ static int parse_args(struct audit_args *a, int argc, char **argv)
 static int list_mutants(const struct audit_args *a, const struct mut_ops *ops)
 {
     struct grd_err e;
-    size_t n = 0;
+    size_t n = 0, shown = 0;
     struct mut_mutant *m = NULL;
     FILE *f = fopen(a->source, "rb");
     char *src = malloc(1u << 20);
@@ -143,15 +150,30 @@ static int list_mutants(const struct audit_args *a, const struct mut_ops *ops)
         return cli_fail(&e);
     }
     for (size_t i = 0; i < n; i++) {
+        if (a->function && strcmp(m[i].function, a->function) != 0)
+            continue;
         char before[AUD_LINE_MAX], after[AUD_LINE_MAX];
         mut_diff(&m[i], src, len, before, after, sizeof before);
         printf("%s:%d:%d: %s [%s]: %s  ==>  %s\n", a->source, m[i].line, m[i].col,
                m[i].function, m[i].op, before, after);
+        shown++;
     }
-    printf("%zu mutants\n", n);
+    printf("%zu mutants\n", shown);
     free(m);
     free(src);
     return CLI_EXIT_OK;
+}
+
+/* Survivors as they are found, and a count every 50 mutants, on stderr. */
+static void progress(void *ctx, size_t done, size_t total, const struct aud_mutant *m)
+{
+    (void)ctx;
+    if (m->cls == AUD_SURVIVED || m->cls == AUD_EQUIVALENT)
+        fprintf(stderr, "audit: %s at line %d in %s(): %s  ==>  %s\n",
+                m->cls == AUD_SURVIVED ? "survived" : "likely equivalent", m->m.line,
+                m->m.function, m->before, m->after);
+    if (done % 50 == 0 || done == total)
+        fprintf(stderr, "audit: %zu of %zu mutants graded\n", done, total);
 }
 
 static int run(const struct audit_args *a, const struct spec_set *s, const struct mut_ops *ops)
@@ -170,6 +192,8 @@ static int run(const struct audit_args *a, const struct spec_set *s, const struc
     o.data_dir = a->c.data_dir;
     o.jobs = a->jobs;
     o.seed = a->c.seed;
+    o.function = a->function;
+    o.progress = progress;
     err_clear(&e);
     if (aud_run(&o, &r, &e) < 0)
         return cli_fail(&e);
