@@ -135,7 +135,7 @@ static int audit_mutant(const struct aud_run *R, size_t k, struct aud_mutant *m)
         rc = grade_one(R, path, m, 1, &e);
     /* a toolchain stopped by its deadline or a signal is the machine's
      * trouble (a loaded machine), not the mutant's: try again */
-    for (int again = 0; rc == 0 && again < 2 && m->cls == AUD_INVALID &&
+    for (int again = 0; rc == 0 && again < 3 && m->cls == AUD_INVALID &&
                         (strstr(m->detail, " took longer than ") ||
                          strstr(m->detail, " was killed by signal "));
          again++)

@@ -213,14 +213,65 @@ static int push_token(struct mut_unit *u, size_t *cap, const struct mut_token *t
     return 0;
 }
 
+/*
+ * Where each byte of the blanked source came from in the raw one (map[k]
+ * for k <= clen): src_blank removes each splice (backslash-newline, or
+ * the trigraph ??/ and a newline, which leaves its two pad spaces) and
+ * puts the newline back at the end of the logical line. NULL when out of
+ * memory.
+ */
+static size_t *raw_map(const char *src, size_t len, size_t clen)
+{
+    size_t *map = malloc((clen + 1) * sizeof *map), i = 0, k = 0, pending = 0;
+
+    while (map && i < len && k < clen) {
+        if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n') {
+            i += 2, pending++;
+        } else if (i + 3 < len && memcmp(src + i, "?\?/\n", 4) == 0) {
+            map[k++] = i;
+            if (k < clen)
+                map[k++] = i + 1;
+            i += 4, pending++;
+        } else if (src[i] == '\n') {
+            for (map[k++] = i; pending > 0 && k < clen; pending--)
+                map[k++] = i;
+            i++;
+        } else {
+            map[k++] = i++;
+        }
+    }
+    while (map && k <= clen)
+        map[k++] = len;
+    return map;
+}
+
+/* Each token's line and column in the raw source (tokens are in order). */
+static void raw_lines(struct mut_unit *u)
+{
+    size_t at = 0;
+    int line = 1, col = 1;
+
+    for (size_t i = 0; i < u->n_tok; i++) {
+        for (; at < u->tok[i].off && at < u->len; at++)
+            if (u->src[at] == '\n')
+                line++, col = 1;
+            else
+                col++;
+        u->tok[i].line = line;
+        u->tok[i].col = col;
+    }
+}
+
 /* Cut u->code into tokens; preprocessor lines are skipped whole. */
 static int tokenize(struct mut_unit *u)
 {
     const char *c = u->code;
-    size_t cap = 0;
+    size_t cap = 0, *map = raw_map(u->src, u->len, u->code_len);
     int line = 1, col = 1, line_start = 1;
 
-    for (size_t i = 0; i < u->len;) {
+    if (map == NULL)
+        return -1;
+    for (size_t i = 0; i < u->code_len;) {
         struct mut_token t = {0};
         if (c[i] == '\n' || isspace((unsigned char)c[i])) {
             if (c[i] == '\n')
@@ -229,29 +280,36 @@ static int tokenize(struct mut_unit *u)
             continue;
         }
         if (c[i] == '#' && line_start) {
-            while (i < u->len && c[i] != '\n')
+            while (i < u->code_len && c[i] != '\n')
                 i++;
             continue;
         }
         line_start = 0;
-        t.len = token_len(c, i, u->len, &t.kind);
-        t.off = i;
+        t.len = token_len(c, i, u->code_len, &t.kind);
+        t.coff = i;
+        t.off = map[i];
         t.line = line;
         t.col = col;
         t.fn = -1;
-        t.raw_ok = memcmp(u->src + i, c + i, t.len) == 0 && t.kind != TK_LIT;
-        if (push_token(u, &cap, &t) < 0)
+        /* a token split by a splice, or spelled as a trigraph, is left alone */
+        t.raw_ok = t.off + t.len <= u->len && map[i + t.len - 1] == t.off + t.len - 1 &&
+                   memcmp(u->src + t.off, c + i, t.len) == 0 && t.kind != TK_LIT;
+        if (push_token(u, &cap, &t) < 0) {
+            free(map);
             return -1;
+        }
         i += t.len;
         col += (int)t.len;
     }
+    free(map);
+    raw_lines(u);
     return 0;
 }
 
 int mut_tok_is(const struct mut_unit *u, size_t i, const char *s)
 {
     return i < u->n_tok && u->tok[i].len == strlen(s) &&
-           memcmp(u->code + u->tok[i].off, s, u->tok[i].len) == 0;
+           memcmp(u->code + u->tok[i].coff, s, u->tok[i].len) == 0;
 }
 
 /* Pair every ( [ { with its closer; -1 when they do not balance. */
@@ -312,7 +370,7 @@ static void add_word(const struct mut_unit *u, size_t i, char *buf, size_t n)
         buf[k++] = ' ';
     else if (k && k + 1 < n && mut_tok_is(u, i, "*"))
         buf[k++] = ' ';
-    snprintf(buf + k, n - k, "%.*s", (int)u->tok[i].len, u->code + u->tok[i].off);
+    snprintf(buf + k, n - k, "%.*s", (int)u->tok[i].len, u->code + u->tok[i].coff);
 }
 
 /* Parameter [a, b) of a declarator: its name is the last identifier. */
@@ -324,7 +382,7 @@ static void add_param(const struct mut_unit *u, struct mut_fn *f, size_t a, size
         return;
     p = &f->params[f->n_params++];
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%.*s", (int)u->tok[b - 1].len, u->code + u->tok[b - 1].off);
+    snprintf(p->name, sizeof p->name, "%.*s", (int)u->tok[b - 1].len, u->code + u->tok[b - 1].coff);
     for (size_t i = a; i + 1 < b; i++)
         if (!mut_tok_is(u, i, "const"))
             add_word(u, i, p->type, sizeof p->type);
@@ -337,7 +395,7 @@ static void read_fn(const struct mut_unit *u, struct mut_fn *f, size_t from, siz
     size_t a = lp + 1;
 
     memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%.*s", (int)u->tok[lp - 1].len, u->code + u->tok[lp - 1].off);
+    snprintf(f->name, sizeof f->name, "%.*s", (int)u->tok[lp - 1].len, u->code + u->tok[lp - 1].coff);
     for (size_t i = from; i + 1 < lp; i++)
         if (!mut_tok_is(u, i, "static") && !mut_tok_is(u, i, "inline") &&
             !mut_tok_is(u, i, "const"))
@@ -457,16 +515,19 @@ static int cmp_mutants(const void *a, const void *b)
 int mut_generate(const struct mut_ops *ops, const char *src, size_t len,
                  struct mut_mutant **out, size_t *n, struct grd_err *e)
 {
-    struct mut_unit u = {src, len, NULL, NULL, 0, NULL, 0};
+    struct mut_unit u = {src, len, NULL, 0, NULL, 0, NULL, 0};
     struct mut_list l = {NULL, 0, 0, 0};
     char *code = src_blank(src, len);
     int rc = 0;
 
     *out = NULL;
     *n = 0;
-    if (code == NULL || strlen(code) != len)
-        rc = err_set(e, NULL, 0, 0, code ? "the source holds a NUL byte" : "out of memory");
+    if (code == NULL)
+        rc = err_set(e, NULL, 0, 0, "out of memory");
+    else if (memchr(src, '\0', len) != NULL)
+        rc = err_set(e, NULL, 0, 0, "the source holds a NUL byte");
     u.code = code;
+    u.code_len = code ? strlen(code) : 0;
     if (rc == 0 && (tokenize(&u) < 0 || match_brackets(&u) < 0 || find_functions(&u) < 0))
         rc = err_set(e, NULL, 0, 0, "the source's brackets do not balance (or out of memory)");
     for (size_t i = 0; rc == 0 && i < ops->n; i++)

@@ -110,7 +110,7 @@ static void gen_nudge(const struct mut_op *op, const struct mut_unit *u, struct 
         char suffix[8], text[64];
 
         if (u->tok[i].kind != TK_NUM || u->tok[i].fn < 0 ||
-            read_number(u->code + u->tok[i].off, u->tok[i].len, &v, &fp, suffix) < 0)
+            read_number(u->code + u->tok[i].coff, u->tok[i].len, &v, &fp, suffix) < 0)
             continue;
         for (size_t k = 0; k < op->n_args; k++)
             if (nudged(op->args[k], v, fp, &w)) {
@@ -225,7 +225,7 @@ static void gen_index(const struct mut_op *op, const struct mut_unit *u, struct 
             }
         if (!first || first == last || u->tok[first].len == 0 ||
             (u->tok[first].len == u->tok[last].len &&
-             memcmp(u->code + u->tok[first].off, u->code + u->tok[last].off, u->tok[last].len) == 0))
+             memcmp(u->code + u->tok[first].coff, u->code + u->tok[last].coff, u->tok[last].len) == 0))
             continue;
         /* first..last rewritten with the two names exchanged */
         {
@@ -233,9 +233,9 @@ static void gen_index(const struct mut_op *op, const struct mut_unit *u, struct 
             if (last > first + 1 && mut_range_text(u, first + 1, last - 1, mid, sizeof mid) < 0)
                 continue;
             snprintf(text, sizeof text, "%.*s%s%s%s%.*s", (int)u->tok[last].len,
-                     u->code + u->tok[last].off,
+                     u->code + u->tok[last].coff,
                      last > first + 1 ? " " : "", mid, last > first + 1 ? " " : "",
-                     (int)u->tok[first].len, u->code + u->tok[first].off);
+                     (int)u->tok[first].len, u->code + u->tok[first].coff);
             mut_add_range(l, u, first, last, text, op);
         }
     }

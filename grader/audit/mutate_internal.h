@@ -31,7 +31,8 @@ enum mut_tok { TK_ID, TK_NUM, TK_PUNCT, TK_LIT };
 
 struct mut_token {
     enum mut_tok kind;
-    size_t off, len;
+    size_t off, len;  /* in the raw source */
+    size_t coff;      /* in the blanked source (where its text is read) */
     int line, col;
     int fn;          /* index in mut_unit.fns of the body it is in, or -1 */
     int raw_ok;      /* the raw source holds the same text at off */
@@ -56,7 +57,8 @@ struct mut_fn {
 struct mut_unit {
     const char *src;          /* the raw source */
     size_t len;
-    const char *code;         /* the blanked source (same length) */
+    const char *code;         /* the blanked source (splices removed) */
+    size_t code_len;
     struct mut_token *tok;
     size_t n_tok;
     struct mut_fn *fns;
