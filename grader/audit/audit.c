@@ -181,7 +181,7 @@ static int start(const struct aud_run *R, struct aud_mutant *all, size_t k, stru
     if (w->pid == 0) {
         int rc;
         close(p[0]);
-        setpgid(0, 0);
+        /* the parent's process group: ^C in a terminal ends every worker */
         rc = audit_mutant(R, k, &all[k]);
         _exit(write(p[1], &all[k], sizeof all[k]) == (ssize_t)sizeof all[k] && rc == 0 ? 0 : 3);
     }
