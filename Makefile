@@ -6,6 +6,8 @@
 #   make check      grade student_template/attention.c (SUB=file, ONLY=regex)
 #   make test       run the project's own test suite
 #   make bench      benchmarks (medians and ratios, never timed tests)
+#   make audit      the mutation score of public + hidden specs on the reference
+#                   (AUDIT_JOBS=N mutants at once, AUDIT_FORMAT=text|json|markdown)
 #   make test-slurm the Slurm array recipe on a one-node cluster (opt-in; tests/slurm/)
 #   make template   the student repository in dist/student_template
 #   make readme-examples  rewrite student_template/README.md's example
@@ -83,7 +85,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test bench clean fuzz check diag-data
+.PHONY: all deps demo test bench clean fuzz check diag-data audit
 # The staff grader diagnoses with the catalogue's known mistakes: `make`
 # records them (build/diag.golden) with the grader.
 all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h $(BUILD)/diag.golden
@@ -235,6 +237,13 @@ CHECK_DEPS ?= all
 check: $(CHECK_DEPS)
 	@$(BUILD)/grader grade --require-pass --repro "$(CHECK_REPRO)" \
 	    $(if $(ONLY),--only '$(ONLY)') --spec specs/public.yaml '$(SUB)'
+
+# Exit 1 when a mutant survives or an equivalent one is not in specs/equivalent.txt.
+AUDIT_JOBS ?= 2
+AUDIT_FORMAT ?= text
+audit: all
+	$(BUILD)/grader audit --spec specs/public.yaml --spec specs/hidden.yaml \
+	  --jobs $(AUDIT_JOBS) --format $(AUDIT_FORMAT) reference/attention.c
 
 bench: all
 	@sh tests/bench.sh $(BUILD)

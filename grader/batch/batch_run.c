@@ -189,7 +189,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
     struct grade_opts go = {r->o->specs, NULL, r->o->seed, r->o->data_dir,
                             r->scratch, r->o->budget_ms, NULL, NULL, r->o->orc,
                             r->o->test_jobs ? r->o->test_jobs : r->jobs > 1 ? 1 : 0,
-                            NULL, NULL, NULL};
+                            NULL, NULL, NULL, 0};
     /* feedback.md is the student's: no hidden test shows but as a count
      * and its points. staff.md is the TA's: every test, every detail. */
     static const struct rpt_opts student = {.student_view = 1};

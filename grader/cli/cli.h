@@ -118,6 +118,7 @@ int cmd_saturation(int argc, char **argv);
 int cmd_permute(int argc, char **argv);
 int cmd_vectors(int argc, char **argv);
 int cmd_golden(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 int cmd_similar(int argc, char **argv);
 
 struct bat_list;

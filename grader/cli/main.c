@@ -9,6 +9,7 @@
  *   grader map|saturation|permute|vectors   self-check tools (cmd_selfcheck.c)
  *   grader golden ...   the golden data of a spec (cmd_golden.c)
  *   grader similar ...  similarity across a class (cmd_similar.c)
+ *   grader audit ...    the mutation score of the specs (cmd_audit.c)
  *   grader version | --version       grader help [CMD] | -h | --help
  *
  * Exit status: 0 done; 1 `--require-pass` and a test did not pass; 2 a
@@ -47,6 +48,7 @@ static const struct command commands[] = {
     {"vectors", cmd_vectors},
     {"golden", cmd_golden},
     {"similar", cmd_similar},
+    {"audit", cmd_audit},
     {"version", cmd_version},
 };
 
@@ -65,6 +67,7 @@ static const char usage[] =
     "  vectors     the hash-seeded vectors of a text's words, as a VECTORS file\n"
     "  similar     pairs of submissions that share code (copies through renames)\n"
     "  golden      record the golden data of a spec (staff build; make template)\n"
+    "  audit       the mutation score of the specs: what mutants of the reference survive\n"
     "  version     print the grader's version (also --version)\n"
     "  help        this list, or 'grader help CMD': a command's options\n"
     "Run 'grader <command> --help' for a command's options.\n";

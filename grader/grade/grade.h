@@ -156,6 +156,13 @@ struct grade_opts {
      * if it had never been recorded: the cross-validation of the
      * diagnosis (tests/test_diag.c). NULL: use all. */
     const char *diag_exclude;
+    /* Stop at the first test that does not pass (`grader audit`, where
+     * only killed or not matters): the value tests (grade_is_value_test)
+     * run first, then the others, each group in spec order, and
+     * result.tests follows that order; once a test fails the later ones
+     * are "not run", and no diagnosis is made. With one lane the failure
+     * recorded is the first in that order. 0: every test, in spec order. */
+    int stop_at_failure;
 };
 
 /*

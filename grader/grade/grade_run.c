@@ -539,7 +539,8 @@ struct run {
     size_t *fn;                        /* slot j: its function */
     struct gledger *ledger;
     int wall_out;                      /* the wall clock ran out */
-    pthread_mutex_t wall_mu;           /* guards wall_out */
+    int failed;                        /* a test failed (stop_at_failure) */
+    pthread_mutex_t wall_mu;           /* guards wall_out and failed */
 };
 
 /* One lane: a sandboxed implementation and its hooks. */
@@ -555,6 +556,29 @@ static size_t test_fn(const struct spec_test *t)
     return impl_fn_parse(t->function, &f) == 0 ? (size_t)f : IMPL_FN_COUNT;
 }
 
+/* Whether a test failed already (stop_at_failure); with `set`, record
+ * that one did (set is &R->failed). */
+static int stopped(struct run *R, int *set)
+{
+    int v;
+
+    pthread_mutex_lock(&R->wall_mu);
+    if (set)
+        *set = 1;
+    v = R->failed;
+    pthread_mutex_unlock(&R->wall_mu);
+    return v;
+}
+
+/* A test not run because an earlier one failed (stop_at_failure). */
+static int after_failure(struct loop *L, const struct spec_test *t, struct test_result *tr)
+{
+    tr->test = t;
+    tr->max_cents = cents_of(t->points);
+    tr->max_score = (double)tr->max_cents / 100.0;
+    return skip_test(L, t, "not run: an earlier test failed", CALL_SKIPPED, tr);
+}
+
 /* Job j: the test in slot j, unless the ledger cuts it already. */
 static int run_slot(void *self, void *ctx, size_t j, struct grd_err *e)
 {
@@ -566,12 +590,17 @@ static int run_slot(void *self, void *ctx, size_t j, struct grd_err *e)
     int timed_out = 0, wall_out = 0, ran = 0, rc = 0;
 
     L.wall_out = &wall_out;
-    if (gl_before(R->ledger, j) == GL_RUN) {
+    if (R->o->stop_at_failure && stopped(R, NULL))
+        rc = after_failure(&L, spec_test_at(R->s, i), &R->r->tests[j]);
+    else if (gl_before(R->ledger, j) == GL_RUN) {
         L.cpu0 = ut_thread_cpu_ms();
         L.runners0 = runners_ms(L.h);
         rc = run_test(&L, spec_test_at(R->s, i), R->sel->cases[i], &R->r->tests[j],
                       &timed_out, e);
         ran = 1;
+        if (R->o->stop_at_failure && rc == 0 && R->r->tests[j].status != TEST_PASSED &&
+            R->r->tests[j].status != TEST_MANUAL_PENDING)
+            (void)stopped(R, &R->failed);
     }
     gl_done(R->ledger, j, ran ? charged_ms(&L) : 0.0, timed_out);
     if (wall_out) {
@@ -624,12 +653,18 @@ static int plan(struct run *R)
     R->fn = calloc(n + 1, sizeof *R->fn);
     if (R->spec_index == NULL || R->fn == NULL)
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (R->sel->cases[i] == NULL)
-            continue;
-        R->spec_index[j] = i;
-        R->fn[j++] = test_fn(spec_test_at(R->s, i));
-    }
+    /* stop_at_failure: the value tests first, as they fail for most
+     * wrong code, so a failing submission stops sooner */
+    for (int pass = R->o->stop_at_failure ? 0 : 1; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            const struct spec_test *t = spec_test_at(R->s, i);
+            if (R->sel->cases[i] == NULL ||
+                (R->o->stop_at_failure &&
+                 grade_is_value_test(t->function, t->property) != (pass == 0)))
+                continue;
+            R->spec_index[j] = i;
+            R->fn[j++] = test_fn(t);
+        }
     R->n_sel = j;
     return 0;
 }
@@ -724,7 +759,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
         return -1;
     if (ggate_apply(r) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
-    if (dg_diagnose(s, student, h, o, &budget, r, e) < 0)
+    if (!o->stop_at_failure && dg_diagnose(s, student, h, o, &budget, r, e) < 0)
         return -1;
     grun_total(r);
     return 0;

@@ -1,0 +1,221 @@
+/* audit_report.c -- the audit's report (text, markdown, JSON) and the kept
+ * list of equivalent mutants (audit.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "core/json.h"
+
+static const char *const class_names[] = {"killed", "survived", "equivalent", "invalid"};
+
+int aud_format_parse(const char *s)
+{
+    if (strcmp(s, "text") == 0)
+        return AUD_TEXT;
+    if (strcmp(s, "json") == 0)
+        return AUD_JSON;
+    if (strcmp(s, "markdown") == 0)
+        return AUD_MARKDOWN;
+    return -1;
+}
+
+static double score(const struct aud_result *r)
+{
+    return r->killed + r->survived ? 100.0 * (double)r->killed / (double)(r->killed + r->survived)
+                                   : 100.0;
+}
+
+/* ---- text and markdown ------------------------------------------------- */
+
+static int add_mutant_line(struct strbuf *sb, const struct aud_result *r,
+                           const struct aud_mutant *m, int md)
+{
+    const char *fence = md ? "`" : "";
+
+    return sb_addf(sb, "%s%s:%d:%d%s in %s() [%s]\n%s    - %s%s%s\n%s    + %s%s%s\n",
+                   md ? "- " : "  ", r->source, m->m.line, m->m.col, "", m->m.function, m->m.op,
+                   md ? "" : "", fence, m->before, fence, md ? "" : "", fence, m->after, fence);
+}
+
+static int add_section(struct strbuf *sb, const struct aud_result *r, enum aud_class c,
+                       int md, const char *title)
+{
+    int bad = 0, any = 0;
+
+    for (size_t i = 0; i < r->n && !bad; i++) {
+        const struct aud_mutant *m = &r->mut[i];
+        if (m->cls != c || !m->m.function[0])
+            continue;
+        if (!any)
+            bad = sb_addf(sb, md ? "\n## %s\n\n" : "\n%s:\n", title);
+        any = 1;
+        bad = bad || add_mutant_line(sb, r, m, md);
+        if (c == AUD_SURVIVED)
+            bad = bad || sb_addf(sb, "      %s\n", m->detail);
+        else if (c == AUD_EQUIVALENT)
+            bad = bad || sb_addf(sb, "      %s\n", m->listed ? m->detail
+                                 : "NOT in the kept list: confirm it, then add it with a reason");
+    }
+    return bad;
+}
+
+/* Killed mutants by the test that killed them first. */
+static int add_killers(struct strbuf *sb, const struct aud_result *r, int md)
+{
+    int bad = sb_addf(sb, md ? "\n## Killed, by first failing test\n\n| test | mutants |\n|---|---|\n"
+                             : "\nkilled, by first failing test:\n");
+
+    for (size_t i = 0; i < r->n && !bad; i++) {
+        size_t k = 0, seen = 0;
+        if (r->mut[i].cls != AUD_KILLED || !r->mut[i].test[0])
+            continue;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = r->mut[j].cls == AUD_KILLED && strcmp(r->mut[j].test, r->mut[i].test) == 0;
+        if (seen)
+            continue;
+        for (size_t j = i; j < r->n; j++)
+            k += r->mut[j].cls == AUD_KILLED && strcmp(r->mut[j].test, r->mut[i].test) == 0;
+        bad = sb_addf(sb, md ? "| %s | %zu |\n" : "  %-44s %5zu\n", r->mut[i].test, k);
+    }
+    return bad;
+}
+
+static int write_human(const struct aud_result *r, int md, struct strbuf *sb)
+{
+    int bad = sb_addf(sb, "%smutation audit of %s (spec sha256 %.12s)\n\n",
+                      md ? "# " : "", r->source, r->spec_sha256);
+
+    bad = bad || sb_addf(sb, "%smutation score: %.1f%% (%zu killed / %zu killed + survived)\n",
+                         md ? "**" : "", score(r), r->killed, r->killed + r->survived);
+    if (md)
+        bad = bad || sb_adds(sb, "**\n");
+    bad = bad || sb_addf(sb, "%zu mutants: %zu killed, %zu survived, %zu equivalent (%zu not in "
+                         "the kept list), %zu invalid\n",
+                         r->killed + r->survived + r->equivalent + r->invalid, r->killed,
+                         r->survived, r->equivalent, r->unlisted, r->invalid);
+    bad = bad || sb_addf(sb, "cost: %.1f s wall clock, %.1f s CPU (grader, compilers, runners)\n",
+                         r->wall_ms / 1e3, r->cpu_ms / 1e3);
+    bad = bad || add_section(sb, r, AUD_SURVIVED, md,
+                             "SURVIVED (no test fails; outputs differ from the reference)");
+    bad = bad || add_section(sb, r, AUD_EQUIVALENT, md,
+                             "likely equivalent (same outputs as the reference, bit for bit)");
+    bad = bad || add_killers(sb, r, md);
+    return bad ? -1 : 0;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static int json_mutant(struct strbuf *sb, const struct aud_mutant *m)
+{
+    int bad = sb_addf(sb, "{\"line\":%d,\"col\":%d,", m->m.line, m->m.col);
+
+    bad = bad || json_add_key(sb, "function") || json_add_strz(sb, m->m.function, 64) ||
+          sb_addch(sb, ',') || json_add_key(sb, "operator") || json_add_strz(sb, m->m.op, 64) ||
+          sb_addch(sb, ',') || json_add_key(sb, "class") ||
+          json_add_strz(sb, class_names[m->cls], 16) || sb_addch(sb, ',') ||
+          json_add_key(sb, "before") || json_add_strz(sb, m->before, AUD_LINE_MAX) ||
+          sb_addch(sb, ',') || json_add_key(sb, "after") ||
+          json_add_strz(sb, m->after, AUD_LINE_MAX) || sb_addch(sb, ',');
+    if (m->cls == AUD_KILLED)
+        bad = bad || json_add_key(sb, "test") || json_add_strz(sb, m->test, 128) ||
+              sb_addch(sb, ',') || json_add_key(sb, "how") || json_add_strz(sb, m->status, 32) ||
+              sb_addch(sb, ',');
+    if (m->cls == AUD_EQUIVALENT)
+        bad = bad || sb_addf(sb, "\"listed\":%s,", m->listed ? "true" : "false");
+    return bad || json_add_key(sb, "detail") || json_add_strz(sb, m->detail, 256) ||
+           sb_addch(sb, '}');
+}
+
+static int write_json(const struct aud_result *r, struct strbuf *sb)
+{
+    int bad = sb_adds(sb, "{\"source\":") || json_add_strz(sb, r->source, 256) ||
+              sb_addf(sb, ",\"spec_sha256\":\"%s\",\"score\":", r->spec_sha256) ||
+              json_add_num(sb, score(r) / 100.0) ||
+              sb_addf(sb, ",\"killed\":%zu,\"survived\":%zu,\"equivalent\":%zu,"
+                      "\"unlisted_equivalent\":%zu,\"invalid\":%zu,\"wall_s\":",
+                      r->killed, r->survived, r->equivalent, r->unlisted, r->invalid) ||
+              json_add_num(sb, r->wall_ms / 1e3) || sb_adds(sb, ",\"cpu_s\":") ||
+              json_add_num(sb, r->cpu_ms / 1e3) || sb_adds(sb, ",\"mutants\":[");
+    int first = 1;
+
+    for (size_t i = 0; i < r->n && !bad; i++) {
+        if (!r->mut[i].m.function[0] || (r->mut[i].cls == AUD_KILLED && !r->mut[i].test[0]))
+            continue; /* not graded (another shard's) */
+        bad = (!first && sb_addch(sb, ',')) || json_mutant(sb, &r->mut[i]);
+        first = 0;
+    }
+    return bad || sb_adds(sb, "]}\n") ? -1 : 0;
+}
+
+int aud_write(const struct aud_result *r, enum aud_format f, struct strbuf *sb)
+{
+    return f == AUD_JSON ? write_json(r, sb) : write_human(r, f == AUD_MARKDOWN, sb);
+}
+
+/* ---- the kept list ----------------------------------------------------- */
+
+static void trim(char *s)
+{
+    size_t n = strlen(s), a = 0;
+
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    while (s[a] == ' ' || s[a] == '\t')
+        a++;
+    memmove(s, s + a, strlen(s + a) + 1);
+}
+
+/* One entry into fn, before, after, why (each AUD_LINE_MAX). 0, 1 for a
+ * line to skip, -1 malformed. */
+static int parse_entry(char *line, char *fn, char *before, char *after, char *why)
+{
+    char *colon = strstr(line, ": "), *arrow = strstr(line, " ==> "), *hash;
+
+    trim(line);
+    if (line[0] == '\0' || line[0] == '#')
+        return 1;
+    hash = strstr(line, " # ");
+    if (!colon || !arrow || !hash || colon > arrow || arrow > hash)
+        return -1;
+    *colon = *arrow = *hash = '\0';
+    snprintf(fn, AUD_LINE_MAX, "%.199s", line);
+    snprintf(before, AUD_LINE_MAX, "%.199s", colon + 2);
+    snprintf(after, AUD_LINE_MAX, "%.199s", arrow + 5);
+    snprintf(why, AUD_LINE_MAX, "%.199s", hash + 3);
+    trim(fn), trim(before), trim(after), trim(why);
+    return why[0] ? 0 : -1;
+}
+
+static void mark(struct aud_mutant *m, size_t n, const char *fn, const char *before,
+                 const char *after, const char *why)
+{
+    for (size_t i = 0; i < n; i++)
+        if (m[i].cls == AUD_EQUIVALENT && strcmp(m[i].m.function, fn) == 0 &&
+            strcmp(m[i].before, before) == 0 && strcmp(m[i].after, after) == 0) {
+            m[i].listed = 1;
+            snprintf(m[i].detail, sizeof m[i].detail, "%s", why);
+        }
+}
+
+int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct grd_err *e)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024], fn[AUD_LINE_MAX], before[AUD_LINE_MAX], after[AUD_LINE_MAX], why[AUD_LINE_MAX];
+    int ln = 0, rc = 0;
+
+    if (f == NULL)
+        return err_set(e, path, 0, 0, "cannot read the kept list '%s'", path);
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        int k;
+        ln++;
+        line[strcspn(line, "\n")] = '\0';
+        k = parse_entry(line, fn, before, after, why);
+        if (k < 0)
+            rc = err_set(e, path, ln, 1, "expected 'FUNCTION: BEFORE ==> AFTER  # REASON'");
+        else if (k == 0)
+            mark(m, n, fn, before, after, why);
+    }
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,381 @@
+/* equiv.c -- is a surviving mutant likely equivalent? Its outputs against
+ * the reference's, bit for bit, on random inputs within the header's
+ * contract at the spec's shapes and at random small ones (audit.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "grade/grade.h"
+
+#define EQ_MAX_DIM 64        /* shapes above are cut to this (a 64 x 64 case
+                                keeps every loop's shape and stays cheap) */
+
+struct eq_rng {
+    uint64_t s;
+};
+
+static uint64_t rnd(struct eq_rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 2685821657736338717ull;
+}
+
+static size_t rnd_size(struct eq_rng *r, size_t lo, size_t hi)
+{
+    return lo + (size_t)(rnd(r) % (hi - lo + 1));
+}
+
+/* Values of one trial: uniform in [-m, m] for a magnitude m drawn per
+ * trial, sometimes small whole numbers (ties: a max met twice). */
+static void fill(struct eq_rng *r, float *x, size_t n, int style)
+{
+    static const double mags[] = {1.0, 3.0, 30.0, 1000.0};
+    double m = mags[style % 4];
+
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)(rnd(r) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        x[i] = style >= 4 ? (float)floor(u * 3.0) : (float)(u * m);
+    }
+}
+
+/* A mask: all visible, causal, random, or with fully hidden rows. */
+static void fill_mask(struct eq_rng *r, unsigned char *mask, size_t nq, size_t nk, int kind)
+{
+    for (size_t i = 0; i < nq; i++)
+        for (size_t t = 0; t < nk; t++) {
+            unsigned char v = 1;
+            if (kind == 1)
+                v = t <= i;
+            else if (kind == 2)
+                v = rnd(r) % 3 != 0;
+            else if (kind == 3)
+                v = i % 2 ? 0 : (unsigned char)(rnd(r) % 2);
+            mask[i * nk + t] = v;
+        }
+}
+
+/* Both results the same: how the calls ended, the codes, the outputs. */
+static int same(const struct call_result *a, const struct call_result *b,
+                const float *x, const float *y, size_t n)
+{
+    if (a->status != CALL_RETURNED || b->status != CALL_RETURNED || a->rc != b->rc)
+        return 0;
+    return n == 0 || memcmp(x, y, n * sizeof *x) == 0;
+}
+
+/* One trial's shapes: from the spec's case `c` of the function, or random. */
+struct eq_shape {
+    size_t a, b, c, d, heads, ff;   /* meanings per function, below */
+    float eps;
+    int style, mask;                /* values style; mask kind (-1: NULL) */
+    int weights;                    /* ask for the weights */
+};
+
+static size_t dim(const struct spec_case *c, const char *key, size_t def)
+{
+    double v = c ? spec_num(c, key, (double)def) : (double)def;
+
+    if (!(v >= 1))
+        return def;
+    return v > EQ_MAX_DIM ? EQ_MAX_DIM : (size_t)v;
+}
+
+struct eq_ctx {
+    struct impl mut, ref;
+    struct eq_rng rng;
+    char *why;
+    size_t why_n;
+};
+
+/* The buffers of one trial (all NULL-safe to free). */
+struct eq_bufs {
+    float *in[8], *out[4];
+    unsigned char *mask;
+};
+
+static void bufs_free(struct eq_bufs *b)
+{
+    for (size_t i = 0; i < 8; i++)
+        free(b->in[i]);
+    for (size_t i = 0; i < 4; i++)
+        free(b->out[i]);
+    free(b->mask);
+}
+
+static float *vec(struct eq_ctx *x, size_t n, int style)
+{
+    float *p = calloc(n ? n : 1, sizeof *p);
+
+    if (p)
+        fill(&x->rng, p, n, style);
+    return p;
+}
+
+static int differs(struct eq_ctx *x, const char *fn, const struct eq_shape *s)
+{
+    snprintf(x->why, x->why_n, "%s differs from the reference (sizes %zu %zu %zu %zu, "
+             "heads %zu, d_ff %zu, mask %d)", fn, s->a, s->b, s->c, s->d, s->heads, s->ff, s->mask);
+    return 0;
+}
+
+/* Each trial returns 1 same, 0 differs (why set), -1 grader error. */
+static int trial_softmax(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+{
+    struct call_result ra, rb;
+    size_t n = s->a * s->b;
+    float *p = vec(x, n, s->style), *q = p ? malloc(n * sizeof *q) : NULL;
+    int rc = -1;
+
+    if (q && (memcpy(q, p, n * sizeof *q),
+              x->mut.ops->softmax_rows(x->mut.self, p, s->a, s->b, &ra, e) == 0 &&
+              x->ref.ops->softmax_rows(x->ref.self, q, s->a, s->b, &rb, e) == 0))
+        rc = same(&ra, &rb, p, q, n) ? 1 : differs(x, "attn_softmax_rows", s);
+    free(p);
+    free(q);
+    return rc;
+}
+
+static int trial_layernorm(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+{
+    struct call_result ra, rb;
+    size_t n = s->a * s->b;
+    float *p = vec(x, n, s->style), *q = p ? malloc(n * sizeof *q) : NULL;
+    int rc = -1;
+
+    if (p && s->mask == 3 && s->b > 1)
+        for (size_t j = 0; j < s->b; j++)
+            p[j] = p[0]; /* a constant first row */
+    if (q && (memcpy(q, p, n * sizeof *q),
+              x->mut.ops->layer_norm(x->mut.self, p, s->a, s->b, s->eps, &ra, e) == 0 &&
+              x->ref.ops->layer_norm(x->ref.self, q, s->a, s->b, s->eps, &rb, e) == 0))
+        rc = same(&ra, &rb, p, q, n) ? 1 : differs(x, "attn_layer_norm", s);
+    free(p);
+    free(q);
+    return rc;
+}
+
+static int trial_pe(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+{
+    struct call_result ra, rb;
+    size_t n = s->a * s->b;
+    float *p = calloc(n, sizeof *p), *q = calloc(n, sizeof *q);
+    int rc = -1;
+
+    if (p && q && x->mut.ops->positional_encoding(x->mut.self, p, s->a, s->b, &ra, e) == 0 &&
+        x->ref.ops->positional_encoding(x->ref.self, q, s->a, s->b, &rb, e) == 0)
+        rc = same(&ra, &rb, p, q, n) ? 1 : differs(x, "attn_positional_encoding", s);
+    free(p);
+    free(q);
+    return rc;
+}
+
+static int trial_sdpa(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+{
+    struct call_result ra, rb;
+    struct eq_bufs b;
+    size_t nq = s->a, nk = s->b, dk = s->c, dv = s->d;
+    int rc = -1;
+
+    memset(&b, 0, sizeof b);
+    b.in[0] = vec(x, nq * dk, s->style);
+    b.in[1] = vec(x, nk * dk, s->style);
+    b.in[2] = vec(x, nk * dv, s->style);
+    b.mask = malloc(nq * nk);
+    for (size_t i = 0; i < 4; i++)
+        b.out[i] = calloc(nq * (nk > dv ? nk : dv), sizeof(float));
+    if (b.in[0] && b.in[1] && b.in[2] && b.mask && b.out[0] && b.out[1] && b.out[2] && b.out[3]) {
+        const unsigned char *m = s->mask < 0 ? NULL : b.mask;
+        fill_mask(&x->rng, b.mask, nq, nk, s->mask < 0 ? 0 : s->mask);
+        if (x->mut.ops->scaled_dot_product(x->mut.self, b.in[0], b.in[1], b.in[2], nq, nk, dk, dv,
+                                           m, b.out[0], s->weights ? b.out[1] : NULL, &ra, e) == 0 &&
+            x->ref.ops->scaled_dot_product(x->ref.self, b.in[0], b.in[1], b.in[2], nq, nk, dk, dv,
+                                           m, b.out[2], s->weights ? b.out[3] : NULL, &rb, e) == 0)
+            rc = same(&ra, &rb, b.out[0], b.out[2], nq * dv) &&
+                         same(&ra, &rb, b.out[1], b.out[3], nq * nk)
+                     ? 1 : differs(x, "attn_scaled_dot_product", s);
+    }
+    bufs_free(&b);
+    return rc;
+}
+
+static int trial_mha(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+{
+    struct call_result ra, rb;
+    struct eq_bufs b;
+    size_t nq = s->a, nkv = s->b, d = s->c, h = s->heads, nw = h * nq * nkv;
+    int rc = -1;
+
+    memset(&b, 0, sizeof b);
+    b.in[0] = vec(x, nq * d, s->style);
+    b.in[1] = vec(x, nkv * d, s->style);
+    for (size_t i = 2; i < 6; i++)
+        b.in[i] = vec(x, d * d, s->style % 4 == 3 ? 0 : s->style);
+    b.mask = malloc(nq * nkv);
+    b.out[0] = calloc(nq * d, sizeof(float));
+    b.out[1] = calloc(nw, sizeof(float));
+    b.out[2] = calloc(nq * d, sizeof(float));
+    b.out[3] = calloc(nw, sizeof(float));
+    if (b.in[5] && b.in[0] && b.in[1] && b.in[2] && b.in[3] && b.in[4] && b.mask && b.out[0] &&
+        b.out[1] && b.out[2] && b.out[3]) {
+        const unsigned char *m = s->mask < 0 ? NULL : b.mask;
+        fill_mask(&x->rng, b.mask, nq, nkv, s->mask < 0 ? 0 : s->mask);
+        if (x->mut.ops->multi_head(x->mut.self, b.in[0], nq, b.in[1], nkv, d, h, b.in[2], b.in[3],
+                                   b.in[4], b.in[5], m, b.out[0], s->weights ? b.out[1] : NULL,
+                                   &ra, e) == 0 &&
+            x->ref.ops->multi_head(x->ref.self, b.in[0], nq, b.in[1], nkv, d, h, b.in[2], b.in[3],
+                                   b.in[4], b.in[5], m, b.out[2], s->weights ? b.out[3] : NULL,
+                                   &rb, e) == 0)
+            rc = same(&ra, &rb, b.out[0], b.out[2], nq * d) && same(&ra, &rb, b.out[1], b.out[3], nw)
+                     ? 1 : differs(x, "attn_multi_head", s);
+    }
+    bufs_free(&b);
+    return rc;
+}
+
+static int trial_block(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+{
+    struct call_result ra, rb;
+    struct eq_bufs b;
+    size_t n = s->a, d = s->c, ff = s->ff;
+    int rc = -1, st = s->style % 4 == 3 ? 0 : s->style;
+
+    memset(&b, 0, sizeof b);
+    b.out[0] = vec(x, n * d, s->style);
+    for (size_t i = 0; i < 4; i++)
+        b.in[i] = vec(x, d * d, st);
+    b.in[4] = vec(x, d * ff, st);
+    b.in[5] = vec(x, ff, st);
+    b.in[6] = vec(x, ff * d, st);
+    b.in[7] = vec(x, d, st);
+    b.mask = malloc(n * n);
+    b.out[1] = b.out[0] ? malloc(n * d * sizeof(float)) : NULL;
+    if (b.out[1] && b.in[0] && b.in[1] && b.in[2] && b.in[3] && b.in[4] && b.in[5] && b.in[6] &&
+        b.in[7] && b.mask) {
+        const unsigned char *m = s->mask < 0 || s->mask == 3 ? NULL : b.mask;
+        memcpy(b.out[1], b.out[0], n * d * sizeof(float));
+        fill_mask(&x->rng, b.mask, n, n, s->mask < 0 ? 0 : s->mask);
+        if (x->mut.ops->transformer_block(x->mut.self, b.out[0], n, d, s->heads, ff, b.in[0],
+                                          b.in[1], b.in[2], b.in[3], b.in[4], b.in[5], b.in[6],
+                                          b.in[7], m, s->eps, &ra, e) == 0 &&
+            x->ref.ops->transformer_block(x->ref.self, b.out[1], n, d, s->heads, ff, b.in[0],
+                                          b.in[1], b.in[2], b.in[3], b.in[4], b.in[5], b.in[6],
+                                          b.in[7], m, s->eps, &rb, e) == 0)
+            rc = same(&ra, &rb, b.out[0], b.out[1], n * d) ? 1
+                                                           : differs(x, "attn_transformer_block", s);
+    }
+    bufs_free(&b);
+    return rc;
+}
+
+/* A divisor of d, drawn. */
+static size_t heads_of(struct eq_rng *r, size_t d, size_t want)
+{
+    size_t h = want ? want : rnd_size(r, 1, d < 4 ? d : 4);
+
+    while (h > 1 && d % h != 0)
+        h--;
+    return h ? h : 1;
+}
+
+/* Shape of trial k for function fn; c is a spec case (or NULL). */
+static void shape(struct eq_rng *r, enum impl_fn fn, const struct spec_case *c, size_t k,
+                  struct eq_shape *s)
+{
+    static const float epss[] = {1e-5f, 0.0f, 1e-3f, 0.5f};
+
+    memset(s, 0, sizeof *s);
+    s->style = (int)(k % 6);
+    s->mask = (int)(k % 5) - 1;
+    s->weights = k % 3 != 0;
+    s->eps = c ? (float)spec_num(c, "eps", 1e-5) : epss[k % 4];
+    if (!(s->eps >= 0))
+        s->eps = 1e-5f;
+    s->a = dim(c, fn == IMPL_SOFTMAX || fn == IMPL_LAYERNORM ? "rows" : fn == IMPL_SDPA ||
+           fn == IMPL_MHA ? "n_q" : "n", rnd_size(r, 1, 6));
+    s->b = dim(c, fn == IMPL_SOFTMAX || fn == IMPL_LAYERNORM ? "cols" : fn == IMPL_SDPA ? "n_k"
+           : fn == IMPL_MHA ? "n_kv" : "d", rnd_size(r, 1, 7));
+    if (fn == IMPL_MHA && c && !spec_param(c, "n_kv"))
+        s->b = s->a;
+    s->c = dim(c, fn == IMPL_SDPA ? "d_k" : "d_model", rnd_size(r, 1, 8));
+    s->d = dim(c, "d_v", rnd_size(r, 1, 6));
+    s->ff = dim(c, "d_ff", rnd_size(r, 1, 8));
+    s->heads = heads_of(r, s->c, c ? dim(c, "heads", 0) : 0);
+    if (fn == IMPL_PE && !c && k % 2)
+        s->b = 2 * (s->b / 2) + 1; /* odd widths too */
+}
+
+typedef int (*eq_trial_fn)(struct eq_ctx *, const struct eq_shape *, struct grd_err *);
+
+static const eq_trial_fn trials[IMPL_FN_COUNT] = {
+    [IMPL_SOFTMAX] = trial_softmax, [IMPL_SDPA] = trial_sdpa, [IMPL_PE] = trial_pe,
+    [IMPL_MHA] = trial_mha, [IMPL_LAYERNORM] = trial_layernorm, [IMPL_BLOCK] = trial_block,
+};
+
+/* Every case of the spec for fn, then `extra` random shapes. */
+static int check_fn(struct eq_ctx *x, const struct spec_set *specs, enum impl_fn fn,
+                    size_t extra, struct grd_err *e)
+{
+    struct eq_shape s;
+    size_t k = 0;
+    int rc = 1;
+
+    for (size_t i = 0; rc == 1 && i < spec_test_count(specs); i++) {
+        const struct spec_test *t = spec_test_at(specs, i);
+        for (size_t c = 0; rc == 1 && strcmp(t->function, impl_fn_name(fn)) == 0 &&
+                           c < t->n_cases; c++) {
+            shape(&x->rng, fn, &t->cases[c], k++, &s);
+            rc = trials[fn](x, &s, e);
+        }
+    }
+    for (size_t i = 0; rc == 1 && i < extra; i++) {
+        shape(&x->rng, fn, NULL, k++, &s);
+        rc = trials[fn](x, &s, e);
+    }
+    return rc;
+}
+
+int aud_equivalent(const char *mutant, const char *data_dir, const struct spec_set *specs,
+                   size_t trials_per_fn, uint64_t seed, char *why, size_t why_n,
+                   struct grd_err *e)
+{
+#if GRADER_STAFF
+    char *refusal = NULL;
+    struct grade_session *g = grade_session_open(mutant, data_dir, specs, &refusal, e);
+    struct eq_ctx x;
+    int rc = 1;
+
+    /* a toolchain stopped by its deadline is the busy machine's trouble */
+    for (int again = 0; g == NULL && refusal && strstr(refusal, " took longer than ") &&
+                        again < 3; again++) {
+        free(refusal);
+        refusal = NULL;
+        g = grade_session_open(mutant, data_dir, specs, &refusal, e);
+    }
+    if (g == NULL) {
+        snprintf(why, why_n, "refused: %s", refusal ? refusal : "grader error");
+        free(refusal);
+        return refusal ? 0 : -1;
+    }
+    x.mut = grade_session_impl(g, 2000.0);
+    x.ref = impl_local();
+    x.rng.s = seed | 1;
+    x.why = why;
+    x.why_n = why_n;
+    for (int f = 0; rc == 1 && f < IMPL_FN_COUNT; f++)
+        rc = check_fn(&x, specs, (enum impl_fn)f, trials_per_fn, e);
+    grade_session_close(g);
+    if (rc == 1)
+        snprintf(why, why_n, "same outputs as the reference, bit for bit, on every case "
+                 "shape and %zu random inputs per function", trials_per_fn);
+    return rc;
+#else
+    (void)mutant, (void)data_dir, (void)specs, (void)trials_per_fn, (void)seed, (void)why;
+    (void)why_n;
+    (void)check_fn; /* the trials need the reference: staff build only */
+    return err_set(e, NULL, 0, 0, "an audit needs the staff build (the reference)");
+#endif
+}

@@ -1,0 +1,192 @@
+/*
+ * test_audit.c -- `grader audit` checked on a small fixed mutant set: the
+ * mutants of softmax_row under four operators (tests/audit/mutators.txt),
+ * graded with a two-test spec (tests/audit/softmax.yaml), must land in
+ * known classes; the same spec with its one large-logit case deleted must
+ * let a mutant survive and report a lower score. Plus the lexer's ground
+ * rules: no mutant in comments or literals, none across a line splice.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "core/json.h"
+#include "grading.h"
+
+#define DIR TEST_SRCDIR "/tests/audit/"
+#define REF TEST_SRCDIR "/reference/attention.c"
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = malloc(1 << 16);
+
+    cr_assert(f && buf, "cannot read %s", path);
+    *n = fread(buf, 1, (1 << 16) - 1, f);
+    buf[*n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The audit of softmax_row under ops with the spec text `spec`. */
+static struct aud_result *audit(const char *spec, size_t len, struct mut_ops *ops,
+                                const char *kept)
+{
+    struct spec_set *s = spec_set_new();
+    struct aud_opts o;
+    struct aud_result *r = NULL;
+    struct grd_err e;
+
+    err_clear(&e);
+    cr_assert(spec_load_buffer(s, "softmax.yaml", spec, len, prop_check_case, &e) == 0, "%s", e.msg);
+    memset(&o, 0, sizeof o);
+    o.specs = s;
+    o.source = REF;
+    o.source_name = "reference/attention.c";
+    o.ops = ops;
+    o.equivalents = kept;
+    o.data_dir = TEST_BUILDDIR;
+    o.jobs = 2;
+    o.seed = 1;
+    o.equiv_trials = 10;
+    o.function = "softmax_row";
+    cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
+    spec_set_free(s);
+    return r;
+}
+
+static const struct aud_mutant *find(const struct aud_result *r, int line, const char *after)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->mut[i].m.line == line && strcmp(r->mut[i].after, after) == 0)
+            return &r->mut[i];
+    cr_assert_fail("no mutant at line %d giving '%s'", line, after);
+    return NULL;
+}
+
+static const struct {
+    int line;
+    const char *after;
+    enum aud_class cls;
+    const char *test; /* killed: the first failing test */
+} expected[] = {
+    {98, "double max = x[0], sum = 1.0;", AUD_KILLED, "softmax.values"},
+    {98, "double max = x0], sum = 0.0;", AUD_INVALID, NULL},
+    {100, "for (size_t j = 0; j < cols; j++)", AUD_EQUIVALENT, NULL},
+    {101, "if (x[j] >= max)", AUD_EQUIVALENT, NULL},
+    {102, ";", AUD_KILLED, "softmax.stable"},
+    {104, ";", AUD_KILLED, "softmax.values"},
+    {106, ";", AUD_KILLED, "softmax.values"},
+    {106, "xj] = (float)(exp((double)x[j] - max) / sum);", AUD_INVALID, NULL},
+};
+
+Test(audit, fixed_mutants_are_classified, .timeout = 600)
+{
+    size_t len;
+    char *spec = slurp(DIR "softmax.yaml", &len);
+    struct grd_err e;
+    struct mut_ops *ops = mut_ops_load(DIR "mutators.txt", &e);
+    struct aud_result *r;
+    struct strbuf sb;
+
+    cr_assert(ops != NULL, "%s", e.msg);
+    r = audit(spec, len, ops, DIR "equivalent.txt");
+    cr_expect_eq(r->n, 15, "15 mutants of softmax_row, got %zu", r->n);
+    for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+        const struct aud_mutant *m = find(r, expected[i].line, expected[i].after);
+        cr_expect_eq(m->cls, expected[i].cls, "line %d '%s': class %d, expected %d (%s)",
+                     expected[i].line, expected[i].after, m->cls, expected[i].cls, m->detail);
+        if (expected[i].test)
+            cr_expect_str_eq(m->test, expected[i].test, "line %d '%s'", expected[i].line,
+                             expected[i].after);
+    }
+    cr_expect(find(r, 101, "if (x[j] >= max)")->listed, "the kept list names it");
+    cr_expect_not(find(r, 100, "for (size_t j = 0; j < cols; j++)")->listed);
+    cr_expect_eq(r->survived, 0);
+    cr_expect_eq(r->invalid, 6, "one per '[' dropped: %zu", r->invalid);
+    cr_expect_eq(r->unlisted, 1);
+    sb_init(&sb, 0);
+    cr_assert(aud_write(r, AUD_JSON, &sb) == 0);
+    cr_expect(json_validate(sb_str(&sb), sb.len, &e) == 0, "JSON: %s", e.msg);
+    cr_expect(strstr(sb_str(&sb), "\"score\":1,") != NULL, "%s", sb_str(&sb));
+    sb_release(&sb);
+    aud_result_free(r);
+    mut_ops_free(ops);
+    free(spec);
+}
+
+/* The large-logit case is the only one where the row's max matters to
+ * more than rounding: without it, dropping `max = x[j]` survives. */
+Test(audit, deleting_a_case_lowers_the_score, .timeout = 600)
+{
+    size_t len;
+    char *spec = slurp(DIR "softmax.yaml", &len), *cut = strstr(spec, "    - {rows: 4, cols: 16, magnitude: 10000}\n");
+    struct grd_err e;
+    struct mut_ops *ops = mut_ops_parse("delete statement\n", 17, "ops", &e);
+    struct aud_result *full, *less;
+
+    cr_assert(ops && cut, "%s", e.msg);
+    full = audit(spec, len, ops, NULL);
+    memmove(cut, strchr(cut, '\n') + 1, strlen(strchr(cut, '\n') + 1) + 1);
+    less = audit(spec, strlen(spec), ops, NULL);
+    cr_expect_eq(full->survived, 0);
+    cr_expect_eq(less->survived, 1, "survivors: %zu", less->survived);
+    cr_expect_eq(find(less, 102, ";")->cls, AUD_SURVIVED, "%s", find(less, 102, ";")->detail);
+    cr_expect_lt((double)less->killed / (double)(less->killed + less->survived),
+                 (double)full->killed / (double)(full->killed + full->survived));
+    aud_result_free(full);
+    aud_result_free(less);
+    mut_ops_free(ops);
+    free(spec);
+}
+
+/* Mutants come from tokens: nothing in comments or string literals, none
+ * outside a function body, none in a token a line splice cuts in two; a
+ * token after a splice is edited at its own place in the raw source. */
+Test(audit, mutants_come_from_code_tokens)
+{
+    static const char src[] =
+        "static int k = 1 + 2;\n"
+        "int f(int a)\n"
+        "{\n"
+        "    /* a + b */ const char *s = \"x + y\";\n"
+        "    int b = a \\\n+ 1;\n"
+        "    b +\\\n= 1;\n"
+        "    return b - a + (s != 0);\n"
+        "}\n";
+    struct grd_err e;
+    struct mut_ops *ops = mut_ops_parse("swap arith + -\nswap assign += -=\n", 34, "ops", &e);
+    struct mut_mutant *m = NULL;
+    size_t n = 0, len = 0;
+    char *text;
+
+    cr_assert(ops != NULL, "%s", e.msg);
+    cr_assert(mut_generate(ops, src, sizeof src - 1, &m, &n, &e) == 0, "%s", e.msg);
+    /* the '+' after the splice (line 6) and the two of the return line;
+     * not k's (outside a body), not the split '+=' */
+    cr_assert_eq(n, 3, "%zu mutants", n);
+    cr_expect_eq(m[0].line, 6, "the raw line of the '+': %d", m[0].line);
+    cr_expect_eq(m[1].line, 9);
+    cr_expect_eq(m[2].line, 9);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_str_eq(m[i].function, "f");
+    text = mut_apply(&m[0], src, sizeof src - 1, &len);
+    cr_expect(strstr(text, "int b = a \\\n- 1;") != NULL, "%s", text);
+    free(text);
+    free(m);
+    mut_ops_free(ops);
+}
+
+Test(audit, operator_file_errors_name_the_line)
+{
+    struct grd_err e;
+
+    err_clear(&e);
+    cr_expect_null(mut_ops_parse("swap arith + -\nswop x + -\n", 26, "m.txt", &e));
+    cr_expect_eq(e.line, 2);
+    cr_expect(strstr(e.msg, "unknown operator kind 'swop'") != NULL, "%s", e.msg);
+    cr_expect_null(mut_ops_parse("nudge constant triple\n", 22, "m.txt", &e));
+    cr_expect(strstr(e.msg, "unknown nudge 'triple'") != NULL, "%s", e.msg);
+}
