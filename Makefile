@@ -74,7 +74,8 @@ DEPFLAGS = -MMD -MP
 CLI_SRCS := $(wildcard grader/cli/*.c)
 CLI_OBJS := $(CLI_SRCS:grader/%.c=$(BUILD)/obj/%.o)
 GRADER_HDRS := $(wildcard grader/*/*.h)
-LIB_SRCS := $(filter-out $(CLI_SRCS) grader/sandbox/runner_main.c \
+RUNNER_SRCS := grader/sandbox/runner_main.c grader/sandbox/runner_heap.c
+LIB_SRCS := $(filter-out $(CLI_SRCS) $(RUNNER_SRCS) \
               grader/sandbox/impl_local.c, $(wildcard grader/*/*.c))
 LIB_OBJS := $(LIB_SRCS:grader/%.c=$(BUILD)/obj/%.o)
 REF_OBJS := $(BUILD)/obj/reference.o $(BUILD)/obj/sandbox/impl_local.o
@@ -102,8 +103,8 @@ $(BUILD)/obj/%.o: grader/%.c $(BUILD)/obj/%.d | $(DEPS_OK)
 
 # The runner's trusted half is linked with a student's object by the grader
 # with plain cc: no sanitizer runtime may be asked of that link.
-$(BUILD)/obj/sandbox/runner_main.o: grader/sandbox/runner_main.c \
-                                    $(BUILD)/obj/sandbox/runner_main.d | $(DEPS_OK)
+RUNNER_OBJS := $(RUNNER_SRCS:grader/%.c=$(BUILD)/obj/%.o)
+$(RUNNER_OBJS): $(BUILD)/obj/%.o: grader/%.c $(BUILD)/obj/%.d | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(filter-out -fsanitize%,$(CFLAGS)) $(DEPFLAGS) -c $< -o $@
 
@@ -120,8 +121,8 @@ $(BUILD)/grader: $(CLI_OBJS) $(BUILD)/libgrader.a $(GRADER_EXTRA) | $(BUILD)/run
 
 # The trusted half of the student's runner; linked with the submission at
 # grading time, so it ships as an object beside the grader.
-$(BUILD)/runner_main.o: $(BUILD)/obj/sandbox/runner_main.o
-	cp $< $@
+$(BUILD)/runner_main.o: $(RUNNER_OBJS)
+	$(LD) -r -o $@ $^
 
 $(BUILD)/include/attention.h: student_template/attention.h
 	@mkdir -p $(@D)
@@ -137,7 +138,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/libgrader.a $(REF_OBJS) 
 # (not a pattern, which make would take for intermediate files), so that an
 # object without its .d, from a build before -MMD, is made again once.
 DEP_FILES := $(patsubst %.o,%.d,$(CLI_OBJS) $(LIB_OBJS) $(REF_OBJS) \
-               $(BUILD)/obj/sandbox/runner_main.o) $(TEST_BINS:=.d)
+               $(RUNNER_OBJS)) $(TEST_BINS:=.d)
 $(DEP_FILES):
 -include $(wildcard $(DEP_FILES))
 

@@ -41,6 +41,7 @@
 #include "attention.h"
 #include "core/compat.h"
 #include "sandbox/impl.h"
+#include "sandbox/runner_heap.h"
 #include "sandbox/runner_proto.h"
 
 /* A missing function is reported as ATTN_ENOTIMPL instead of failing the
@@ -51,11 +52,6 @@
 #pragma weak attn_multi_head
 #pragma weak attn_layer_norm
 #pragma weak attn_transformer_block
-
-void *grd_malloc(size_t n);
-void *grd_calloc(size_t n, size_t size);
-void *grd_realloc(void *p, size_t n);
-void grd_free(void *p);
 
 #define ALTSTACK_SIZE 65536u
 #define STATE_ALIGN 65536u /* a multiple of every page size we run on */
@@ -109,242 +105,6 @@ static void guard_state(int on)
     if (mprotect(&rn_pages, sizeof rn_pages, prot) != 0 ||
         (rn.hdr != NULL && mprotect(rn.hdr, RP_HDR_SIZE, prot) != 0))
         _exit(RP_EXIT_SETUP);
-}
-
-/* ---- the heap ------------------------------------------------------------ */
-
-/*
- * Every block the submission allocates is pages of the heap file
- * (runner_proto.h): the parent counts the file's data extents after each
- * call, so nothing here is evidence and nothing here needs protecting.
- * A submission that scribbles on this state or on a block's header breaks
- * only its own allocations; to stop a block counting it must punch its
- * pages out of the file, which is freeing it.
- */
-#define HEAP_MAX_PAGES (1u << 18)   /* bitmap capacity: 1 GiB of 4 KiB pages */
-
-struct heap_blk {                   /* at the start of a block's first page */
-    uint64_t tag;                   /* user pointer ^ RP_HEAP_TAG */
-    uint64_t size, off, np;         /* bytes asked, file offset, pages */
-};
-
-static struct {
-    struct rp_heap_meta *meta;      /* page 0 of the heap file */
-    char *base;                     /* the whole file, mapped shared */
-    size_t page, pages, hint;       /* pages: the file's, in the window */
-    uint64_t used[HEAP_MAX_PAGES / 64];
-} heap;
-
-static void *alloc_failed(void)
-{
-    if (heap.meta != NULL)
-        heap.meta->alloc_failed = 1;
-    errno = ENOMEM;
-    return NULL;
-}
-
-#if CPT_LINUX
-static int page_used(size_t i)
-{
-    return (int)((heap.used[i / 64] >> (i % 64)) & 1u);
-}
-
-static void mark(size_t at, size_t n, int on)
-{
-    for (size_t i = at; i < at + n; i++) {
-        if (on)
-            heap.used[i / 64] |= (uint64_t)1 << (i % 64);
-        else
-            heap.used[i / 64] &= ~((uint64_t)1 << (i % 64));
-    }
-}
-
-/* A free run of n pages in [from, to), or 0 (page 0 is the meta page). */
-static size_t run_in(size_t from, size_t to, size_t n)
-{
-    size_t run = 0;
-
-    for (size_t i = from; i < to; i++) {
-        if (i % 64 == 0 && heap.used[i / 64] == ~(uint64_t)0 && i + 64 <= to) {
-            run = 0, i += 63;
-            continue;
-        }
-        run = page_used(i) ? 0 : run + 1;
-        if (run == n)
-            return i + 1 - n;
-    }
-    return 0;
-}
-
-/* Next fit: from the last allocation on, then from the start. */
-static size_t heap_find(size_t n)
-{
-    size_t at = run_in(heap.hint, heap.pages, n);
-
-    if (at == 0)
-        at = run_in(1, heap.pages, n);
-    if (at != 0)
-        heap.hint = at + n;
-    return at;
-}
-
-/* n bytes in free pages of the heap window, each page written (so that
- * the file holds data for the whole block), with one unused page after it
- * (so that every block is an extent of its own); NULL, errno ENOMEM. */
-static void *heap_alloc(size_t n)
-{
-    size_t pg = heap.page, np, at;
-    struct heap_blk *b;
-
-    if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b)
-        return alloc_failed();
-    np = (n + sizeof *b + pg - 1) / pg;
-    if (np + 2 > heap.pages || (at = heap_find(np + 1)) == 0)
-        return alloc_failed();
-    mark(at, np + 1, 1);
-    b = (struct heap_blk *)(heap.base + at * pg);
-    for (size_t i = 1; i < np; i++)
-        ((volatile char *)b)[i * pg] = 0;
-    *b = (struct heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
-    return b + 1;
-}
-
-/* The block of p, or abort() as glibc does on a pointer it never gave. */
-static struct heap_blk *heap_block(void *p)
-{
-    struct heap_blk *b = (struct heap_blk *)p - 1;
-    uintptr_t lo = (uintptr_t)heap.base + heap.page;
-    uintptr_t hi = (uintptr_t)heap.base + heap.pages * heap.page;
-
-    if ((uintptr_t)b < lo || (uintptr_t)b >= hi ||
-        ((uintptr_t)b - lo) % heap.page != 0 ||
-        b->tag != ((uintptr_t)p ^ RP_HEAP_TAG) || b->np == 0 ||
-        b->off != (uintptr_t)b - (uintptr_t)heap.base ||
-        b->np >= heap.pages - b->off / heap.page)
-        abort();
-    return b;
-}
-
-static void heap_free(void *p)
-{
-    struct heap_blk *b = heap_block(p);
-    size_t at = b->off / heap.page, np = b->np;
-    int saved = errno;
-
-    if (fallocate(RP_FD_HEAP, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                  (off_t)(at * heap.page), (off_t)(np * heap.page)) != 0)
-        abort();   /* the block would stay counted: say so loudly */
-    mark(at, np + 1, 0);
-    errno = saved;
-}
-
-static size_t heap_size(void *p)
-{
-    return (size_t)heap_block(p)->size;
-}
-
-static size_t heap_room(void *p)
-{
-    return (size_t)heap_block(p)->np * heap.page - sizeof(struct heap_blk);
-}
-#else
-/* Portable builds (no memfd, SEEK_DATA or seccomp): the C library's heap
- * and the runner's own count in the meta page, which the parent reads. A
- * size word before each block keeps realloc's copy exact. */
-static void *heap_alloc(size_t n)
-{
-    uint64_t *b = n <= SIZE_MAX - 16 ? malloc(n + 16) : NULL;
-
-    if (b == NULL)
-        return alloc_failed();
-    b[0] = n;
-    if (heap.meta != NULL)
-        heap.meta->live++;
-    return b + 2;
-}
-
-static void heap_free(void *p)
-{
-    if (heap.meta != NULL)
-        heap.meta->live--;
-    free((uint64_t *)p - 2);
-}
-
-static size_t heap_size(void *p)
-{
-    return (size_t)((uint64_t *)p - 2)[0];
-}
-#endif
-
-/* Map the heap file (one window: a mapping per block costs ~0.1 ms with
- * tens of thousands of them) and size the bitmap; before the sandbox. */
-static void heap_setup(void)
-{
-    struct stat st;
-    void *m;
-
-    heap.page = rn.page;
-    if (fstat(RP_FD_HEAP, &st) != 0 || st.st_size < (off_t)(2 * rn.page))
-        _exit(RP_EXIT_SETUP);
-    heap.pages = (size_t)st.st_size / rn.page;
-    if (heap.pages > HEAP_MAX_PAGES)
-        heap.pages = HEAP_MAX_PAGES;
-#if CPT_LINUX
-    m = mmap(NULL, heap.pages * rn.page, PROT_READ | PROT_WRITE, MAP_SHARED,
-             RP_FD_HEAP, 0);
-    heap.base = m;
-#else
-    m = mmap(NULL, rn.page, PROT_READ | PROT_WRITE, MAP_SHARED, RP_FD_HEAP, 0);
-#endif
-    if (m == MAP_FAILED)
-        _exit(RP_EXIT_SETUP);
-    heap.meta = m;
-    heap.hint = 1;
-}
-
-void *grd_malloc(size_t n)
-{
-    return heap_alloc(n);
-}
-
-void *grd_calloc(size_t n, size_t size)
-{
-    void *p;
-
-    if (size != 0 && n > SIZE_MAX / size)
-        return alloc_failed();
-    if ((p = heap_alloc(n * size)) != NULL)
-        memset(p, 0, n * size);
-    return p;
-}
-
-void *grd_realloc(void *p, size_t n)
-{
-    void *q;
-
-    if (p == NULL)
-        return heap_alloc(n);
-    if (n == 0) {
-        heap_free(p);
-        return NULL;
-    }
-#if CPT_LINUX
-    if (n <= heap_room(p)) {
-        heap_block(p)->size = n;
-        return p;
-    }
-#endif
-    if ((q = heap_alloc(n)) == NULL)
-        return NULL;                /* p is still valid and still live */
-    memcpy(q, p, heap_size(p) < n ? heap_size(p) : n);
-    heap_free(p);
-    return q;
-}
-
-void grd_free(void *p)
-{
-    if (p != NULL)
-        heap_free(p);
 }
 
 /* ---- fault handling ----------------------------------------------------- */
@@ -627,7 +387,7 @@ static void sandbox_self(void)
     rn.hdr = h;
     rn.page = (size_t)sysconf(_SC_PAGESIZE);
     note_stack();
-    heap_setup();
+    rh_heap_setup(rn.page);
     /* Line-buffered, so that what was printed before a crash is kept; a
      * buffer of our own, since the C library's heap cannot grow later. */
     setvbuf(stdout, rn_outbuf, _IOLBF, sizeof rn_outbuf);
