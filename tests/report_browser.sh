@@ -1,7 +1,8 @@
 #!/bin/sh
 # report.html in a real browser, run by tests/test_summary.c: a class of 30
 # from the catalogue (the reference, the template, catalogue entries, a
-# compile error, an empty folder and a hostile folder name) is graded, then
+# compile error, an empty folder and a hostile folder name) is graded with
+# --similarity, then
 # headless Chromium opens the report from disk inside tests/report_harness.html,
 # which sorts, filters and opens a student as a TA would. Also checked: no
 # console message (a CSP violation is one), and screenshots at 1280x800 and
@@ -37,7 +38,9 @@ for f in $(ls tests/submissions/*.c | grep -v '/sdpa_no_scale\.c$' | head -n 24)
     add "$(basename "$f" .c)" "$f"
 done
 n=$(ls "$tmp/class" | wc -l)
-if ! "$build/grader" batch --jobs 2 --out "$tmp/out" "$tmp/class" >"$tmp/batch.log" 2>&1; then
+# (the hostile folder holds a copy of the reference: a similar pair)
+if ! "$build/grader" batch --jobs 2 --similarity --out "$tmp/out" "$tmp/class" \
+    >"$tmp/batch.log" 2>&1; then
     bad "grader batch failed:"; tail -n 5 "$tmp/batch.log"; exit 1
 fi
 [ -s "$tmp/out/report.html" ] && ok "batch wrote report.html ($(wc -c <"$tmp/out/report.html") bytes for $n folders)" ||

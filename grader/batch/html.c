@@ -36,7 +36,10 @@ static const char page_style[] =
     "padding:8px;border:1px solid #e4e4e4;font-size:12px}"
     "article{border-top:1px solid #ccc;padding-top:4px}"
     ".charts svg{max-width:100%;height:auto;margin-right:24px}"
-    ".muted{color:#666}";
+    ".muted{color:#666}"
+    "#pairs td{text-align:left}.sbs{display:grid;grid-template-columns:1fr 1fr;gap:8px}"
+    ".sbs pre{margin:0;overflow:auto;max-height:70vh}"
+    ".sbs mark{background:#ffe08a;display:block}";
 
 static const char page_script[] =
     "(function(){"
@@ -413,8 +416,82 @@ static int pair_id(struct strbuf *out, const struct bat_row *rows, size_t n, con
            sb_adds(out, "</a></td>");
 }
 
-static int pairs_table(struct strbuf *out, const struct gbx_table *t, const struct bat_row *rows,
-                       size_t n, struct grd_err *e)
+#define HTML_MAX_REGIONS 64
+
+/* The regions of a similarity.csv cell, "a1-a2:b1-b2;...", into ra and rb
+ * (pairs of first and last lines). Returns how many parsed. */
+static size_t parse_regions(const char *cell, long ra[][2], long rb[][2])
+{
+    size_t k = 0;
+
+    while (*cell != '\0' && k < HTML_MAX_REGIONS) {
+        char *end;
+        long v[4];
+        int ok = 1;
+
+        for (int j = 0; j < 4 && ok; j++) {
+            v[j] = strtol(cell, &end, 10);
+            ok = end != cell && (*end == "-:-;"[j] || (j == 3 && *end == '\0'));
+            cell = *end != '\0' ? end + 1 : end;
+        }
+        if (!ok)
+            break;
+        ra[k][0] = v[0], ra[k][1] = v[1], rb[k][0] = v[2], rb[k][1] = v[3];
+        k++;
+    }
+    return k;
+}
+
+/* One source with its lines numbered, the matched ones marked. */
+static int source_pre(struct strbuf *out, const struct strbuf *src, long r[][2], size_t nr)
+{
+    const char *p = sb_str(src), *end = p + src->len;
+    long line = 1;
+    int rc = sb_adds(out, "<pre>");
+
+    for (; rc == 0 && p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+        int marked = 0;
+
+        for (size_t k = 0; k < nr && !marked; k++)
+            marked = line >= r[k][0] && line <= r[k][1];
+        rc = sb_adds(out, marked ? "<mark>" : "") | sb_addf(out, "%4ld  ", line) |
+             html_add_text(out, p, len, 0) | sb_adds(out, marked ? "</mark>" : "\n");
+        p += len + (nl != NULL);
+    }
+    return rc | sb_adds(out, "</pre>");
+}
+
+/* The pair's two sources side by side (kept by `batch --similarity` as
+ * <id>/source.c), or a line saying they were not kept. */
+static int side_by_side(struct strbuf *out, const char *dir, const char *a, const char *b,
+                        const char *regions)
+{
+    long ra[HTML_MAX_REGIONS][2], rb[HTML_MAX_REGIONS][2];
+    struct strbuf sa, sbb;
+    size_t nr = parse_regions(regions, ra, rb);
+    int rc, ga, gb;
+
+    sb_init(&sa, HTML_TEXT_MAX + 1);
+    sb_init(&sbb, HTML_TEXT_MAX + 1);
+    ga = read_text(dir, a, "source.c", &sa);
+    gb = read_text(dir, b, "source.c", &sbb);
+    rc = sb_adds(out, "<tr><td colspan=\"5\" class=\"t\"><details><summary>side by side, "
+                      "matched lines marked</summary>");
+    if (ga < 0 || gb < 0)
+        rc |= sb_adds(out, "<p class=\"muted\">(the sources were not kept: "
+                           "grader batch --similarity keeps them)</p>");
+    else
+        rc |= sb_adds(out, "<div class=\"sbs\">") | source_pre(out, &sa, ra, nr) |
+              source_pre(out, &sbb, rb, nr) | sb_adds(out, "</div>");
+    sb_release(&sa);
+    sb_release(&sbb);
+    return rc | sb_adds(out, "</details></td></tr>\n");
+}
+
+static int pairs_table(struct strbuf *out, const char *dir, const struct gbx_table *t,
+                       const struct bat_row *rows, size_t n, struct grd_err *e)
 {
     static const char *const need[] = {"id_a", "id_b", "share_a", "share_b", "regions"};
     int col[5], rc;
@@ -432,7 +509,8 @@ static int pairs_table(struct strbuf *out, const struct gbx_table *t, const stru
               pair_id(out, rows, n, gbx_untext(c[col[1]])) | sb_adds(out, "<td>") |
               text1(out, c[col[2]]) | sb_adds(out, "</td><td>") | text1(out, c[col[3]]) |
               sb_adds(out, "</td><td class=\"t\">") | text1(out, c[col[4]]) |
-              sb_adds(out, "</td></tr>\n");
+              sb_adds(out, "</td></tr>\n") |
+              side_by_side(out, dir, gbx_untext(c[col[0]]), gbx_untext(c[col[1]]), c[col[4]]);
     }
     return rc | sb_adds(out, "</tbody></table>\n");
 }
@@ -458,7 +536,7 @@ static int similar(struct strbuf *out, const char *dir, const struct bat_row *ro
                           "shares more of its token structure than the threshold, after the "
                           "template and the API are taken out. A reason to look, not a "
                           "verdict (docs/TA.md).</p>\n");
-        rc |= t.n_rows > 1 ? pairs_table(out, &t, rows, n, e)
+        rc |= t.n_rows > 1 ? pairs_table(out, dir, &t, rows, n, e)
                            : sb_adds(out, "<p>No pair above the threshold.</p>\n");
         rc |= sb_adds(out, "</section>\n");
     }

@@ -310,6 +310,48 @@ static int write_csv(const char *out_dir, const struct sim_report *r, struct grd
     return rc;
 }
 
+/* Whether `id` is one side of a pair of r. */
+static int in_a_pair(const struct sim_report *r, const char *id)
+{
+    for (size_t k = 0; k < r->n; k++)
+        if (strcmp(r->pairs[k].id_a, id) == 0 || strcmp(r->pairs[k].id_b, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* Keep a copy of every paired submission's source as <out>/<id>/source.c,
+ * so that report.html can show each pair side by side (its regions are
+ * line ranges of these files). Entries were checked by bat_discover (a
+ * regular file under its size limit); a source that cannot be read is
+ * left out, and the page says so. */
+static int keep_sources(const struct bat_list *l, const struct sim_report *r,
+                        const char *out_dir, struct grd_err *e)
+{
+    char path[CLI_PATH_MAX + BAT_ID_MAX + 32], buf[8192];
+
+    for (size_t i = 0; i < l->n; i++) {
+        struct strbuf sb;
+        FILE *f;
+        size_t k;
+        int rc = 0;
+
+        if (l->v[i].absent != NULL || !in_a_pair(r, l->v[i].id) ||
+            (f = fopen(l->v[i].source, "rb")) == NULL)
+            continue;
+        sb_init(&sb, BAT_SOURCE_MAX + 1);
+        while ((k = fread(buf, 1, sizeof buf, f)) > 0 && sb_add(&sb, buf, k) == 0)
+            ;
+        fclose(f);
+        snprintf(path, sizeof path, "%s/%s/source.c", out_dir, l->v[i].id);
+        if (!sb.truncated)
+            rc = bat_write_atomic(path, sb_str(&sb), sb.len, e);
+        sb_release(&sb);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int cli_batch_similarity(const struct bat_list *l, const char *out_dir, struct grd_err *e)
 {
     struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD, threads()};
@@ -326,6 +368,8 @@ int cli_batch_similarity(const struct bat_list *l, const char *out_dir, struct g
         rc = sim_compare(c, &r, e);
     if (rc == 0)
         rc = write_csv(out_dir, &r, e);
+    if (rc == 0)
+        rc = keep_sources(l, &r, out_dir, e);
     if (rc == 0)   /* report.html again, now with the pairs (as `grader report`) */
         rc = bat_merge(out_dir, &out_dir, 1, e);
     if (rc == 0)
