@@ -1,11 +1,7 @@
 /* CATALOGUE
  * bug: softmax never divides by the row sum and layer norm ignores eps, both quickly; from the 9th call of one process on, they spin
  * expect-status: ok
- * expect-fail: softmax.rows_sum_to_one softmax.stable softmax.values layernorm.values layernorm.eps_used softmax.matches_reference
- * expect-fail: softmax.rows_sum_to_one.wide softmax.stable.extreme layernorm.mean_zero_var_one.magnitudes layernorm.matches_reference
- * expect-withheld: softmax.shift_invariance softmax.monotonic softmax.einval softmax.deterministic softmax.no_leaks
- * expect-withheld: layernorm.mean_zero_var_one layernorm.constant_row layernorm.population_variance layernorm.einval softmax.shift_invariance.big
- * expect-withheld: layernorm.deterministic layernorm.no_leaks layernorm.speed
+ * expect-maybe-functions: softmax layernorm
  *
  * Issue 29: the diagnosis calls a submission again after its tests. It must
  * spend the submission's own budget (or none): this entry fails fast in
@@ -15,6 +11,9 @@
  *
  * Hostile entry (tests/test_hostile.c): reference/attention.c with the
  * attack below added. It runs only through the grader, never directly.
+ * Its softmax and layer norm fail or are withheld as their calls add up
+ * (how many calls a test makes is the properties' business), so
+ * test_hostile asserts only containment: every other function passes.
  */
 #include "attention.h"
 
