@@ -286,12 +286,23 @@ static int test_cell(struct strbuf *out, const struct bat_test_row *t)
            sb_adds(out, "</td>");
 }
 
+/* The folder's own name under its id, when the id had to differ from it
+ * (batch.h: ids of names that are not plain). */
+static int shown_name(struct strbuf *out, const struct bat_row *r)
+{
+    if (r->name == NULL || strcmp(r->name, r->id) == 0)
+        return 0;
+    return sb_adds(out, "<br><span class=\"muted\">") | text1(out, r->name) |
+           sb_adds(out, "</span>");
+}
+
 static int table_row(struct strbuf *out, const struct bat_row *r, size_t idx,
                      const char *const *ids, size_t n_ids)
 {
     int rc = sb_adds(out, "<tr data-status=\"") | text1(out, r->status) |
              sb_addf(out, "\"><td><a href=\"#s-%zu\">", idx) | text1(out, r->id) |
-             sb_addf(out, "</a></td><td data-v=\"%.4f\">", r->score) | add_pts(out, r->score) |
+             sb_adds(out, "</a>") | shown_name(out, r) |
+             sb_addf(out, "</td><td data-v=\"%.4f\">", r->score) | add_pts(out, r->score) |
              sb_addf(out, "</td><td data-v=\"%.4f\">", r->max_score) |
              add_pts(out, r->max_score) | sb_adds(out, "</td><td class=\"t\">") |
              text1(out, r->status) | sb_adds(out, "</td>");
@@ -376,7 +387,7 @@ static int student(struct strbuf *out, const char *dir, const struct bat_row *r,
     gs = read_text(dir, r->id, "staff.md", &staff);
     gf = read_text(dir, r->id, "feedback.md", &fb);
     rc = sb_addf(out, "<article id=\"s-%zu\"><h3>", idx) | text1(out, r->id) |
-         sb_adds(out, ": ") | add_pts(out, r->score) | sb_adds(out, " / ") |
+         shown_name(out, r) | sb_adds(out, ": ") | add_pts(out, r->score) | sb_adds(out, " / ") |
          add_pts(out, r->max_score) | sb_adds(out, " (") | text1(out, r->status) |
          sb_adds(out, ")</h3>\n");
     if (gs < 0 && gf < 0)
@@ -417,6 +428,10 @@ static int pair_id(struct strbuf *out, const struct bat_row *rows, size_t n, con
 }
 
 #define HTML_MAX_REGIONS 64
+/* Pairs shown side by side, strongest first: each shows two whole
+ * sources, so a class where most pairs match would otherwise make the
+ * page megabytes per pair; the rest list their line ranges. */
+#define HTML_SBS_PAIRS 10
 
 /* The regions of a similarity.csv cell, "a1-a2:b1-b2;...", into ra and rb
  * (pairs of first and last lines). Returns how many parsed. */
@@ -502,6 +517,10 @@ static int pairs_table(struct strbuf *out, const char *dir, const struct gbx_tab
     rc = sb_adds(out, "<table id=\"pairs\"><thead><tr><th>id A</th><th>id B</th>"
                       "<th>share of A</th><th>share of B</th><th>matched lines (A : B), "
                       "longest first</th></tr></thead><tbody>\n");
+    if (t->n_rows - 1 > HTML_SBS_PAIRS)
+        rc |= sb_addf(out, "<tr><td colspan=\"5\" class=\"t muted\">The %d strongest pairs "
+                           "show their sources side by side; the others, their line ranges."
+                           "</td></tr>\n", HTML_SBS_PAIRS);
     for (size_t r = 1; r < t->n_rows; r++) {
         char *const *c = t->cells + r * t->n_cols;
 
@@ -509,8 +528,10 @@ static int pairs_table(struct strbuf *out, const char *dir, const struct gbx_tab
               pair_id(out, rows, n, gbx_untext(c[col[1]])) | sb_adds(out, "<td>") |
               text1(out, c[col[2]]) | sb_adds(out, "</td><td>") | text1(out, c[col[3]]) |
               sb_adds(out, "</td><td class=\"t\">") | text1(out, c[col[4]]) |
-              sb_adds(out, "</td></tr>\n") |
-              side_by_side(out, dir, gbx_untext(c[col[0]]), gbx_untext(c[col[1]]), c[col[4]]);
+              sb_adds(out, "</td></tr>\n");
+        if (r <= HTML_SBS_PAIRS)
+            rc |= side_by_side(out, dir, gbx_untext(c[col[0]]), gbx_untext(c[col[1]]),
+                               c[col[4]]);
     }
     return rc | sb_adds(out, "</tbody></table>\n");
 }
