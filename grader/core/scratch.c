@@ -44,7 +44,9 @@ static int owner_alive(long pid, long long when)
     if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
         return 0;
     now = start_time(pid);
-    return now == 0 || now == when; /* no /proc: the pid alone decides */
+    /* no /proc here, or none where the owner ran (it wrote 0: a grader in
+     * a namespace without /proc, macOS): the pid alone decides */
+    return now == 0 || when == 0 || now == when;
 }
 
 static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
