@@ -61,6 +61,15 @@ nm -u "$elf/grader" | grep -qw memfd_create ||
 [ "$fails" -eq 0 ] && ok "no Linux-only call in the portable grader (memfd_create, pipe2, prctl, mkostemp)"
 
 # ---- 3. the same rubrics ----
+# A rubric as both builds must print it: the reproduce lines name each
+# build's own grader, and a long one is wrapped (" \" at the end of a
+# line), at another place for a path of another length: joined first.
+normalise() {
+    awk '{ while (/ \\$/ && (getline n) > 0) { sub(/\\$/, "", $0); sub(/^ +/, "", n)
+                                               $0 = $0 n }
+           print }' "$1" |
+        sed "s|$elf/portable/grader|GRADER|; s|$elf/grader|GRADER|"
+}
 score_of() { sed -n 's/^  score: *\([0-9.]*\) \/ \([0-9.]*\).*/\1 \2/p' "$1" | head -n 1; }
 "$out/grader" grade reference/attention.c >"$tmp/ref.txt" 2>"$tmp/ref.err"
 set -- $(score_of "$tmp/ref.txt")
@@ -77,14 +86,8 @@ for s in tests/submissions/block_prenorm.c tests/submissions/sdpa_no_scale.c \
     a=$?
     "$out/grader" grade "$s" >"$tmp/b.txt" 2>/dev/null
     b=$?
-    # The reproduce lines name each build's own grader (a long one is
-    # wrapped, " \" at the end of a line: joined first).
-    for x in a b; do
-        awk '{ while (/ \\$/ && (getline n) > 0) { sub(/\\$/, "", $0); sub(/^ +/, "", n)
-                                                   $0 = $0 n }
-               print }' "$tmp/$x.txt" |
-            sed "s|$elf/portable/grader|GRADER|; s|$elf/grader|GRADER|" >"$tmp/${x}2.txt"
-    done
+    normalise "$tmp/a.txt" >"$tmp/a2.txt"
+    normalise "$tmp/b.txt" >"$tmp/b2.txt"
     set -- $(score_of "$tmp/b.txt")
     if [ "$a" = "$b" ] && cmp -s "$tmp/a2.txt" "$tmp/b2.txt"; then
         ok "$(basename "$s"): the rubric of the ELF build (score ${1:-?} / ${2:-?})"
@@ -106,10 +109,13 @@ if [ -z "$ns" ]; then
     echo "skip: no mount namespace for this user: the empty-/proc run was not made"
 else
     for s in reference/attention.c tests/submissions/sdpa_no_scale.c; do
-        "$elf/grader" grade "$s" 2>/dev/null | sed "s|$elf/grader|GRADER|" >"$tmp/a.txt"
+        "$elf/grader" grade "$s" >"$tmp/a.txt" 2>/dev/null
         $ns sh -c 'mount -t tmpfs none /proc && ! test -e /proc/self/exe &&
-                   exec "$1" grade "$2"' sh "$out/grader" "$s" 2>"$tmp/np.err" |
-            sed "s|$elf/portable/grader|GRADER|" >"$tmp/b.txt"
+                   exec "$1" grade "$2"' sh "$out/grader" "$s" >"$tmp/b.txt" 2>"$tmp/np.err"
+        normalise "$tmp/a.txt" >"$tmp/a.txt.n"
+        normalise "$tmp/b.txt" >"$tmp/b.txt.n"
+        mv "$tmp/a.txt.n" "$tmp/a.txt"
+        mv "$tmp/b.txt.n" "$tmp/b.txt"
         if [ -s "$tmp/b.txt" ] && cmp -s "$tmp/a.txt" "$tmp/b.txt"; then
             ok "$(basename "$s") with /proc empty: the rubric of the ELF build"
         else
