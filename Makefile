@@ -61,6 +61,10 @@ CRIT_CFLAGS = $(shell pkg-config --cflags criterion)
 CRIT_LIBS = $(shell pkg-config --libs criterion)
 ifneq ($(strip $(SANITIZE)),)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Criterion's own 48 bytes are not ours (tests/lsan.supp); a user's own
+# LSAN_OPTIONS wins.
+LSAN_OPTIONS ?= suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+export LSAN_OPTIONS
 endif
 BASE_CFLAGS = $(WARN) $(OPT) $(DEFS) -pthread -Igrader -Istudent_template $(PKG_CFLAGS) \
               $(CPPFLAGS)
