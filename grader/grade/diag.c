@@ -1,10 +1,12 @@
 /* diag.c -- see diag.h. */
 #include "grade/diag.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "props/golden.h"
 #include "props/prop_common.h"
@@ -54,8 +56,10 @@ static void variant_key(const char *name, const unsigned char in[GOLD_KEY_LEN],
 }
 
 /* How the call ended, then per output its sample length and entries
- * (none unless it returned ATTN_OK). A sample of just the ending (2
- * values) compares the ending alone. Returns the count written to v. */
+ * (none unless it returned ATTN_OK), strided from the first entry to the
+ * last (the last row's last column is where an odd size's bug shows). A
+ * sample of just the ending (2 values) compares the ending alone. Returns
+ * the count written to v. */
 static size_t sample(const struct pc_call *k, const struct call_result *cr, double *v)
 {
     const int ok = cr->status == CALL_RETURNED && cr->rc == 0;
@@ -67,7 +71,7 @@ static size_t sample(const struct pc_call *k, const struct call_result *cr, doub
         size_t len = k->out_len[o], m = !ok ? 0 : len < DG_SAMPLE ? len : DG_SAMPLE;
         v[n++] = (double)m;
         for (size_t i = 0; i < m; i++)
-            v[n++] = (double)k->out[o][i * len / m];
+            v[n++] = (double)k->out[o][m < 2 ? 0 : i * (len - 1) / (m - 1)];
     }
     return n;
 }
@@ -107,6 +111,59 @@ static int call_sample(const struct prop_env *env, enum impl_fn fn, const struct
         *n = 2;
     pc_release(&k);
     return rc;
+}
+
+/* ---- the shape of a failure message ---------------------------------- */
+
+/* The class of the number at p ('F' a fraction or exponent, 'N' NaN, 'I'
+ * Inf, 'D' an integer, whose digits are kept) and its length in *len; 0
+ * when no number starts at p (prev: the character before p, or 0). */
+static char number_at(const char *p, char prev, size_t *len)
+{
+    const char *q = p + (*p == '-' || *p == '+');
+    char *end;
+
+    if (isalnum((unsigned char)prev) || prev == '_' || prev == '.')
+        return 0;
+    if ((strncasecmp(q, "nan", 3) == 0 || strncasecmp(q, "inf", 3) == 0) &&
+        !isalnum((unsigned char)q[3])) {
+        *len = (size_t)(q + 3 - p);
+        return tolower((unsigned char)*q) == 'n' ? 'N' : 'I';
+    }
+    if (!isdigit((unsigned char)*q) && !(*q == '.' && isdigit((unsigned char)q[1])))
+        return 0;
+    (void)strtod(p, &end);
+    *len = (size_t)(end - p);
+    return memchr(p, '.', *len) || memchr(p, 'e', *len) || memchr(p, 'E', *len) ? 'F' : 'D';
+}
+
+/*
+ * A key for how test `id` failed: its message with every value that is not
+ * an integer replaced by its class (a fraction, NaN, Inf), so that float
+ * and double arithmetic write the same key while the place of the failure
+ * (the entry, row and case it names) and the kind of wrong value stay.
+ * Returns how many NaN or Inf the message names.
+ */
+static size_t message_key(const char *id, const char *msg, unsigned char out[GOLD_KEY_LEN])
+{
+    struct orc_key h;
+    char prev = 0;
+    size_t non_finite = 0;
+
+    orc_key_init(&h, "message");
+    orc_key_bytes(&h, id, strlen(id) + 1);
+    for (const char *p = msg; *p; ) {
+        size_t len = 0;
+        char cls = number_at(p, prev, &len);
+        if (cls == 0 || cls == 'D')
+            len = cls ? len : 1;
+        non_finite += cls == 'N' || cls == 'I';
+        orc_key_bytes(&h, cls == 0 || cls == 'D' ? p : &cls, cls == 0 || cls == 'D' ? len : 1);
+        prev = p[len - 1];
+        p += len;
+    }
+    orc_key_final(&h, out);
+    return non_finite;
 }
 
 /* ---- recording the catalogue ------------------------------------------- */
@@ -170,6 +227,15 @@ static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
             fails[n++] = r->tests[i].test->id;
     rc = gold_add_variant(o->store, name, impl_fn_name(fn), names, bug, fails, n, e);
     free(fails);
+    for (size_t i = 0; rc == 0 && i < r->n_tests; i++) {
+        const struct test_result *tr = &r->tests[i];
+        unsigned char m[GOLD_KEY_LEN], key[GOLD_KEY_LEN];
+        if (!is_failure(tr->status) || tr->message == NULL)
+            continue;
+        (void)message_key(tr->test->id, tr->message, m);
+        variant_key(name, m, key);
+        rc = gold_put(o->store, key, (const double[]){1.0}, 1, e);
+    }
     return rc;
 }
 
@@ -279,21 +345,34 @@ static int close_value(double want, double got)
     return fabs(want - got) <= DG_TOL * fmax(1.0, fabs(want));
 }
 
-/* The variant's sample a and the submission's b: the same ending and return
+/*
+ * The variant's sample a and the submission's b: the same ending and return
  * code; then, unless a is just the ending, the same lengths and close
- * entries. */
+ * entries, with one allowance: the same overflow at another threshold
+ * (float's expf overflows where double's exp does not). Entries where one
+ * side is NaN or Inf and the other finite are allowed when they are all on
+ * the same side and both sides are non-finite at one entry at least: the
+ * same failure reached by fewer entries, never two different ones.
+ */
 static int samples_match(const double *a, size_t na, const double *b, size_t nb)
 {
+    size_t shared = 0, only_a = 0, only_b = 0;
+
     if (na < 2 || nb < 2 || a[0] != b[0] || a[1] != b[1])
         return 0;
     if (na == 2)
         return 1;
     if (na != nb)
         return 0;
-    for (size_t i = 2; i < na; i++)
-        if (!close_value(a[i], b[i]))
+    for (size_t i = 2; i < na; i++) {
+        int fa = isfinite(a[i]), fb = isfinite(b[i]);
+        if (fa && fb && !close_value(a[i], b[i]))
             return 0;
-    return 1;
+        shared += !fa && !fb;
+        only_a += !fa && fb;
+        only_b += fa && !fb;
+    }
+    return (only_a == 0 && only_b == 0) || (shared > 0 && (only_a == 0 || only_b == 0));
 }
 
 static int fails_test(const struct gold_variant *V, const char *id)
@@ -304,16 +383,34 @@ static int fails_test(const struct gold_variant *V, const char *id)
     return 0;
 }
 
+/* Whether the property of test tr failed with a NaN or Inf at the place
+ * V's failed, on the same inputs (message_key). */
+static int same_overflow(const struct gold *g, const struct gold_variant *V,
+                         const struct test_result *tr)
+{
+    unsigned char m[GOLD_KEY_LEN], key[GOLD_KEY_LEN];
+    size_t n;
+
+    if (tr->message == NULL || message_key(tr->test->id, tr->message, m) == 0)
+        return 0;
+    variant_key(V->name, m, key);
+    return gold_get(g, key, &n) != NULL;
+}
+
 /*
- * V explains the failure of t: V fails t too, the submission follows V on
- * every case of t that V has data for, and on at least one of them V is
- * wrong (its sample is not the reference's): agreeing with a variant
- * where it computes the right answer is no evidence. A test none of whose
- * cases makes a comparable call explains nothing.
+ * V explains the failure of tr's test t: V fails t too, the submission
+ * follows V on every case of t that V has data for, and there is evidence
+ * that it makes V's mistake: on at least one of those cases V is wrong
+ * (its sample is not the reference's: agreeing with a variant where it
+ * computes the right answer is no evidence), or, when the standard calls
+ * do not show V's mistake (an overflow shows only on the property's own
+ * large inputs), t's property failed with a NaN or Inf at the very place
+ * V's did (same_overflow). Otherwise it explains nothing.
  */
 static int explains(const struct gold *g, const struct gold_variant *V,
-                    const struct spec_test *t, const struct dg_case *cs)
+                    const struct test_result *tr, const struct dg_case *cs)
 {
+    const struct spec_test *t = tr->test;
     size_t telling = 0;
 
     if (!fails_test(V, t->id))
@@ -333,7 +430,7 @@ static int explains(const struct gold *g, const struct gold_variant *V,
         ref = gold_get(g, key, &nr);
         telling += ref == NULL || !samples_match(ref, nr, vs, nv);
     }
-    return telling > 0;
+    return telling > 0 || same_overflow(g, V, tr);
 }
 
 /* What the diagnosis may still spend: CPU ms of the submission's budget
@@ -415,7 +512,7 @@ static int explain_all(const struct gold *g, const struct prop_env *env, struct 
         }
         for (size_t v = 0; v < f->n_vars; v++) {
             const struct gold_variant *V = gold_variant_at(g, v);
-            f->ex[j * f->n_vars + v] = usable(V, f) && explains(g, V, tr->test, cs);
+            f->ex[j * f->n_vars + v] = usable(V, f) && explains(g, V, tr, cs);
         }
         free(cs);
     }

@@ -4,16 +4,13 @@
  *
  * The causes are the catalogue's known wrong variants (tests/submissions/),
  * recorded as data by `grader golden` (props/golden.h): for each variant,
- * the tests it fails and a sample of its outputs on the standard call of
- * every case of its function's tests. After the tests ran, dg_diagnose
- * makes the same standard calls on the submission for each failing test's
- * cases and compares. A failure of test t is explained by variant V when V
- * fails t too and the submission's outputs follow V's on t's cases (within
- * 1e-3, relative above 1; the same return code; NaN where V has NaN). The
- * cause of a function is the variant explaining most of its failures (ties:
- * the one whose failing tests differ least from the submission's, then
- * catalogue order); its lead failure is the explained one that the fewest
- * other variants fail, i.e. the test that names this mistake best.
+ * the tests it fails, the shape of each failure's message, and a sample of
+ * its outputs on the standard call of every case of its function's tests.
+ * After the tests ran, dg_diagnose makes the same standard calls on the
+ * submission for each failing test's cases and compares (the rule: see
+ * dg_diagnose). The cause of a function is the known mistake explaining
+ * most of its failures; its lead failure is the explained one that the
+ * fewest other variants fail, i.e. the test that names this mistake best.
  *
  * No code of any variant is needed at grading time: the student build
  * diagnoses from the shipped data alone.
@@ -71,8 +68,11 @@ struct dg_budget {
  *
  * The rule (docs/DESIGN.md, "Diagnosis first"): variant V explains a
  * failure of test t when V fails t too, the submission's outputs follow
- * V's on every case of t V has data for, and on at least one of those V's
- * outputs differ from the reference's. A function's cause is the known
+ * V's on every case of t V has data for (within 1e-3, relative above 1;
+ * the same return code; an overflow may reach fewer entries on one side),
+ * and either on at least one of those V's outputs differ from the
+ * reference's, or t's property failed with a NaN or Inf at the very place
+ * V's did (the same message, values replaced by their class). A function's cause is the known
  * mistake explaining most of its failures, and none when two different
  * mistakes explain as many. It is "the most likely cause" (strong) only
  * when it explains every failure of the function; one explaining at least
