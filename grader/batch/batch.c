@@ -136,7 +136,7 @@ void bat_list_shard(struct bat_list *l, unsigned k, unsigned n)
 
 int bat_write_atomic(const char *path, const void *data, size_t n, struct grd_err *e)
 {
-    return ut_write_atomic(path, data, n, e);
+    return ut_write_atomic(path, data, n, 1, e);
 }
 
 size_t bat_remove_temps(const char *dir)

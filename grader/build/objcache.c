@@ -124,7 +124,7 @@ int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct
     /* the bytes checked are the bytes written: nothing reads the kept
      * file again */
     if (strcmp(got, want) == 0)
-        rc = ut_write_atomic(obj_out, obj, n, e) < 0 ? -1 : 1;
+        rc = ut_write_atomic(obj_out, obj, n, 0, e) < 0 ? -1 : 1;
     free(obj);
     return rc;
 }
@@ -147,10 +147,10 @@ int bld_cache_store(const char *dir, const char *key, const char *obj, struct gr
              ? err_set(e, path, 0, 0, "cannot remove: %s", strerror(errno)) : 0;
     snprintf(path, sizeof path, "%s/%s", dir, BLD_CACHE_OBJECT);
     if (rc == 0)
-        rc = ut_write_atomic(path, bytes, n, e);
+        rc = ut_write_atomic(path, bytes, n, 0, e);
     snprintf(path, sizeof path, "%s/%s", dir, BLD_CACHE_KEY);
     if (rc == 0)
-        rc = ut_write_atomic(path, text, len, e);
+        rc = ut_write_atomic(path, text, len, 0, e);
     free(bytes);
     return rc;
 }

@@ -21,7 +21,10 @@
  * Nothing a student controls is read: the folder is the batch's output
  * folder under the entry's safe id (batch.h), both files are opened
  * without following a link, and both are written atomically (the object
- * first, the key last: the key commits).
+ * first, the key last: the key commits). They are not synced to disk: a
+ * power loss that empties or loses one costs a compile (the hashes see
+ * it), where a sync would cost every submission milliseconds of a busy
+ * disk.
  */
 #ifndef GRD_OBJCACHE_H
 #define GRD_OBJCACHE_H

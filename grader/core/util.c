@@ -142,7 +142,8 @@ static void temp_name(const char *path, char *tmp, size_t n)
         snprintf(tmp, n, "%.*s/.tmp-%s-XXXXXX", (int)(slash - path), path, slash + 1);
 }
 
-int ut_write_atomic(const char *path, const void *data, size_t n, struct grd_err *e)
+int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
+                    struct grd_err *e)
 {
     char tmp[UT_PATH_MAX + 16];
     int fd, err;
@@ -151,7 +152,7 @@ int ut_write_atomic(const char *path, const void *data, size_t n, struct grd_err
     if ((fd = cpt_mkstemp_cloexec(tmp)) < 0)
         return err_set(e, NULL, 0, 0, "cannot create a temporary file for '%s': %s",
                        path, strerror(errno));
-    if (write_all(fd, data, n) < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+    if (write_all(fd, data, n) < 0 || fchmod(fd, 0644) < 0 || (durable && fsync(fd) < 0)) {
         err = errno;
         close(fd);
         unlink(tmp);
@@ -162,6 +163,7 @@ int ut_write_atomic(const char *path, const void *data, size_t n, struct grd_err
         unlink(tmp);
         return err_set(e, NULL, 0, 0, "cannot write '%s': %s", path, strerror(err));
     }
-    sync_dir_of(path);
+    if (durable)
+        sync_dir_of(path);
     return 0;
 }
