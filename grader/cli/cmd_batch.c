@@ -22,9 +22,8 @@
 
 static const char batch_usage[] =
     "usage: grader batch [--spec FILE]... [--jobs N] [--test-jobs N] [--out DIR]\n"
-    "                    [--id-regex PCRE2]\n"
-    "                    [--shard K/N] [--force] [--no-cache] [--seed N] [--similarity]\n"
-    "                    SUBMISSIONS...\n"
+    "                    [--id-regex PCRE2] [--shard K/N] [--force] [--no-cache]\n"
+    "                    [--seed N] [--similarity] SUBMISSIONS...\n"
     "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
     "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
     "DIR/summary.svg and DIR/<id>/{results.json,feedback.md,staff.md} (feedback.md\n"
