@@ -94,7 +94,7 @@ static int recorded(const char *dir, const char *key, char obj_sha[SHA256_HEX_LE
 {
     size_t n;
     char *text = read_kept(dir, BLD_CACHE_KEY, KEY_FILE_MAX, &n);
-    char want[sizeof KEY_MAGIC + 80];
+    char want[sizeof KEY_MAGIC + 128];
     size_t head;
     int ok;
 
