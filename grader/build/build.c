@@ -729,9 +729,10 @@ static void hash_compiler(struct sha256_ctx *c, const char *exe)
     if (realpath(exe, real) == NULL)
         snprintf(real, sizeof real, "%s", exe);
     stat(real, &st);
-    snprintf(line, sizeof line, "compiler %s\nreal %s\nfile %ju %ju %jd %jd.%09ld\n", exe, real,
+    /* st_mtime: POSIX (macOS has no st_mtim) */
+    snprintf(line, sizeof line, "compiler %s\nreal %s\nfile %ju %ju %jd %jd\n", exe, real,
              (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
-             (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+             (intmax_t)st.st_mtime);
     sha256_update(c, line, strlen(line));
 }
 
