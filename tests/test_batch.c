@@ -127,7 +127,7 @@ static int run(const struct bat_list *l, const struct spec_set *s, const char *o
                struct counts *c, const volatile sig_atomic_t *stop)
 {
     struct bat_opts o = {s, out, TEST_BUILDDIR, "test", 1, 2, 0, 0, 0,
-                         count_event, c, stop, 0, NULL};
+                         count_event, c, stop, 0, NULL, 0};
     struct grd_err e;
     int rc = bat_run(l, &o, &e);
 

@@ -134,71 +134,9 @@ void bat_list_shard(struct bat_list *l, unsigned k, unsigned n)
 
 /* ---- atomic files ---- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-/* fsync the directory holding `path`, so that the rename survives power
- * loss; best effort (some file systems refuse). */
-static void sync_dir_of(const char *path)
-{
-    char dir[BAT_PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    int fd;
-
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + (slash == path)), path);
-    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
-static void temp_name(const char *path, char *tmp, size_t n)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (slash == NULL)
-        snprintf(tmp, n, ".tmp-%s-XXXXXX", path);
-    else
-        snprintf(tmp, n, "%.*s/.tmp-%s-XXXXXX", (int)(slash - path), path, slash + 1);
-}
-
 int bat_write_atomic(const char *path, const void *data, size_t n, struct grd_err *e)
 {
-    char tmp[BAT_PATH_MAX + 16];
-    int fd, err;
-
-    temp_name(path, tmp, sizeof tmp);
-    if ((fd = cpt_mkstemp_cloexec(tmp)) < 0)
-        return err_set(e, NULL, 0, 0, "cannot create a temporary file for '%s': %s",
-                       path, strerror(errno));
-    if (write_all(fd, data, n) < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-        err = errno;
-        close(fd);
-        unlink(tmp);
-        return err_set(e, NULL, 0, 0, "cannot write '%s': %s", path, strerror(err));
-    }
-    if (close(fd) < 0 || rename(tmp, path) < 0) {
-        err = errno;
-        unlink(tmp);
-        return err_set(e, NULL, 0, 0, "cannot write '%s': %s", path, strerror(err));
-    }
-    sync_dir_of(path);
-    return 0;
+    return ut_write_atomic(path, data, n, 1, e);
 }
 
 size_t bat_remove_temps(const char *dir)

@@ -362,6 +362,8 @@ struct bat_event {
     size_t done, total;     /* entries finished (graded or skipped) */
     size_t failures;        /* rows whose status is not ok */
     const char *why;        /* for status error: the reason; else NULL */
+    int object_reused;      /* graded with its kept object: no compile
+                               (build/objcache.h, bat_opts.no_cache) */
 };
 
 typedef void (*bat_event_fn)(void *ctx, const struct bat_event *ev);
@@ -384,8 +386,14 @@ struct bat_opts {
     const volatile sig_atomic_t *stop;
     unsigned test_jobs;        /* grade_opts.lanes of each submission; 0: 1
                                   when more than one worker runs (the CPUs
-                                  are theirs), else grade_opts' default */    struct orc *orc;           /* grade_opts.orc: golden data, or the
+                                  are theirs), else grade_opts' default */
+    struct orc *orc;           /* grade_opts.orc: golden data, or the
                                   diagnosis data (staff); NULL: none */
+    /* 0: each submission's compiled object is kept in <out>/<id>/ and a
+     * regrade whose compile would see the same inputs (source, compiler,
+     * flags, header, source rules, grader version) reuses it instead of
+     * compiling (build/objcache.h); 1: every grade compiles. */
+    int no_cache;
 };
 
 /*

@@ -31,6 +31,7 @@
 #define DEFAULT_WORKER_MS 180000.0
 #define POLL_NS 10000000L  /* 10 ms between polls of the workers */
 #define MAX_JOBS 256
+#define WORKER_REUSED 4   /* a worker's exit: graded, with its kept object */
 
 struct slot {
     pid_t pid;          /* 0: free */
@@ -46,6 +47,7 @@ struct run {
     char (*sha)[SHA256_HEX_LEN];  /* per entry: its source's hash */
     char (*key)[SHA256_HEX_LEN];  /* per entry: bat_inputs_key */
     struct slot slots[MAX_JOBS];
+    char cache_env[SHA256_HEX_LEN]; /* the object cache's key part; "" off */
     unsigned jobs, running;
     size_t done, failures;
 };
@@ -84,10 +86,10 @@ static int make_dirs(const char *path, struct grd_err *e)
 
 
 static void emit(struct run *r, const char *id, const char *status, double score,
-                 double max, double ms, int skipped, const char *why)
+                 double max, double ms, int skipped, const char *why, int reused)
 {
     struct bat_event ev = {id, status, score, max, ms, skipped,
-                           ++r->done, r->l->n, 0, why};
+                           ++r->done, r->l->n, 0, why, reused};
 
     r->failures += !skipped && strcmp(status, "ok") != 0;
     ev.failures = r->failures;
@@ -182,14 +184,18 @@ static int student_view(struct grade_result *g, const char *id, struct grd_err *
     return 0;
 }
 
-static int grade_into(const struct run *r, size_t i, const char *dir, struct grd_err *e)
+/* Grade entry i into dir; *reused says whether its kept object spared
+ * the compile. */
+static int grade_into(const struct run *r, size_t i, const char *dir, int *reused,
+                      struct grd_err *e)
 {
     /* The repro lines go to the student (feedback.md): the default
      * "make check ONLY=..." of their repository, never the TA's paths. */
     struct grade_opts go = {r->o->specs, NULL, r->o->seed, r->o->data_dir,
                             r->scratch, r->o->budget_ms, NULL, NULL, r->o->orc,
                             r->o->test_jobs ? r->o->test_jobs : r->jobs > 1 ? 1 : 0,
-                            NULL, NULL, NULL, 0};
+                            NULL, NULL, NULL, 0,
+                            r->cache_env[0] ? dir : NULL, r->cache_env};
     /* feedback.md is the student's: no hidden test shows but as a count
      * and its points. staff.md is the TA's: every test, every detail. */
     static const struct rpt_opts student = {.student_view = 1};
@@ -201,6 +207,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
     err_clear(&ge);
     if (grade_submission(r->l->v[i].path, &go, &g, &ge) < 0)
         return write_error_row(r, i, ge.msg, e);
+    *reused = g->object_reused;
     rc = student_view(g, r->l->v[i].id, e);
     if (rc == 0)
         rc = write_report(dir, "results.json", g, RPT_GRADESCOPE, NULL, e);
@@ -219,6 +226,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, struct grd
 static void worker(const struct run *r, size_t i, pid_t batch)
 {
     char dir[BAT_PATH_MAX];
+    int reused = 0;
 
     setpgid(0, 0);
     /* a killed batch takes its workers (and so their tools) with it */
@@ -228,7 +236,7 @@ static void worker(const struct run *r, size_t i, pid_t batch)
     signal(SIGTERM, SIG_DFL);
     id_dir(r, i, dir, sizeof dir);
     clear_outputs(dir);
-    _exit(grade_into(r, i, dir, NULL) == 0 ? 0 : 3);
+    _exit(grade_into(r, i, dir, &reused, NULL) != 0 ? 3 : reused ? WORKER_REUSED : 0);
 }
 
 /* ---- the pool (parent side) ---- */
@@ -276,10 +284,12 @@ static int collect(struct run *r, struct slot *s, int status, struct grd_err *e)
     s->pid = 0;
     id_dir(r, i, dir, sizeof dir);
     bat_remove_temps(dir);
-    if (!s->timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+    if (!s->timed_out && WIFEXITED(status) &&
+        (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == WORKER_REUSED) &&
         bat_row_load(dir, &row, NULL) == 0) {
         emit(r, row.id, row.status, row.score, row.max_score, ms, 0,
-             strcmp(row.status, "error") == 0 ? row.detail : NULL);
+             strcmp(row.status, "error") == 0 ? row.detail : NULL,
+             WEXITSTATUS(status) == WORKER_REUSED);
         bat_row_release(&row);
         return 0;
     }
@@ -287,7 +297,7 @@ static int collect(struct run *r, struct slot *s, int status, struct grd_err *e)
                   ? r->o->worker_timeout_ms : DEFAULT_WORKER_MS, why, sizeof why);
     if (write_error_row(r, i, why, e) < 0)
         return -1;
-    emit(r, r->l->v[i].id, "error", 0, 0, ms, 0, why);
+    emit(r, r->l->v[i].id, "error", 0, 0, ms, 0, why, 0);
     return 0;
 }
 
@@ -424,7 +434,7 @@ static int plan(struct run *r, unsigned char *todo, struct grd_err *e)
                 return -1;
             todo[i] = 0;
             r->failures++;
-            emit(r, r->l->v[i].id, r->l->v[i].absent, 0, 0, 0, 1, r->l->v[i].why);
+            emit(r, r->l->v[i].id, r->l->v[i].absent, 0, 0, 0, 1, r->l->v[i].why, 0);
             continue;
         }
         if (bat_inputs_key(&r->l->v[i], r->key[i], r->sha[i]) < 0)
@@ -433,7 +443,7 @@ static int plan(struct run *r, unsigned char *todo, struct grd_err *e)
         if (todo[i])
             continue;
         r->failures += strcmp(row.status, "ok") != 0;
-        emit(r, row.id, "up to date", row.score, row.max_score, 0, 1, NULL);
+        emit(r, row.id, "up to date", row.score, row.max_score, 0, 1, NULL, 0);
         bat_row_release(&row);
     }
     return 0;
@@ -470,6 +480,12 @@ static int setup(struct run *r, struct grd_err *e)
     r->jobs = r->o->jobs == 0 ? bat_default_jobs() : r->o->jobs;
     if (r->jobs > MAX_JOBS)
         r->jobs = MAX_JOBS;
+    /* without the compiler's id (no compiler, a failing --version) there
+     * is no cache: each worker meets that trouble on its own, as before */
+    if (!r->o->no_cache &&
+        grade_cache_env(r->o->data_dir, r->scratch, r->o->specs, r->o->version,
+                        r->cache_env, NULL) < 0)
+        r->cache_env[0] = '\0';
     return 0;
 }
 

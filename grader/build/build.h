@@ -26,6 +26,7 @@
 
 #include "core/err.h"
 #include "build/objcheck.h"
+#include "core/sha256.h"
 
 #define BLD_TIMEOUT_MS 30000L    /* default limit per tool run */
 #define BLD_LOG_CAP (64u << 10)  /* captured tool output; the rest is dropped */
@@ -92,5 +93,17 @@ int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runne
  */
 int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj_report *rep,
                        struct grd_err *e) __attribute__((warn_unused_result));
+
+/*
+ * The toolchain's id into hex: SHA-256 over the compiler as the jail
+ * resolves it (o->cc, $CC or "cc" on the grader's PATH), its real path,
+ * that file's device, inode, size and modification time, the output of
+ * `<cc> --version`, the compile's flags, and the bytes of
+ * <data_dir>/include/attention.h. o->scratch_dir is where `--version`
+ * runs. Returns 0, or -1 with `e` set (no compiler, a failing --version,
+ * no header).
+ */
+int bld_toolchain_id(const struct bld_opts *o, char hex[SHA256_HEX_LEN], struct grd_err *e)
+    __attribute__((warn_unused_result));
 
 #endif

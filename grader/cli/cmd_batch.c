@@ -22,8 +22,8 @@
 
 static const char batch_usage[] =
     "usage: grader batch [--spec FILE]... [--jobs N] [--test-jobs N] [--out DIR]\n"
-    "                    [--id-regex PCRE2]\n"
-    "                    [--shard K/N] [--force] [--seed N] [--similarity] SUBMISSIONS...\n"
+    "                    [--id-regex PCRE2] [--shard K/N] [--force] [--no-cache]\n"
+    "                    [--seed N] [--similarity] SUBMISSIONS...\n"
     "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
     "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
     "DIR/summary.svg and DIR/<id>/{results.json,feedback.md,staff.md} (feedback.md\n"
@@ -43,6 +43,9 @@ static const char batch_usage[] =
     "  --id-regex P  the id is made from group 'id' of P matched on the name\n"
     "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"
     "  --force       regrade submissions that are already up to date\n"
+    "  --no-cache    compile every submission (by default DIR/<id>/compile.o is kept\n"
+    "                and a regrade reuses it while the source, compiler, flags,\n"
+    "                header, source rules and grader are the same)\n"
     "  --seed N      the seed of the generated cases (default 1; recorded per row)\n"
     "  --similarity  also compare every pair (grader similar): DIR/similarity.csv and\n"
     "                a section of DIR/summary.md\n"
@@ -76,10 +79,12 @@ struct progress {
     int tty;
     double t0;
     size_t graded;     /* not skipped */
+    size_t reused;     /* graded with a kept object: no compile */
     int line_open;     /* a TTY progress line is on screen */
 };
 
-enum { OPT_SPEC = 1, OPT_JOBS, OPT_TJOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP, OPT_SIMILAR };
+enum { OPT_SPEC = 1, OPT_JOBS, OPT_TJOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP, OPT_SIMILAR,
+       OPT_NO_CACHE };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -92,6 +97,7 @@ static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"help", no_argument, NULL, OPT_HELP},
     {"similarity", no_argument, NULL, OPT_SIMILAR},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
     {NULL, 0, NULL, 0},
 };
 
@@ -129,6 +135,9 @@ static int take_option(struct batch_args *a, int opt, const char *arg)
                    ? cli_usage("--seed takes a non-negative whole number", batch_usage) : 0;
     case OPT_SIMILAR:
         a->similarity = 1;
+        return 0;
+    case OPT_NO_CACHE:
+        a->o.no_cache = 1;
         return 0;
     case OPT_HELP:
         fputs(batch_usage, stdout);
@@ -196,6 +205,7 @@ static void on_event(void *ctx, const struct bat_event *ev)
     bat_show(ev->id, id, sizeof id);
     bat_show(ev->why ? ev->why : "", why, sizeof why);
     p->graded += !ev->skipped;
+    p->reused += ev->object_reused != 0;
     if (p->tty) {
         if (ev->why != NULL) {
             end_line(p);
@@ -256,8 +266,9 @@ static size_t count_absent(const struct bat_list *l, const char *status)
     return k;
 }
 
-/* "grader: 3 submissions graded, 1 missing (no attention.c): out/grades.csv, ..." */
-static void done_line(const struct bat_list *l, const char *out)
+/* "grader: 3 submissions graded, 1 missing (no attention.c): out/grades.csv, ..."
+ * (with "2 with their kept object, not compiled" when a regrade reused) */
+static void done_line(const struct bat_list *l, const char *out, size_t reused)
 {
     size_t missing = count_absent(l, "missing"), skipped = count_absent(l, "skipped");
     size_t rejected = count_absent(l, "rejected"), graded = l->n - missing - skipped - rejected;
@@ -270,6 +281,9 @@ static void done_line(const struct bat_list *l, const char *out)
         fprintf(stderr, ", %zu skipped (not matching --id-regex)", skipped);
     if (rejected)
         fprintf(stderr, ", %zu rejected unread (a link or no regular file)", rejected);
+    if (reused)
+        fprintf(stderr, ", %zu with %s kept object, not compiled", reused,
+                plural(reused, "its", "their"));
     bat_path_join(out, "grades.csv", csv, sizeof csv);
     bat_path_join(out, "summary.md", md, sizeof md);
     bat_show(csv, shown[0], sizeof shown[0]);
@@ -279,7 +293,7 @@ static void done_line(const struct bat_list *l, const char *out)
 
 static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e)
 {
-    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0};
+    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0, 0};
     struct bat_list l = {NULL, 0, 0};
     struct orc o;
     int rc = discover(a, &l, &p, e);
@@ -304,7 +318,7 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e
         rc = cli_batch_similarity(&l, a->o.out_dir, e);
     end_line(&p);
     if (rc == 0)
-        done_line(&l, a->o.out_dir);
+        done_line(&l, a->o.out_dir, p.reused);
     if (a->o.orc)
         cli_close_oracle(a->o.orc);
     a->o.orc = NULL;

@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#include "core/err.h"
+
+#define UT_PATH_MAX 4096
+
 /* Milliseconds on CLOCK_MONOTONIC: for deadlines and durations only. */
 double ut_now_ms(void);
 
@@ -46,5 +50,18 @@ int ut_has_suffix(const char *s, const char *suffix);
  */
 int ut_check_inside(const char *dir, const char *path, const char *shown, char *why,
                     size_t n) __attribute__((warn_unused_result));
+
+/*
+ * Write n bytes to `path` atomically: a temporary file "<dir>/.tmp-<name>
+ * -XXXXXX" in the same directory, then rename over `path`; with `durable`,
+ * the file is synced before the rename and the directory after it (a
+ * reader never sees a partial file either way; without `durable` a power
+ * loss may lose or empty it, for files whose damage is detected, such as
+ * the kept objects of build/objcache.h, and cost a few milliseconds less
+ * each). Returns 0, or -1 with `e` set; the temporary file is then removed
+ * and `path` is untouched.
+ */
+int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
+                    struct grd_err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -20,6 +20,7 @@
 #include "build/jail.h"
 #include "grade/grade_lanes.h"
 #include "grade/grade_run.h"
+#include "build/objcache.h"
 #include "build/objcheck.h"
 #include "props/oracle.h"
 #include "sandbox/sbx.h"
@@ -48,6 +49,8 @@ struct job {
     char refused[ERR_MSG_MAX]; /* why the files are refused, or "" */
     struct grun_sel sel;
     struct grade_result *r;
+    char *src;                /* the source as checked and compiled */
+    size_t src_len;
 };
 
 static void set_dir(struct job *j)
@@ -166,21 +169,18 @@ static int refuse(struct job *j, enum grade_status st, const char *detail)
     return j->r->status_detail ? 1 : -1;
 }
 
-/* Source rules of the spec; 1 when the source was refused. */
+/* Source rules of the spec; 1 when the source was refused. The source
+ * read is kept in j->src: what is compiled is the bytes checked. */
 static int check_source(struct job *j, struct grd_err *e)
 {
-    size_t len = 0;
-    char *src = read_source(j->path, &len, e), *viol = NULL;
+    char *viol = NULL;
     int rc;
 
-    if (src == NULL)
+    if ((j->src = read_source(j->path, &j->src_len, e)) == NULL)
         return -1;
-    if (len > BLD_MAX_SOURCE) {
-        free(src);
+    if (j->src_len > BLD_MAX_SOURCE)
         return refuse(j, GRADE_REJECTED, "attention.c is larger than 1 MiB");
-    }
-    rc = j->o->specs ? src_check(j->o->specs, src, len, "attention.c", &viol, e) : 0;
-    free(src);
+    rc = j->o->specs ? src_check(j->o->specs, j->src, j->src_len, "attention.c", &viol, e) : 0;
     if (rc < 0)
         return -1;
     rc = viol && viol[0] ? refuse(j, GRADE_REJECTED, viol) : 0;
@@ -188,15 +188,54 @@ static int check_source(struct job *j, struct grd_err *e)
     return rc;
 }
 
+/* The checked source into the scratch directory, where bld_compile
+ * finds it in place (a later change to the student's file is not seen). */
+static int place_source(const struct job *j, char *path, size_t n, struct grd_err *e)
+{
+    FILE *f;
+    int ok;
+
+    scratch_path(j, "attention.c", path, n);
+    if ((f = fopen(path, "wbx")) == NULL)
+        return err_set(e, path, 0, 0, "cannot create: %s", strerror(errno));
+    ok = fwrite(j->src, 1, j->src_len, f) == j->src_len;
+    if (fclose(f) != 0 || !ok)
+        return err_set(e, path, 0, 0, "cannot write: %s", strerror(errno));
+    return 0;
+}
+
 static int compile_source(struct job *j, const struct bld_opts *bo,
                           const char *obj, struct grd_err *e)
 {
-    char *log = NULL;
-    int rc = bld_compile(bo, j->path, obj, &log, e);
+    char src[PATH_CAP + 32], *log = NULL;
+    int rc = place_source(j, src, sizeof src, e);
 
-    if (rc == 1)
+    if (rc == 0 && (rc = bld_compile(bo, src, obj, &log, e)) == 1)
         rc = refuse(j, GRADE_COMPILE_ERROR, log);
     free(log);
+    return rc;
+}
+
+/* The kept object when its key matches (build/objcache.h), else a
+ * compile whose object is kept. Keeping is best effort: a folder that
+ * cannot hold it costs the next regrade a compile, never this grade. */
+static int compile_or_reuse(struct job *j, const struct bld_opts *bo, const char *obj,
+                            struct grd_err *e)
+{
+    char key[SHA256_HEX_LEN];
+    struct grd_err ignored;
+    int rc;
+
+    if (j->o->obj_cache == NULL || j->o->obj_cache_env == NULL)
+        return compile_source(j, bo, obj, e);
+    bld_cache_key(j->o->obj_cache_env, j->src, j->src_len, key);
+    if ((rc = bld_cache_load(j->o->obj_cache, key, obj, e)) != 0) {
+        j->r->object_reused = rc > 0;
+        return rc > 0 ? 0 : -1;
+    }
+    rc = compile_source(j, bo, obj, e);
+    if (rc == 0 && bld_cache_store(j->o->obj_cache, key, obj, &ignored) < 0)
+        err_clear(&ignored);
     return rc;
 }
 
@@ -264,7 +303,7 @@ static int build_runner(struct job *j, struct grd_err *e)
     scratch_path(j, "runner", j->runner, sizeof j->runner);
     if (j->kind == SUB_SOURCE) {
         if ((rc = check_source(j, e)) == 0)
-            rc = compile_source(j, &bo, obj, e);
+            rc = compile_or_reuse(j, &bo, obj, e);
     } else {
         snprintf(obj, sizeof obj, "%s", j->path);
     }
@@ -435,12 +474,26 @@ int grade_submission(const char *submission, const struct grade_opts *o,
     rc = grade_job(&j, e);
     remove_scratch(&j);
     grun_select_release(&j.sel);
+    free(j.src);
     if (rc < 0) {
         grade_result_free(j.r);
         return -1;
     }
     j.r->elapsed_ms = ut_now_ms() - t0;
     *out = j.r;
+    return 0;
+}
+
+int grade_cache_env(const char *data_dir, const char *scratch_dir,
+                    const struct spec_set *specs, const char *version,
+                    char env[65], struct grd_err *e)
+{
+    struct bld_opts bo = {data_dir, scratch_dir, NULL, 0, 0};
+    char toolchain[SHA256_HEX_LEN];
+
+    if (bld_toolchain_id(&bo, toolchain, e) < 0)
+        return -1;
+    bld_cache_env(toolchain, specs, version, env);
     return 0;
 }
 
@@ -494,6 +547,7 @@ static void session_release(struct grade_session *g)
 {
     sbx_free(g->sbx);
     remove_scratch(&g->j);
+    free(g->j.src);
     free(g->r.status_detail);
     free(g->r.warnings);
     free(g);

@@ -118,6 +118,8 @@ struct grade_result {
      * through helpers; build/objcheck.h), for the diagnosis */
     unsigned char calls[IMPL_FN_COUNT][IMPL_FN_COUNT];
     size_t tests_cap;            /* entries allocated in tests */
+    int object_reused;           /* 1: the object came from the cache
+                                    (grade_opts.obj_cache), not a compile */
 };
 
 struct grade_opts {
@@ -163,6 +165,13 @@ struct grade_opts {
      * are "not run", and no diagnosis is made. With one lane the failure
      * recorded is the first in that order. 0: every test, in spec order. */
     int stop_at_failure;
+    /* The object cache (build/objcache.h), for `grader batch`: the folder
+     * that keeps this submission's compiled object (the TA's, never the
+     * student's) and the environment part of its key (bld_cache_env).
+     * A source whose key matches is not compiled again; its object still
+     * goes through every check. NULL obj_cache: compile every time. */
+    const char *obj_cache;
+    const char *obj_cache_env;
 };
 
 /*
@@ -190,6 +199,17 @@ int grade_submission(const char *submission, const struct grade_opts *o,
     __attribute__((warn_unused_result));
 
 void grade_result_free(struct grade_result *r);
+
+/*
+ * The environment part of the object cache's key (grade_opts
+ * .obj_cache_env) into env: the toolchain's id (bld_toolchain_id, its
+ * `--version` run in `scratch_dir`) with the source rules of `specs` and
+ * the grader's `version` (bld_cache_env). Returns 0, or -1 with `e` set
+ * (e may be NULL).
+ */
+int grade_cache_env(const char *data_dir, const char *scratch_dir,
+                    const struct spec_set *specs, const char *version,
+                    char env[65], struct grd_err *e) __attribute__((warn_unused_result));
 
 /*
  * A submission compiled, checked and linked into a sandboxed
