@@ -44,6 +44,50 @@ static struct {
     uint64_t used[HEAP_MAX_PAGES / 64];
 } heap;
 
+/* ---- redzones ---------------------------------------------------------- */
+
+/*
+ * The bytes from the end of what was asked to the end of the block's room
+ * hold a pattern that varies with the offset (a stray 0.0f, 1.0f or copy
+ * of a neighbour does not match it) and whose bytes 2 and 3 of every four
+ * are 0xff: read as a float or a double at any aligned offset it is a
+ * NaN, so a value read past the end poisons what it reaches, and a loop
+ * like `if (!(x[i] > 0)) x[i] = 0` run one too far writes. A block whose
+ * pattern changed was written past its end by the submission (an
+ * off-by-one loop bound is the common case): the first such block is
+ * noted in the meta page, which the parent turns into a failed call.
+ * Nothing here can make a call pass.
+ */
+static unsigned char rz_byte(size_t k)
+{
+    return k % 4 >= 2 ? 0xffu : (unsigned char)(0xA5u ^ (k * 0x3Bu));
+}
+
+static void rz_fill(unsigned char *p, size_t len)
+{
+    for (size_t k = 0; k < len; k++)
+        p[k] = rz_byte(k);
+}
+
+/* Note the first block written outside (asked: its size; UINT64_MAX when
+ * its header was overwritten). */
+static void note_overrun(uint64_t asked)
+{
+    if (heap.meta != NULL && heap.meta->overrun == 0) {
+        heap.meta->overrun = 1;
+        heap.meta->overrun_size = asked;
+    }
+}
+
+static void rz_check(const unsigned char *p, size_t len, uint64_t asked)
+{
+    for (size_t k = 0; k < len; k++)
+        if (p[k] != rz_byte(k)) {
+            note_overrun(asked);
+            return;
+        }
+}
+
 static void *alloc_failed(void)
 {
     if (heap.meta != NULL)
@@ -97,17 +141,36 @@ static size_t heap_find(size_t n)
     return at;
 }
 
+/* Bytes of block b's pages past its header (what may be asked, plus the
+ * redzone). */
+static size_t blk_room(const struct heap_blk *b)
+{
+    return (size_t)b->np * heap.page - sizeof *b;
+}
+
+static void blk_rz_fill(struct heap_blk *b)
+{
+    rz_fill((unsigned char *)(b + 1) + b->size, blk_room(b) - b->size);
+}
+
+static void blk_rz_check(const struct heap_blk *b)
+{
+    rz_check((const unsigned char *)(b + 1) + b->size, blk_room(b) - b->size,
+             b->size);
+}
+
 /* n bytes in free pages of the heap window, each page written (so that
- * the file holds data for the whole block), with one unused page after it
+ * the file holds data for the whole block), the rest of its last page a
+ * redzone of RP_REDZONE_MIN bytes at least, with one unused page after it
  * (so that every block is an extent of its own); NULL, errno ENOMEM. */
 static void *heap_alloc(size_t n)
 {
     size_t pg = heap.page, np, at;
     struct heap_blk *b;
 
-    if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b)
+    if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b - RP_REDZONE_MIN)
         return alloc_failed();
-    np = (n + sizeof *b + pg - 1) / pg;
+    np = (n + sizeof *b + RP_REDZONE_MIN + pg - 1) / pg;
     if (np + 2 > heap.pages || (at = heap_find(np + 1)) == 0)
         return alloc_failed();
     mark(at, np + 1, 1);
@@ -115,6 +178,7 @@ static void *heap_alloc(size_t n)
     for (size_t i = 1; i < np; i++)
         ((volatile char *)b)[i * pg] = 0;
     *b = (struct heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
+    blk_rz_fill(b);
     return b + 1;
 }
 
@@ -140,6 +204,7 @@ static void heap_free(void *p)
     size_t at = b->off / heap.page, np = b->np;
     int saved = errno;
 
+    blk_rz_check(b);
     if (fallocate(RP_FD_HEAP, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                   (off_t)(at * heap.page), (off_t)(np * heap.page)) != 0)
         abort();   /* the block would stay counted: say so loudly */
@@ -152,9 +217,45 @@ static size_t heap_size(void *p)
     return (size_t)heap_block(p)->size;
 }
 
-static size_t heap_room(void *p)
+/* Grow or shrink p's block in place when its pages have room for n bytes
+ * and the redzone; 0, or -1 when they have not. */
+static int heap_resize(void *p, size_t n)
 {
-    return (size_t)heap_block(p)->np * heap.page - sizeof(struct heap_blk);
+    struct heap_blk *b = heap_block(p);
+
+    if (n > blk_room(b) - RP_REDZONE_MIN)
+        return -1;
+    blk_rz_check(b);
+    b->size = n;
+    blk_rz_fill(b);
+    return 0;
+}
+
+/* Every live block's redzone, after a call: the blocks are found from the
+ * bitmap (the submission can scribble on it, and on a block's header,
+ * which only makes its own call fail). A page marked used that does not
+ * start a block, where one was due, counts as an overrun: the header
+ * after a block's unused page was overwritten. */
+void rh_heap_check(void)
+{
+    for (size_t i = 1; heap.base != NULL && i < heap.pages; i++) {
+        struct heap_blk *b = (struct heap_blk *)(heap.base + i * heap.page);
+
+        if (i % 64 == 0 && heap.used[i / 64] == 0 && i + 64 <= heap.pages) {
+            i += 63;
+            continue;
+        }
+        if (!page_used(i))
+            continue;
+        if (b->tag != ((uintptr_t)(b + 1) ^ RP_HEAP_TAG) || b->np == 0 ||
+            b->off != i * heap.page || b->np >= heap.pages - i ||
+            b->size > blk_room(b)) {
+            note_overrun(UINT64_MAX);
+            return;
+        }
+        blk_rz_check(b);
+        i += b->np;     /* the loop's step skips the unused page */
+    }
 }
 #else
 /* Portable builds (no memfd, SEEK_DATA or seccomp): the C library's heap
@@ -162,11 +263,13 @@ static size_t heap_room(void *p)
  * size word before each block keeps realloc's copy exact. */
 static void *heap_alloc(size_t n)
 {
-    uint64_t *b = n <= SIZE_MAX - 16 ? malloc(n + 16) : NULL;
+    uint64_t *b = n <= SIZE_MAX - 16 - RP_REDZONE_MIN
+                  ? malloc(n + 16 + RP_REDZONE_MIN) : NULL;
 
     if (b == NULL)
         return alloc_failed();
     b[0] = n;
+    rz_fill((unsigned char *)(b + 2) + n, RP_REDZONE_MIN);
     if (heap.meta != NULL)
         heap.meta->live++;
     return b + 2;
@@ -174,9 +277,17 @@ static void *heap_alloc(size_t n)
 
 static void heap_free(void *p)
 {
+    uint64_t *b = (uint64_t *)p - 2;
+
+    rz_check((const unsigned char *)p + b[0], RP_REDZONE_MIN, b[0]);
     if (heap.meta != NULL)
         heap.meta->live--;
-    free((uint64_t *)p - 2);
+    free(b);
+}
+
+/* Portable builds check a block's redzone when it is freed only. */
+void rh_heap_check(void)
+{
 }
 
 static size_t heap_size(void *p)
@@ -238,10 +349,8 @@ void *grd_realloc(void *p, size_t n)
         return NULL;
     }
 #if CPT_LINUX
-    if (n <= heap_room(p)) {
-        heap_block(p)->size = n;
+    if (heap_resize(p, n) == 0)
         return p;
-    }
 #endif
     if ((q = heap_alloc(n)) == NULL)
         return NULL;                /* p is still valid and still live */

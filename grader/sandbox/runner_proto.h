@@ -64,13 +64,22 @@ enum rp_fd {
  * record the runner sends or keeps is believed, and the only way to make
  * a block stop counting is to give its pages back. Page 0 holds
  * struct rp_heap_meta, which the runner may write (a hint only).
+ * Past the bytes asked, each block's last page is a redzone filled with
+ * a pattern (RP_REDZONE_MIN bytes at least): the runner checks it when the
+ * block is freed and, for live blocks, after each call, and says so in
+ * the meta page. That report can only fail a call, never pass one.
  */
+#define RP_REDZONE_MIN 16u
 struct rp_heap_meta {
     uint32_t alloc_failed;  /* a grd_* allocation returned NULL (a hint
                                for the crash that follows, not a verdict) */
-    uint32_t pad;
+    uint32_t overrun;       /* a block's redzone (the bytes after what
+                               was asked, to its last page's end) was
+                               written: found at grd_free or after a call
+                               (rh_heap_check); may only fail a call */
     int64_t live;           /* portable builds only (no SEEK_DATA and no
                                seccomp there): the runner's own count */
+    uint64_t overrun_size;  /* bytes asked for the first such block */
 };
 
 /* How a call ended, as the runner saw it. */

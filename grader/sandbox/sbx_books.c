@@ -83,11 +83,28 @@ int sbx_books_failed(int fd)
     return fd >= 0 && read_meta(fd, &m) == 0 && m.alloc_failed != 0;
 }
 
-void sbx_books_clear_failed(int fd)
+int sbx_books_overrun(int fd, uint64_t *asked)
 {
-    uint32_t zero = 0;
+    struct rp_heap_meta m;
 
-    if (fd >= 0 && pwrite(fd, &zero, sizeof zero,
-                          offsetof(struct rp_heap_meta, alloc_failed)) < 0)
-        return;     /* a hint only: a stale one names a crash "memory" */
+    if (fd < 0 || read_meta(fd, &m) != 0 || m.overrun == 0)
+        return 0;
+    *asked = m.overrun_size;
+    return 1;
+}
+
+void sbx_books_clear_hints(int fd)
+{
+    struct rp_heap_meta m;
+
+    /* hints only: a stale alloc_failed names a crash "memory", a stale
+     * overrun fails the call it is read after (the runner is then
+     * restarted, and a fresh heap file has none) */
+    if (fd >= 0 && read_meta(fd, &m) == 0) {
+        m.alloc_failed = 0;
+        m.overrun = 0;
+        m.overrun_size = 0;
+        if (pwrite(fd, &m, sizeof m, 0) < 0)
+            return;
+    }
 }

@@ -149,7 +149,15 @@ long sbx_books_live(int fd);
 /* Did an allocation fail since the last clear? A hint the runner writes,
  * used only to name a crash; never a verdict. */
 int sbx_books_failed(int fd);
-void sbx_books_clear_failed(int fd);
+
+/* Did the runner find a block of the submission's written past its end
+ * (its redzone, runner_proto.h) since the last clear? 1 with *asked the
+ * block's size (UINT64_MAX: its header was overwritten), else 0. Written
+ * by the runner: it may only fail a call, never pass one. */
+int sbx_books_overrun(int fd, uint64_t *asked);
+
+/* Clear both hints before a call. */
+void sbx_books_clear_hints(int fd);
 
 /* sbx_layout.c: the call in shared memory. */
 
