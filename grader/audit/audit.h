@@ -11,7 +11,7 @@
  *   survived    every test passed and its outputs differ from the
  *               reference's on some input the grader drew;
  *   equivalent  every test passed and its outputs equal the reference's,
- *               bit for bit, on the spec's shapes and on random inputs
+ *               bit for bit (a zero's sign aside), on the spec's shapes and on random inputs
  *               within the header's contract ("likely equivalent"): listed,
  *               with the reason, when the kept list (specs/equivalent.txt)
  *               names it.

@@ -50,17 +50,22 @@ static struct {
  * The bytes from the end of what was asked to the end of the block's room
  * hold a pattern that varies with the offset (a stray 0.0f, 1.0f or copy
  * of a neighbour does not match it) and whose bytes 2 and 3 of every four
- * are 0xff: read as a float or a double at any aligned offset it is a
- * NaN, so a value read past the end poisons what it reaches, and a loop
- * like `if (!(x[i] > 0)) x[i] = 0` run one too far writes. A block whose
- * pattern changed was written past its end by the submission (an
- * off-by-one loop bound is the common case): the first such block is
- * noted in the meta page, which the parent turns into a failed call.
- * Nothing here can make a call pass.
+ * are 0xe? and 0xbf: read as a float or a double at any aligned offset it
+ * is a negative number near -1, so what a loop run one step too far
+ * writes differs from it (`y[n] += x[n]` doubles it, `if (!(x[n] > 0))
+ * x[n] = 0` zeroes it). A NaN would not do: NaN + NaN writes the same
+ * NaN back. A block whose pattern changed was written past its end by the
+ * submission (an off-by-one loop bound is the common case): the first
+ * such block is noted in the meta page, which the parent turns into a
+ * failed call. Nothing here can make a call pass.
  */
 static unsigned char rz_byte(size_t k)
 {
-    return k % 4 >= 2 ? 0xffu : (unsigned char)(0xA5u ^ (k * 0x3Bu));
+    if (k % 4 == 3)
+        return 0xbfu;
+    if (k % 4 == 2)
+        return (unsigned char)(0xe0u | ((k / 4) & 0x0fu));
+    return (unsigned char)(0xA5u ^ (k * 0x3Bu));
 }
 
 static void rz_fill(unsigned char *p, size_t len)
