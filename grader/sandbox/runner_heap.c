@@ -32,10 +32,6 @@
  */
 #define HEAP_MAX_PAGES (1u << 18)   /* bitmap capacity: 1 GiB of 4 KiB pages */
 
-struct heap_blk {                   /* at the start of a block's first page */
-    uint64_t tag;                   /* user pointer ^ RP_HEAP_TAG */
-    uint64_t size, off, np;         /* bytes asked, file offset, pages */
-};
 
 static struct {
     struct rp_heap_meta *meta;      /* page 0 of the heap file */
@@ -47,35 +43,19 @@ static struct {
 /* ---- redzones ---------------------------------------------------------- */
 
 /*
- * The bytes from the end of what was asked to the end of the block's room
- * hold a pattern that varies with the offset (a stray 0.0f, 1.0f or copy
- * of a neighbour does not match it) and whose bytes 2 and 3 of every four
- * are 0xe? and 0xbf: read as a float or a double at any aligned offset it
- * is a negative number near -1, so what a loop run one step too far
- * writes differs from it (`y[n] += x[n]` doubles it, `if (!(x[n] > 0))
- * x[n] = 0` zeroes it). A NaN would not do: NaN + NaN writes the same
- * NaN back. A block whose pattern changed was written past its end by the
- * submission (an off-by-one loop bound is the common case): the first
- * such block is noted in the meta page, which the parent turns into a
- * failed call. Nothing here can make a call pass.
+ * A block whose redzone (runner_proto.h) changed was written past its end
+ * by the submission (an off-by-one loop bound is the common case): the
+ * first such block freed is noted in the meta page, which the parent turns
+ * into a failed call (it checks the live blocks itself). Nothing here can
+ * make a call pass.
  */
-static unsigned char rz_byte(size_t k)
-{
-    if (k % 4 == 3)
-        return 0xbfu;
-    if (k % 4 == 2)
-        return (unsigned char)(0xe0u | ((k / 4) & 0x0fu));
-    return (unsigned char)(0xA5u ^ (k * 0x3Bu));
-}
-
 static void rz_fill(unsigned char *p, size_t len)
 {
     for (size_t k = 0; k < len; k++)
-        p[k] = rz_byte(k);
+        p[k] = rp_redzone_byte(k);
 }
 
-/* Note the first block written outside (asked: its size; UINT64_MAX when
- * its header was overwritten). */
+/* Note the first block freed with its redzone changed (asked: its size). */
 static void note_overrun(uint64_t asked)
 {
     if (heap.meta != NULL && heap.meta->overrun == 0) {
@@ -87,7 +67,7 @@ static void note_overrun(uint64_t asked)
 static void rz_check(const unsigned char *p, size_t len, uint64_t asked)
 {
     for (size_t k = 0; k < len; k++)
-        if (p[k] != rz_byte(k)) {
+        if (p[k] != rp_redzone_byte(k)) {
             note_overrun(asked);
             return;
         }
@@ -148,17 +128,17 @@ static size_t heap_find(size_t n)
 
 /* Bytes of block b's pages past its header (what may be asked, plus the
  * redzone). */
-static size_t blk_room(const struct heap_blk *b)
+static size_t blk_room(const struct rp_heap_blk *b)
 {
     return (size_t)b->np * heap.page - sizeof *b;
 }
 
-static void blk_rz_fill(struct heap_blk *b)
+static void blk_rz_fill(struct rp_heap_blk *b)
 {
     rz_fill((unsigned char *)(b + 1) + b->size, blk_room(b) - b->size);
 }
 
-static void blk_rz_check(const struct heap_blk *b)
+static void blk_rz_check(const struct rp_heap_blk *b)
 {
     rz_check((const unsigned char *)(b + 1) + b->size, blk_room(b) - b->size,
              b->size);
@@ -171,7 +151,7 @@ static void blk_rz_check(const struct heap_blk *b)
 static void *heap_alloc(size_t n)
 {
     size_t pg = heap.page, np, at;
-    struct heap_blk *b;
+    struct rp_heap_blk *b;
 
     if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b - RP_REDZONE_MIN)
         return alloc_failed();
@@ -179,18 +159,18 @@ static void *heap_alloc(size_t n)
     if (np + 2 > heap.pages || (at = heap_find(np + 1)) == 0)
         return alloc_failed();
     mark(at, np + 1, 1);
-    b = (struct heap_blk *)(heap.base + at * pg);
+    b = (struct rp_heap_blk *)(heap.base + at * pg);
     for (size_t i = 1; i < np; i++)
         ((volatile char *)b)[i * pg] = 0;
-    *b = (struct heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
+    *b = (struct rp_heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
     blk_rz_fill(b);
     return b + 1;
 }
 
 /* The block of p, or abort() as glibc does on a pointer it never gave. */
-static struct heap_blk *heap_block(void *p)
+static struct rp_heap_blk *heap_block(void *p)
 {
-    struct heap_blk *b = (struct heap_blk *)p - 1;
+    struct rp_heap_blk *b = (struct rp_heap_blk *)p - 1;
     uintptr_t lo = (uintptr_t)heap.base + heap.page;
     uintptr_t hi = (uintptr_t)heap.base + heap.pages * heap.page;
 
@@ -205,7 +185,7 @@ static struct heap_blk *heap_block(void *p)
 
 static void heap_free(void *p)
 {
-    struct heap_blk *b = heap_block(p);
+    struct rp_heap_blk *b = heap_block(p);
     size_t at = b->off / heap.page, np = b->np;
     int saved = errno;
 
@@ -226,7 +206,7 @@ static size_t heap_size(void *p)
  * and the redzone; 0, or -1 when they have not. */
 static int heap_resize(void *p, size_t n)
 {
-    struct heap_blk *b = heap_block(p);
+    struct rp_heap_blk *b = heap_block(p);
 
     if (n > blk_room(b) - RP_REDZONE_MIN)
         return -1;
@@ -236,32 +216,6 @@ static int heap_resize(void *p, size_t n)
     return 0;
 }
 
-/* Every live block's redzone, after a call: the blocks are found from the
- * bitmap (the submission can scribble on it, and on a block's header,
- * which only makes its own call fail). A page marked used that does not
- * start a block, where one was due, counts as an overrun: the header
- * after a block's unused page was overwritten. */
-void rh_heap_check(void)
-{
-    for (size_t i = 1; heap.base != NULL && i < heap.pages; i++) {
-        struct heap_blk *b = (struct heap_blk *)(heap.base + i * heap.page);
-
-        if (i % 64 == 0 && heap.used[i / 64] == 0 && i + 64 <= heap.pages) {
-            i += 63;
-            continue;
-        }
-        if (!page_used(i))
-            continue;
-        if (b->tag != ((uintptr_t)(b + 1) ^ RP_HEAP_TAG) || b->np == 0 ||
-            b->off != i * heap.page || b->np >= heap.pages - i ||
-            b->size > blk_room(b)) {
-            note_overrun(UINT64_MAX);
-            return;
-        }
-        blk_rz_check(b);
-        i += b->np;     /* the loop's step skips the unused page */
-    }
-}
 #else
 /* Portable builds (no memfd, SEEK_DATA or seccomp): the C library's heap
  * and the runner's own count in the meta page, which the parent reads. A
@@ -290,10 +244,6 @@ static void heap_free(void *p)
     free(b);
 }
 
-/* Portable builds check a block's redzone when it is freed only. */
-void rh_heap_check(void)
-{
-}
 
 static size_t heap_size(void *p)
 {

@@ -12,10 +12,6 @@
  * RP_EXIT_SETUP). */
 void rh_heap_setup(size_t page);
 
-/* Check every live block's redzone (runner_proto.h) after a call; an
- * overrun is noted in the meta page. */
-void rh_heap_check(void);
-
 /* What the submission's malloc, calloc, realloc and free became. */
 void *grd_malloc(size_t n);
 void *grd_calloc(size_t n, size_t size);

@@ -554,7 +554,6 @@ static void serve_call(struct rp_header *h)
     fflush(stderr);
     guard_state(0);
     unmap_buffers();
-    rh_heap_check();
     h->rc = rc;
     h->state = RP_RETURNED;
     h->done = h->nonce ^ RP_DONE_XOR;

@@ -173,10 +173,10 @@ static void not_returned(const struct sbx *s, const struct rp_header *rec,
 }
 
 /*
- * The runner's word that the submission wrote past the end of a block it
- * allocated (runner_proto.h, redzones). Believed only to fail the call:
- * a submission that hides it hides a bug of its own, and a forged one
- * costs it the call. 0, or -1 with r set.
+ * Did the submission write past the end of a block it allocated (a
+ * redzone changed: runner_proto.h)? Believed only to fail the call: a
+ * submission that hides it hides a bug of its own, and a forged one costs
+ * it the call. 0, or -1 with r set.
  */
 static int heap_intact(const struct sbx *s, struct call_result *r)
 {
@@ -184,13 +184,9 @@ static int heap_intact(const struct sbx *s, struct call_result *r)
 
     if (!sbx_books_overrun(s->heap_fd, &asked))
         return 0;
-    if (asked == UINT64_MAX)
-        sbx_set_detail(r, CALL_OVERRUN, "wrote outside a block it allocated "
-                       "(over the allocator's record of it)");
-    else
-        sbx_set_detail(r, CALL_OVERRUN, "wrote past the end of a block it "
-                       "allocated (%llu bytes asked of malloc/calloc/realloc)",
-                       (unsigned long long)asked);
+    sbx_set_detail(r, CALL_OVERRUN, "wrote past the end of a block it "
+                   "allocated (%llu bytes asked of malloc/calloc/realloc)",
+                   (unsigned long long)asked);
     return -1;
 }
 

@@ -150,10 +150,11 @@ long sbx_books_live(int fd);
  * used only to name a crash; never a verdict. */
 int sbx_books_failed(int fd);
 
-/* Did the runner find a block of the submission's written past its end
- * (its redzone, runner_proto.h) since the last clear? 1 with *asked the
- * block's size (UINT64_MAX: its header was overwritten), else 0. Written
- * by the runner: it may only fail a call, never pass one. */
+/* Was a block of the submission's written past its end (its redzone,
+ * runner_proto.h): one freed since the last clear (the runner's note in
+ * the meta page), or one live now (read from the file here)? 1 with
+ * *asked the block's size, else 0. Both rest on what the runner wrote:
+ * they may only fail a call, never pass one. */
 int sbx_books_overrun(int fd, uint64_t *asked);
 
 /* Clear both hints before a call. */
