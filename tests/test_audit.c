@@ -30,9 +30,10 @@ static char *slurp(const char *path, size_t *n)
     return buf;
 }
 
-/* The audit of softmax_row under ops with the spec text `spec`. */
-static struct aud_result *audit(const char *spec, size_t len, struct mut_ops *ops,
-                                const char *kept)
+/* The audit of softmax_row under ops with the spec text `spec` (with
+ * --matrix when `matrix`). */
+static struct aud_result *audit_m(const char *spec, size_t len, struct mut_ops *ops,
+                                  const char *kept, int matrix)
 {
     struct spec_set *s = spec_set_new();
     struct aud_opts o;
@@ -52,9 +53,16 @@ static struct aud_result *audit(const char *spec, size_t len, struct mut_ops *op
     o.seed = 1;
     o.equiv_trials = 10;
     o.function = "softmax_row";
+    o.matrix = matrix;
     cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
     spec_set_free(s);
     return r;
+}
+
+static struct aud_result *audit(const char *spec, size_t len, struct mut_ops *ops,
+                                const char *kept)
+{
+    return audit_m(spec, len, ops, kept, 0);
 }
 
 static const struct aud_mutant *find(const struct aud_result *r, int line, const char *after)
@@ -139,6 +147,74 @@ Test(audit, deleting_a_case_lowers_the_score, .timeout = 600)
     aud_result_free(full);
     aud_result_free(less);
     mut_ops_free(ops);
+    free(spec);
+}
+
+/* Line `line` (1-based) of text cut out, in place. */
+static void cut_line(char *text, int line)
+{
+    char *at = text, *end;
+
+    for (int i = 1; i < line && at; i++)
+        at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
+    cr_assert(at && (end = strchr(at, '\n')), "no line %d", line);
+    memmove(at, end + 1, strlen(end + 1) + 1);
+}
+
+/* --matrix names, per case, the mutants only it kills: deleting the case
+ * it names lets exactly those survive, and deleting a case it says kills
+ * nothing alone leaves no survivor. */
+Test(audit, the_matrix_names_the_case_whose_deletion_lowers_the_score, .timeout = 900)
+{
+    size_t len, named = 0, idle = 0;
+    char *spec = slurp(DIR "softmax.yaml", &len), *copy = strdup(spec);
+    struct grd_err e;
+    struct mut_ops *ops = mut_ops_parse("delete statement\n", 17, "ops", &e);
+    struct aud_result *m, *less;
+    struct strbuf sb;
+    int named_line = 0, idle_line = 0;
+
+    cr_assert(ops && copy, "%s", e.msg);
+    m = audit_m(spec, len, ops, NULL, 1);
+    cr_assert_eq(m->n_cases, 4, "2 + 2 cases, got %zu", m->n_cases);
+    for (size_t i = 0; i < m->n_cases; i++) {
+        if (m->cases[i].alone > 0)
+            named++, named_line = m->cases[i].line;
+        else if (!idle_line && strcmp(m->cases[i].test, "softmax.stable") == 0)
+            idle_line = m->cases[i].line;
+        idle += m->cases[i].alone == 0;
+    }
+    cr_expect_eq(named, 1, "one case alone kills a mutant: %zu", named);
+    cr_expect_eq(idle, 3, "three kill nothing alone: %zu", idle);
+    cr_expect_eq(m->cases[3].alone, 1, "softmax.stable case 2 (the 1e4 one): %zu",
+                 m->cases[3].alone);
+    cr_expect_eq(find(m, 102, ";")->alone, 2, "max = x[j] deleted: case %d",
+                 find(m, 102, ";")->alone);
+    sb_init(&sb, 0);
+    cr_assert(aud_write(m, AUD_TEXT, &sb) == 0);
+    cr_expect(strstr(sb_str(&sb), "softmax.yaml:20: softmax.stable case 2 of 2: 1 mutant\n")
+              != NULL, "%s", sb_str(&sb));
+    cr_expect(strstr(sb_str(&sb), "softmax.yaml:19: softmax.stable case 1 of 2\n") != NULL,
+              "%s", sb_str(&sb));
+    sb_release(&sb);
+    sb_init(&sb, 0);
+    cr_assert(aud_write(m, AUD_JSON, &sb) == 0);
+    cr_expect(json_validate(sb_str(&sb), sb.len, &e) == 0, "JSON: %s", e.msg);
+    sb_release(&sb);
+
+    cut_line(spec, named_line);     /* the named case: its mutant survives */
+    less = audit(spec, strlen(spec), ops, NULL);
+    cr_expect_eq(less->survived, 1, "survivors: %zu", less->survived);
+    cr_expect_eq(find(less, 102, ";")->cls, AUD_SURVIVED, "%s", find(less, 102, ";")->detail);
+    aud_result_free(less);
+    cut_line(copy, idle_line);      /* a case that kills nothing alone */
+    less = audit(copy, strlen(copy), ops, NULL);
+    cr_expect_eq(less->survived, 0, "survivors: %zu", less->survived);
+    cr_expect_eq(less->killed, m->killed);
+    aud_result_free(less);
+    aud_result_free(m);
+    mut_ops_free(ops);
+    free(copy);
     free(spec);
 }
 

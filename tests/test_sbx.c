@@ -216,6 +216,10 @@ Test(sbx, out_of_bounds_and_const_writes_are_caught)
         { "underrun", IMPL_PE, CALL_OVERRUN, "wrote before the start of `pe`",
           0, 0, 0, 0 },
         { "read_past", IMPL_SDPA, CALL_OVERRUN, "past the end of `K`", 0, 0, 0, 0 },
+        { "heap_overrun", IMPL_PE, CALL_OVERRUN, "wrote past the end of a block "
+          "it allocated (48 bytes asked", 0, 0, 0, 0 },
+        { "heap_overrun_live", IMPL_PE, CALL_OVERRUN, "wrote past the end of a "
+          "block it allocated (48 bytes asked", 0, 0, 0, 0 },
         { "const_q", IMPL_SDPA, CALL_CONST_WRITE,
           "modified its const input `Q`", 0, 0, 0, 0 },
         { "const_via_memfd", IMPL_SDPA, CALL_CONST_WRITE,

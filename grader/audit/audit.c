@@ -77,8 +77,31 @@ static char *read_file(const char *path, size_t *len, struct grd_err *e)
     }
 }
 
-/* Grade `path` stopping at the first failure into m (killed or survived
- * or invalid); -1 on a grader error (e set). */
+/*
+ * For a mutant graded through every test: the one case that kills it, when
+ * exactly one case of one test fails (m->alone), or m->unsure when a
+ * failing test did not run all its cases (a timeout stops the rest).
+ */
+static void sole_case(const struct grade_result *g, struct aud_mutant *m)
+{
+    size_t fails = 0, at = 0;
+
+    for (size_t i = 0; i < g->n_tests; i++) {
+        const struct test_result *t = &g->tests[i];
+        if (t->status == TEST_PASSED || t->status == TEST_MANUAL_PENDING)
+            continue;
+        if (t->cases_run < t->test->n_cases || t->cases_passed >= t->cases_run) {
+            m->unsure = 1;
+            return;
+        }
+        fails += t->cases_run - t->cases_passed;
+        at = t->failed_case;
+    }
+    m->alone = fails == 1 ? (int)at + 1 : 0;
+}
+
+/* Grade `path` (stopping at the first failure when `stop`) into m (killed
+ * or survived or invalid); -1 on a grader error (e set). */
 static int grade_one(const struct aud_run *R, const char *path, struct aud_mutant *m,
                      int stop, struct grd_err *e)
 {
@@ -115,6 +138,8 @@ static int grade_one(const struct aud_run *R, const char *path, struct aud_mutan
     }
     if (m->cls == AUD_SURVIVED && g->status != GRADE_OK)
         snprintf(m->detail, sizeof m->detail, "%s", grade_status_name(g->status));
+    if (m->cls == AUD_KILLED && !stop)
+        sole_case(g, m);
     grade_result_free(g);
     return 0;
 }
@@ -132,14 +157,14 @@ static int audit_mutant(const struct aud_run *R, size_t k, struct aud_mutant *m)
     if (text && snprintf(dir, sizeof dir, "%s/m%zu", R->dir, k) < (int)sizeof dir - 16 &&
         snprintf(path, sizeof path, "%s/attention.c", dir) < (int)sizeof path &&
         mkdir(dir, 0700) == 0 && write_file(path, text, n) == 0)
-        rc = grade_one(R, path, m, 1, &e);
+        rc = grade_one(R, path, m, !R->o->matrix, &e);
     /* a toolchain stopped by its deadline or a signal is the machine's
      * trouble (a loaded machine), not the mutant's: try again */
     for (int again = 0; rc == 0 && again < 3 && m->cls == AUD_INVALID &&
                         (strstr(m->detail, " took longer than ") ||
                          strstr(m->detail, " was killed by signal "));
          again++)
-        rc = grade_one(R, path, m, 1, &e);
+        rc = grade_one(R, path, m, !R->o->matrix, &e);
     if (rc == 0 && m->cls == AUD_SURVIVED) {
         int eq = aud_equivalent(path, R->o->data_dir, R->o->specs,
                                 R->o->equiv_trials ? R->o->equiv_trials : 40,
@@ -264,10 +289,38 @@ static int check_original(const struct aud_run *R, struct grd_err *e)
     return 0;
 }
 
+/* --matrix: every case of the specs, and the mutants only it kills. */
+static int case_table(struct aud_result *r, const struct spec_set *s, struct grd_err *e)
+{
+    size_t n = 0, at = 0;
+
+    for (size_t i = 0; i < spec_test_count(s); i++)
+        n += spec_test_at(s, i)->n_cases;
+    if ((r->cases = calloc(n ? n : 1, sizeof *r->cases)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    r->n_cases = n;
+    for (size_t i = 0; i < spec_test_count(s); i++) {
+        const struct spec_test *t = spec_test_at(s, i);
+        for (size_t k = 0; k < t->n_cases; k++, at++) {
+            struct aud_case *c = &r->cases[at];
+            snprintf(c->test, sizeof c->test, "%s", t->id);
+            snprintf(c->file, sizeof c->file, "%s", t->file ? t->file : "");
+            c->line = t->cases[k].line;
+            c->k = k;
+            c->n_cases = t->n_cases;
+            for (size_t j = 0; j < r->n; j++)
+                c->alone += r->mut[j].cls == AUD_KILLED && r->mut[j].alone == (int)k + 1 &&
+                            strcmp(r->mut[j].test, t->id) == 0;
+        }
+    }
+    return 0;
+}
+
 static void count(struct aud_result *r, const struct aud_opts *o)
 {
     (void)o;
     for (size_t i = 0; i < r->n; i++) {
+        r->unsure += r->mut[i].cls == AUD_KILLED && r->mut[i].unsure;
         r->killed += r->mut[i].cls == AUD_KILLED;
         r->survived += r->mut[i].cls == AUD_SURVIVED;
         r->equivalent += r->mut[i].cls == AUD_EQUIVALENT;
@@ -332,6 +385,8 @@ int aud_run(const struct aud_opts *o, struct aud_result **out, struct grd_err *e
         rc = run_pool(&R, r->mut, r->n, e);
     if (rc == 0 && o->equivalents)
         rc = aud_apply_kept(o->equivalents, r->mut, r->n, e);
+    if (rc == 0 && o->matrix)
+        rc = case_table(r, o->specs, e);
     rmdir(R.dir);
     free((char *)R.src);
     if (rc < 0) {
@@ -350,5 +405,6 @@ void aud_result_free(struct aud_result *r)
     if (r == NULL)
         return;
     free(r->mut);
+    free(r->cases);
     free(r);
 }

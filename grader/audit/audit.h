@@ -11,7 +11,7 @@
  *   survived    every test passed and its outputs differ from the
  *               reference's on some input the grader drew;
  *   equivalent  every test passed and its outputs equal the reference's,
- *               bit for bit, on the spec's shapes and on random inputs
+ *               bit for bit (a zero's sign aside), on the spec's shapes and on random inputs
  *               within the header's contract ("likely equivalent"): listed,
  *               with the reason, when the kept list (specs/equivalent.txt)
  *               names it.
@@ -43,6 +43,22 @@ struct aud_mutant {
     char detail[256];           /* invalid: why; survived: where outputs differ;
                                    equivalent: the kept reason, or "" */
     int listed;                 /* equivalent and named by the kept list */
+    /* --matrix (aud_opts.matrix), killed: graded through every test */
+    int alone;                  /* 1 + the index of the one case of `test`
+                                   that fails, when no other case of any
+                                   test does (deleting that case lets the
+                                   mutant survive); 0 otherwise */
+    int unsure;                 /* a failing test did not run all its cases
+                                   (a timeout, the budget): alone unknown */
+};
+
+/* One case of the specs, with how many mutants it alone kills (--matrix). */
+struct aud_case {
+    char test[128];
+    char file[256];
+    int line;                   /* of the case in its spec file */
+    size_t k, n_cases;          /* 0-based index, and of how many */
+    size_t alone;               /* mutants with alone == k + 1 in test */
 };
 
 struct aud_opts {
@@ -57,6 +73,9 @@ struct aud_opts {
     uint64_t seed;
     size_t equiv_trials;         /* random inputs per function (0: 40) */
     const char *function;        /* only the mutants of this function; NULL: all */
+    int matrix;                  /* grade killed mutants through every test, not
+                                    to the first failure, and tell per case the
+                                    mutants only it kills (aud_result.cases) */
     /* Called (may be NULL) in the calling process as each mutant ends,
      * with how many have ended of how many: for a progress line. */
     void (*progress)(void *ctx, size_t done, size_t total, const struct aud_mutant *m);
@@ -69,6 +88,8 @@ struct aud_result {
     struct aud_mutant *mut;      /* in source order (owned) */
     size_t n;
     size_t killed, survived, equivalent, invalid, unlisted;
+    struct aud_case *cases;      /* --matrix: every case in spec order (owned) */
+    size_t n_cases, unsure;      /* unsure: killed mutants with alone unknown */
     double wall_ms, cpu_ms;      /* the audit's cost: wall clock, and CPU
                                     of the grader and every child (compiler,
                                     runners) */

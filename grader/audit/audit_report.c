@@ -81,6 +81,40 @@ static int add_killers(struct strbuf *sb, const struct aud_result *r, int md)
     return bad;
 }
 
+/* --matrix: the cases that alone kill a mutant (deleting one lets it
+ * survive), each with those mutants, then the cases that kill nothing
+ * alone (deleting one leaves the score as it is). */
+static int add_cases(struct strbuf *sb, const struct aud_result *r, int md)
+{
+    int bad = sb_addf(sb, md ? "\n## Cases that alone kill a mutant\n\n"
+                             : "\ncases that alone kill a mutant (deleting one lets it survive):\n");
+
+    for (size_t i = 0; i < r->n_cases && !bad; i++) {
+        const struct aud_case *c = &r->cases[i];
+        if (c->alone == 0)
+            continue;
+        bad = sb_addf(sb, "%s%s:%d: %s case %zu of %zu: %zu mutant%s\n", md ? "- " : "  ",
+                      c->file, c->line, c->test, c->k + 1, c->n_cases, c->alone,
+                      c->alone == 1 ? "" : "s");
+        for (size_t j = 0; j < r->n && !bad; j++) {
+            const struct aud_mutant *m = &r->mut[j];
+            if (m->cls == AUD_KILLED && m->alone == (int)c->k + 1 && !strcmp(m->test, c->test))
+                bad = add_mutant_line(sb, r, m, md);
+        }
+    }
+    bad = bad || sb_addf(sb, md ? "\n## Cases that kill nothing alone\n\n"
+                                : "\ncases that kill nothing alone (deleting one keeps the score):\n");
+    for (size_t i = 0; i < r->n_cases && !bad; i++)
+        if (r->cases[i].alone == 0)
+            bad = sb_addf(sb, "%s%s:%d: %s case %zu of %zu\n", md ? "- " : "  ",
+                          r->cases[i].file, r->cases[i].line, r->cases[i].test,
+                          r->cases[i].k + 1, r->cases[i].n_cases);
+    if (r->unsure)
+        bad = bad || sb_addf(sb, "%s%zu killed mutants not attributed (a failing test stopped "
+                             "before its last case)\n", md ? "\n" : "  ", r->unsure);
+    return bad;
+}
+
 static int write_human(const struct aud_result *r, int md, struct strbuf *sb)
 {
     int bad = sb_addf(sb, "%smutation audit of %s (spec sha256 %.12s)\n\n",
@@ -101,6 +135,8 @@ static int write_human(const struct aud_result *r, int md, struct strbuf *sb)
     bad = bad || add_section(sb, r, AUD_EQUIVALENT, md,
                              "likely equivalent (same outputs as the reference, bit for bit)");
     bad = bad || add_killers(sb, r, md);
+    if (r->cases)
+        bad = bad || add_cases(sb, r, md);
     return bad ? -1 : 0;
 }
 
@@ -127,6 +163,31 @@ static int json_mutant(struct strbuf *sb, const struct aud_mutant *m)
            sb_addch(sb, '}');
 }
 
+/* --matrix: "cases": each with the mutants only it kills. */
+static int json_cases(struct strbuf *sb, const struct aud_result *r)
+{
+    int bad = sb_addf(sb, ",\"unsure\":%zu,\"cases\":[", r->unsure);
+
+    for (size_t i = 0; i < r->n_cases && !bad; i++) {
+        const struct aud_case *c = &r->cases[i];
+        int first = 1;
+        bad = (i && sb_addch(sb, ',')) || sb_adds(sb, "{\"test\":") ||
+              json_add_strz(sb, c->test, sizeof c->test) || sb_adds(sb, ",\"file\":") ||
+              json_add_strz(sb, c->file, sizeof c->file) ||
+              sb_addf(sb, ",\"line\":%d,\"case\":%zu,\"of\":%zu,\"alone\":%zu,"
+                      "\"mutants\":[", c->line, c->k + 1, c->n_cases, c->alone);
+        for (size_t j = 0; j < r->n && !bad; j++) {
+            const struct aud_mutant *m = &r->mut[j];
+            if (m->cls != AUD_KILLED || m->alone != (int)c->k + 1 || strcmp(m->test, c->test))
+                continue;
+            bad = (!first && sb_addch(sb, ',')) || json_mutant(sb, m);
+            first = 0;
+        }
+        bad = bad || sb_adds(sb, "]}");
+    }
+    return bad || sb_addch(sb, ']');
+}
+
 static int write_json(const struct aud_result *r, struct strbuf *sb)
 {
     int bad = sb_adds(sb, "{\"source\":") || json_add_strz(sb, r->source, 256) ||
@@ -145,7 +206,8 @@ static int write_json(const struct aud_result *r, struct strbuf *sb)
         bad = (!first && sb_addch(sb, ',')) || json_mutant(sb, &r->mut[i]);
         first = 0;
     }
-    return bad || sb_adds(sb, "]}\n") ? -1 : 0;
+    bad = bad || sb_addch(sb, ']') || (r->cases && json_cases(sb, r));
+    return bad || sb_adds(sb, "}\n") ? -1 : 0;
 }
 
 int aud_write(const struct aud_result *r, enum aud_format f, struct strbuf *sb)

@@ -11,7 +11,7 @@
 static const char usage[] =
     "usage: grader audit [--spec FILE]... [--jobs N] [--format text|json|markdown]\n"
     "                    [--mutators FILE] [--equivalent FILE] [--function NAME]\n"
-    "                    [--list] [--seed N]\n"
+    "                    [--list] [--seed N] [--matrix]\n"
     "                    [SOURCE]\n"
     "Grade every mutant of SOURCE (default reference/attention.c) with the specs and\n"
     "report the mutation score: killed / (killed + survived), each survivor with its\n"
@@ -22,19 +22,22 @@ static const char usage[] =
     "--jobs N: mutants graded at once, 1 to 16 (default: the CPUs it may use)\n"
     "--function NAME: only the mutants of that function of SOURCE\n"
     "--list: print the mutants and grade nothing\n"
+    "--matrix: grade each killed mutant through every test (slower) and list, per\n"
+    "spec case, the mutants only that case kills (deleting it lets them survive)\n"
+    "and the cases that kill nothing alone\n"
     "Exit status: 0 every mutant killed, invalid or a listed equivalent; 1 a mutant\n"
     "survived or an equivalent one is not in the kept list; 2 an error.\n";
 
 struct audit_args {
     struct cli_common c;
-    int format, list;
+    int format, list, matrix;
     unsigned jobs;
     const char *mutators, *equivalent, *source, *function;
     char mut_path[CLI_PATH_MAX], eq_path[CLI_PATH_MAX];
 };
 
 enum { OPT_SPEC = 1, OPT_JOBS, OPT_FORMAT, OPT_MUTATORS, OPT_EQUIV, OPT_FUNCTION, OPT_LIST,
-       OPT_SEED, OPT_HELP };
+       OPT_SEED, OPT_MATRIX, OPT_HELP };
 
 static const struct option options[] = {
     {"spec", required_argument, NULL, OPT_SPEC},
@@ -45,6 +48,7 @@ static const struct option options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
     {"list", no_argument, NULL, OPT_LIST},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"matrix", no_argument, NULL, OPT_MATRIX},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -74,6 +78,9 @@ static int take_option(struct audit_args *a, int opt, const char *arg)
         return 0;
     case OPT_LIST:
         a->list = 1;
+        return 0;
+    case OPT_MATRIX:
+        a->matrix = 1;
         return 0;
     case OPT_SEED:
         return cli_parse_seed(arg, &a->c.seed) < 0
@@ -193,6 +200,7 @@ static int run(const struct audit_args *a, const struct spec_set *s, const struc
     o.jobs = a->jobs;
     o.seed = a->c.seed;
     o.function = a->function;
+    o.matrix = a->matrix;
     o.progress = progress;
     err_clear(&e);
     if (aud_run(&o, &r, &e) < 0)

@@ -79,23 +79,30 @@ static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
 /*
  * Rows of huge logits: row 0 all +m, row 1 all -m (both uniform), the others
  * uniform in [-m, m] with one entry at m + 100 (in the first column in row
- * 2, the last in row 3, anywhere after), which must come out one-hot
- * (the runner-up weighs at most e^-100). Without the max shift exp(+m)
- * overflows to Inf and exp(-m) underflows to 0, so Inf/Inf or 0/0 is NaN.
+ * 2, the last in row 3, the second in row 4, anywhere after), which must
+ * come out one-hot (the runner-up weighs at most e^-100). Without the max
+ * shift exp(+m) overflows to Inf and exp(-m) underflows to 0, so Inf/Inf
+ * or 0/0 is NaN.
  */
 static void fill_stable(struct pc_call *k, double m, struct pu_rng *rng, size_t *hot)
 {
     for (size_t r = 0; r < k->rows; r++) {
         float *x = k->init[0] + r * k->cols;
         hot[r] = k->cols;
-        for (size_t j = 0; j < k->cols; j++)
-            x[j] = (float)(r == 0 ? m : r == 1 ? -m : m * (2 * pu_rng_uniform(rng) - 1));
+        for (size_t j = 0; j < k->cols; j++) {
+            double u = 2 * pu_rng_uniform(rng) - 1;
+            /* row 4's others are <= 0: a maximum that misses its dominant
+             * entry is short by m + 100 at least, past what exp() of a
+             * double holds once m > 610 */
+            x[j] = (float)(r == 0 ? m : r == 1 ? -m : r == 4 ? m * (u - 1) / 2 : m * u);
+        }
         if (r >= 2) {
             hot[r] = pu_rng_below(rng, k->cols);
-            /* rows 2 and 3 put the dominant logit at the edges, where an
-             * off-by-one in the search for the maximum misses it */
-            if (r == 2 || r == 3)
-                hot[r] = r == 2 ? 0 : k->cols - 1;
+            /* rows 2, 3 and 4 put the dominant logit at the edges and next
+             * to the first column, where an off-by-one in the search for
+             * the maximum (its start or its end) misses it */
+            if (r == 2 || r == 3 || (r == 4 && k->cols > 1))
+                hot[r] = r == 2 ? 0 : r == 3 ? k->cols - 1 : 1;
             x[hot[r]] = (float)(m + 100.0);
         }
     }
@@ -121,9 +128,15 @@ static int check_stable(const struct pc_call *k, const size_t *hot, double tol,
             pu_fail(v, "entry (%zu, %zu) is %.9g, expected %.9g, for logits of magnitude "
                     "%g (row %zu: %s) in %s", r, j, got, want, m, r,
                     r == 0 ? "all +m" : r == 1 ? "all -m" : "one dominant entry", label);
-            pu_hint(v, "%s", isfinite(got) ? "large logits must still give the exact "
-                    "softmax" : "exp() of a large logit overflows to Inf (or underflows "
-                    "to 0, giving 0/0): subtract the row's maximum before exponentiating");
+            if (isfinite(got))
+                pu_hint(v, "large logits must still give the exact softmax");
+            else if (r >= 2)    /* rows 0 and 1 passed: a maximum is subtracted */
+                pu_hint(v, "the maximum subtracted is not the row's: its largest entry, "
+                        "in column %zu, overflowed exp(). Does the search for the "
+                        "maximum visit every column?", hot[r]);
+            else
+                pu_hint(v, "exp() of a large logit overflows to Inf (or underflows to 0, "
+                        "giving 0/0): subtract the row's maximum before exponentiating");
             return 0;
         }
     return 1;

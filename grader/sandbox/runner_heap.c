@@ -32,10 +32,6 @@
  */
 #define HEAP_MAX_PAGES (1u << 18)   /* bitmap capacity: 1 GiB of 4 KiB pages */
 
-struct heap_blk {                   /* at the start of a block's first page */
-    uint64_t tag;                   /* user pointer ^ RP_HEAP_TAG */
-    uint64_t size, off, np;         /* bytes asked, file offset, pages */
-};
 
 static struct {
     struct rp_heap_meta *meta;      /* page 0 of the heap file */
@@ -43,6 +39,39 @@ static struct {
     size_t page, pages, hint;       /* pages: the file's, in the window */
     uint64_t used[HEAP_MAX_PAGES / 64];
 } heap;
+
+/* ---- redzones ---------------------------------------------------------- */
+
+/*
+ * A block whose redzone (runner_proto.h) changed was written past its end
+ * by the submission (an off-by-one loop bound is the common case): the
+ * first such block freed is noted in the meta page, which the parent turns
+ * into a failed call (it checks the live blocks itself). Nothing here can
+ * make a call pass.
+ */
+static void rz_fill(unsigned char *p, size_t len)
+{
+    for (size_t k = 0; k < len; k++)
+        p[k] = rp_redzone_byte(k);
+}
+
+/* Note the first block freed with its redzone changed (asked: its size). */
+static void note_overrun(uint64_t asked)
+{
+    if (heap.meta != NULL && heap.meta->overrun == 0) {
+        heap.meta->overrun = 1;
+        heap.meta->overrun_size = asked;
+    }
+}
+
+static void rz_check(const unsigned char *p, size_t len, uint64_t asked)
+{
+    for (size_t k = 0; k < len; k++)
+        if (p[k] != rp_redzone_byte(k)) {
+            note_overrun(asked);
+            return;
+        }
+}
 
 static void *alloc_failed(void)
 {
@@ -97,31 +126,51 @@ static size_t heap_find(size_t n)
     return at;
 }
 
+/* Bytes of block b's pages past its header (what may be asked, plus the
+ * redzone). */
+static size_t blk_room(const struct rp_heap_blk *b)
+{
+    return (size_t)b->np * heap.page - sizeof *b;
+}
+
+static void blk_rz_fill(struct rp_heap_blk *b)
+{
+    rz_fill((unsigned char *)(b + 1) + b->size, blk_room(b) - b->size);
+}
+
+static void blk_rz_check(const struct rp_heap_blk *b)
+{
+    rz_check((const unsigned char *)(b + 1) + b->size, blk_room(b) - b->size,
+             b->size);
+}
+
 /* n bytes in free pages of the heap window, each page written (so that
- * the file holds data for the whole block), with one unused page after it
+ * the file holds data for the whole block), the rest of its last page a
+ * redzone of RP_REDZONE_MIN bytes at least, with one unused page after it
  * (so that every block is an extent of its own); NULL, errno ENOMEM. */
 static void *heap_alloc(size_t n)
 {
     size_t pg = heap.page, np, at;
-    struct heap_blk *b;
+    struct rp_heap_blk *b;
 
-    if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b)
+    if (heap.base == NULL || n > SIZE_MAX - pg - sizeof *b - RP_REDZONE_MIN)
         return alloc_failed();
-    np = (n + sizeof *b + pg - 1) / pg;
+    np = (n + sizeof *b + RP_REDZONE_MIN + pg - 1) / pg;
     if (np + 2 > heap.pages || (at = heap_find(np + 1)) == 0)
         return alloc_failed();
     mark(at, np + 1, 1);
-    b = (struct heap_blk *)(heap.base + at * pg);
+    b = (struct rp_heap_blk *)(heap.base + at * pg);
     for (size_t i = 1; i < np; i++)
         ((volatile char *)b)[i * pg] = 0;
-    *b = (struct heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
+    *b = (struct rp_heap_blk){ (uintptr_t)(b + 1) ^ RP_HEAP_TAG, n, at * pg, np };
+    blk_rz_fill(b);
     return b + 1;
 }
 
 /* The block of p, or abort() as glibc does on a pointer it never gave. */
-static struct heap_blk *heap_block(void *p)
+static struct rp_heap_blk *heap_block(void *p)
 {
-    struct heap_blk *b = (struct heap_blk *)p - 1;
+    struct rp_heap_blk *b = (struct rp_heap_blk *)p - 1;
     uintptr_t lo = (uintptr_t)heap.base + heap.page;
     uintptr_t hi = (uintptr_t)heap.base + heap.pages * heap.page;
 
@@ -136,10 +185,11 @@ static struct heap_blk *heap_block(void *p)
 
 static void heap_free(void *p)
 {
-    struct heap_blk *b = heap_block(p);
+    struct rp_heap_blk *b = heap_block(p);
     size_t at = b->off / heap.page, np = b->np;
     int saved = errno;
 
+    blk_rz_check(b);
     if (fallocate(RP_FD_HEAP, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                   (off_t)(at * heap.page), (off_t)(np * heap.page)) != 0)
         abort();   /* the block would stay counted: say so loudly */
@@ -152,21 +202,33 @@ static size_t heap_size(void *p)
     return (size_t)heap_block(p)->size;
 }
 
-static size_t heap_room(void *p)
+/* Grow or shrink p's block in place when its pages have room for n bytes
+ * and the redzone; 0, or -1 when they have not. */
+static int heap_resize(void *p, size_t n)
 {
-    return (size_t)heap_block(p)->np * heap.page - sizeof(struct heap_blk);
+    struct rp_heap_blk *b = heap_block(p);
+
+    if (n > blk_room(b) - RP_REDZONE_MIN)
+        return -1;
+    blk_rz_check(b);
+    b->size = n;
+    blk_rz_fill(b);
+    return 0;
 }
+
 #else
 /* Portable builds (no memfd, SEEK_DATA or seccomp): the C library's heap
  * and the runner's own count in the meta page, which the parent reads. A
  * size word before each block keeps realloc's copy exact. */
 static void *heap_alloc(size_t n)
 {
-    uint64_t *b = n <= SIZE_MAX - 16 ? malloc(n + 16) : NULL;
+    uint64_t *b = n <= SIZE_MAX - 16 - RP_REDZONE_MIN
+                  ? malloc(n + 16 + RP_REDZONE_MIN) : NULL;
 
     if (b == NULL)
         return alloc_failed();
     b[0] = n;
+    rz_fill((unsigned char *)(b + 2) + n, RP_REDZONE_MIN);
     if (heap.meta != NULL)
         heap.meta->live++;
     return b + 2;
@@ -174,10 +236,14 @@ static void *heap_alloc(size_t n)
 
 static void heap_free(void *p)
 {
+    uint64_t *b = (uint64_t *)p - 2;
+
+    rz_check((const unsigned char *)p + b[0], RP_REDZONE_MIN, b[0]);
     if (heap.meta != NULL)
         heap.meta->live--;
-    free((uint64_t *)p - 2);
+    free(b);
 }
+
 
 static size_t heap_size(void *p)
 {
@@ -238,10 +304,8 @@ void *grd_realloc(void *p, size_t n)
         return NULL;
     }
 #if CPT_LINUX
-    if (n <= heap_room(p)) {
-        heap_block(p)->size = n;
+    if (heap_resize(p, n) == 0)
         return p;
-    }
 #endif
     if ((q = heap_alloc(n)) == NULL)
         return NULL;                /* p is still valid and still live */

@@ -64,13 +64,48 @@ enum rp_fd {
  * record the runner sends or keeps is believed, and the only way to make
  * a block stop counting is to give its pages back. Page 0 holds
  * struct rp_heap_meta, which the runner may write (a hint only).
+ * Past the bytes asked, each block's last page is a redzone filled with
+ * rp_redzone_byte (RP_REDZONE_MIN bytes at least): the runner checks it
+ * when the block is freed and says so in the meta page; the parent checks
+ * the live blocks' after each call, reading the file. Either can only fail
+ * a call, never pass one.
  */
+#define RP_REDZONE_MIN 16u
+
+/* At the start of a block's first page (written by the runner: the parent
+ * reads it only to find a live block's redzone). */
+struct rp_heap_blk {
+    uint64_t tag;                   /* user pointer ^ RP_HEAP_TAG */
+    uint64_t size, off, np;         /* bytes asked, file offset, pages */
+};
+
+/*
+ * Byte k of a redzone: a pattern that varies with the offset (a stray
+ * 0.0f, 1.0f or copy of a neighbour does not match it) whose bytes 2 and
+ * 3 of every four are 0xe? and 0xbf: read as a float or a double at any
+ * aligned offset it is a negative number near -1, so what a loop run one
+ * step too far writes differs from it (`y[n] += x[n]` doubles it,
+ * `if (!(x[n] > 0)) x[n] = 0` zeroes it). A NaN would not do: NaN + NaN
+ * writes the same NaN back.
+ */
+static inline unsigned char rp_redzone_byte(uint64_t k)
+{
+    if (k % 4 == 3)
+        return 0xbfu;
+    if (k % 4 == 2)
+        return (unsigned char)(0xe0u | ((k / 4) & 0x0fu));
+    return (unsigned char)(0xA5u ^ (k * 0x3Bu));
+}
 struct rp_heap_meta {
     uint32_t alloc_failed;  /* a grd_* allocation returned NULL (a hint
                                for the crash that follows, not a verdict) */
-    uint32_t pad;
+    uint32_t overrun;       /* a block's redzone (the bytes after what
+                               was asked, to its last page's end) was
+                               written: found at grd_free or after a call
+                               (rh_heap_check); may only fail a call */
     int64_t live;           /* portable builds only (no SEEK_DATA and no
                                seccomp there): the runner's own count */
+    uint64_t overrun_size;  /* bytes asked for the first such block */
 };
 
 /* How a call ended, as the runner saw it. */

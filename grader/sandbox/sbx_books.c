@@ -83,11 +83,81 @@ int sbx_books_failed(int fd)
     return fd >= 0 && read_meta(fd, &m) == 0 && m.alloc_failed != 0;
 }
 
-void sbx_books_clear_failed(int fd)
+#if CPT_LINUX
+/* Is the live block at [at, end) of the file, whose header says so, intact
+ * past its size? A header that does not describe the extent (overwritten,
+ * forged) is no evidence either way: 1 (its leak still counts). */
+static int block_intact(int fd, off_t at, off_t end, uint64_t *asked)
 {
-    uint32_t zero = 0;
+    struct rp_heap_blk b;
+    unsigned char buf[4096];
+    uint64_t pg = (uint64_t)page_size(), k = 0, room;
 
-    if (fd >= 0 && pwrite(fd, &zero, sizeof zero,
-                          offsetof(struct rp_heap_meta, alloc_failed)) < 0)
-        return;     /* a hint only: a stale one names a crash "memory" */
+    if (pread(fd, &b, sizeof b, at) != (ssize_t)sizeof b || b.off != (uint64_t)at ||
+        b.np == 0 || b.np != (uint64_t)(end - at) / pg || (uint64_t)(end - at) % pg != 0)
+        return 1;
+    room = b.np * pg - sizeof b;
+    if (b.size > room)
+        return 1;
+    while (b.size + k < room) {
+        size_t n = room - b.size - k < sizeof buf ? (size_t)(room - b.size - k) : sizeof buf;
+        if (pread(fd, buf, n, at + (off_t)(sizeof b + b.size + k)) != (ssize_t)n)
+            return 1;
+        for (size_t i = 0; i < n; i++)
+            if (buf[i] != rp_redzone_byte(k + i)) {
+                *asked = b.size;
+                return 0;
+            }
+        k += n;
+    }
+    return 1;
+}
+
+/* The live blocks' redzones: each data extent past the meta page. */
+static int live_overrun(int fd, uint64_t *asked)
+{
+    off_t at = (off_t)page_size(), data;
+
+    for (;;) {
+        if ((data = lseek(fd, at, SEEK_DATA)) < 0 || (at = lseek(fd, data, SEEK_HOLE)) < 0)
+            return 0;
+        if (!block_intact(fd, data, at, asked))
+            return 1;
+    }
+}
+#else
+static int live_overrun(int fd, uint64_t *asked)
+{
+    (void)fd, (void)asked;
+    return 0;   /* portable builds: checked at free only */
+}
+#endif
+
+int sbx_books_overrun(int fd, uint64_t *asked)
+{
+    struct rp_heap_meta m;
+
+    if (fd < 0)
+        return 0;
+    if (read_meta(fd, &m) == 0 && m.overrun != 0) {
+        *asked = m.overrun_size;
+        return 1;
+    }
+    return live_overrun(fd, asked);
+}
+
+void sbx_books_clear_hints(int fd)
+{
+    struct rp_heap_meta m;
+
+    /* hints only: a stale alloc_failed names a crash "memory", a stale
+     * overrun fails the call it is read after (the runner is then
+     * restarted, and a fresh heap file has none) */
+    if (fd >= 0 && read_meta(fd, &m) == 0) {
+        m.alloc_failed = 0;
+        m.overrun = 0;
+        m.overrun_size = 0;
+        if (pwrite(fd, &m, sizeof m, 0) < 0)
+            return;
+    }
 }

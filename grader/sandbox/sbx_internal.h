@@ -149,7 +149,16 @@ long sbx_books_live(int fd);
 /* Did an allocation fail since the last clear? A hint the runner writes,
  * used only to name a crash; never a verdict. */
 int sbx_books_failed(int fd);
-void sbx_books_clear_failed(int fd);
+
+/* Was a block of the submission's written past its end (its redzone,
+ * runner_proto.h): one freed since the last clear (the runner's note in
+ * the meta page), or one live now (read from the file here)? 1 with
+ * *asked the block's size, else 0. Both rest on what the runner wrote:
+ * they may only fail a call, never pass one. */
+int sbx_books_overrun(int fd, uint64_t *asked);
+
+/* Clear both hints before a call. */
+void sbx_books_clear_hints(int fd);
 
 /* sbx_layout.c: the call in shared memory. */
 
