@@ -322,7 +322,9 @@ static int seeds_of(const struct shared *sh, size_t fa, struct seeds *s)
                 return -1;
         }
     }
-    qsort(s->v, s->n, sizeof *s->v, cmp_seed);
+    /* qsort's array may not be NULL, even for no element (C11 7.22.5) */
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof *s->v, cmp_seed);
     return 0;
 }
 

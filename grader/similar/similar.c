@@ -235,9 +235,10 @@ int sim_compare(struct sim_class *c, struct sim_report *r, struct grd_err *e)
     r->threshold = c->o.threshold;
     if (c->n_base > 0 && (base = malloc(c->n_base * sizeof *base)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
-    if (base != NULL)
+    if (base != NULL) {
         memcpy(base, c->base, c->n_base * sizeof *base);
-    qsort(base, c->n_base, sizeof *base, cmp_u64);
+        qsort(base, c->n_base, sizeof *base, cmp_u64);
+    }
     for (size_t i = 0; i < c->n && rc == 0; i++) {
         free(c->files[i].base);
         c->files[i].base = NULL;
