@@ -4,8 +4,10 @@
  * implemented", a compile error is a rubric, selection and determinism.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -361,5 +363,71 @@ Test(grade, budget_is_spent_in_spec_order_on_any_lanes, .timeout = 120)
                   cut, r->n_tests);
         grade_result_free(r);
     }
+    spec_set_free(s);
+}
+
+#define HOGS 8 /* busy children: 4 x the cores of our 2-core machine */
+
+/* Start HOGS children that only burn CPU, each ended by SIGALRM after
+ * 600 s at the latest if nobody kills it; their pids in pid[]. */
+static void hogs_start(pid_t *pid)
+{
+    for (int i = 0; i < HOGS; i++) {
+        pid[i] = fork();
+        cr_assert(pid[i] >= 0, "fork");
+        if (pid[i] == 0) {
+            volatile unsigned long spin = 0;
+            alarm(600);
+            for (;;)
+                spin++;
+        }
+    }
+}
+
+static void hogs_stop(const pid_t *pid)
+{
+    for (int i = 0; i < HOGS; i++) {
+        kill(pid[i], SIGKILL);
+        while (waitpid(pid[i], NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+}
+
+/*
+ * A loaded machine is not the submission's time: with HOGS busy children
+ * of ours on top of whatever else runs, the napper's runners wait for a
+ * CPU far longer than they compute, and the budget's wall-clock net (2 x
+ * the CPU budget) passed long before its CPU budget was spent. The net
+ * counts only the kernel's time that is the submission's, so the cut is
+ * still the CPU budget's, in spec order, and no test says "wall-clock".
+ * (Before, every test after about 4 s of wall-clock time said so.)
+ */
+Test(grade, a_loaded_machine_does_not_spend_the_budget, .timeout = 900)
+{
+    struct grd_err e;
+    struct spec_set *s;
+    pid_t hog[HOGS];
+
+    if (access("/proc/self/schedstat", R_OK) != 0)
+        cr_skip_test("no /proc/<pid>/schedstat: the wall net counts the load here");
+    s = tg_specs(1, &e);
+    cr_assert(s != NULL, "specs: %s", e.msg);
+    hogs_start(hog);
+    for (unsigned lanes = 1; lanes <= 2; lanes++) {
+        struct grade_result *r =
+            grade_budget(s, TEST_SRCDIR "/tests/hostile/napper.c", 2000.0, lanes);
+        size_t cut = budget_cut(r, lanes);
+        cr_expect(r->status == GRADE_BUDGET_EXHAUSTED, "%u lanes: status %s", lanes,
+                  grade_status_name(r->status));
+        cr_expect(cut > 0 && cut < r->n_tests, "%u lanes: the cut is at %zu of %zu", lanes,
+                  cut, r->n_tests);
+        for (size_t i = 0; i < r->n_tests; i++)
+            cr_expect(r->tests[i].message == NULL ||
+                          strstr(r->tests[i].message, "wall-clock") == NULL,
+                      "%u lanes: '%s': %s", lanes, r->tests[i].test->id,
+                      r->tests[i].message);
+        grade_result_free(r);
+    }
+    hogs_stop(hog);
     spec_set_free(s);
 }

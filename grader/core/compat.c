@@ -233,3 +233,37 @@ double cpt_proc_cpu_ms(int pid)
     return -1;
 #endif
 }
+
+/* The run-queue wait (ms) in schedstat file `path`, or -1. */
+static double schedstat_queued_ms(const char *path)
+{
+#ifdef __linux__
+    unsigned long long run_ns, wait_ns;
+    int n = 0;
+    FILE *f;
+
+    if ((f = fopen(path, "re")) == NULL)
+        return -1;
+    n = fscanf(f, "%llu %llu", &run_ns, &wait_ns);
+    fclose(f);
+    return n == 2 ? (double)wait_ns / 1e6 : -1;
+#else
+    (void)path;
+    return -1;
+#endif
+}
+
+double cpt_proc_queued_ms(int pid)
+{
+    char path[64];
+
+    if (pid <= 0)
+        return -1;
+    snprintf(path, sizeof path, "/proc/%d/schedstat", pid);
+    return schedstat_queued_ms(path);
+}
+
+double cpt_thread_queued_ms(void)
+{
+    return schedstat_queued_ms("/proc/thread-self/schedstat");
+}

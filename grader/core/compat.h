@@ -64,4 +64,16 @@ int cpt_exe_path(char *buf, size_t n);
  */
 double cpt_proc_cpu_ms(int pid);
 
+/*
+ * Milliseconds process `pid` (its main thread) has spent runnable but
+ * waiting for a CPU, as the kernel counts it: the second field of
+ * /proc/<pid>/schedstat on Linux. Returns -1 where the system does not
+ * tell (macOS, no schedstat): the callers then count that time as the
+ * process's own, as if it had run.
+ */
+double cpt_proc_queued_ms(int pid);
+
+/* The same for the calling thread (/proc/thread-self/schedstat). */
+double cpt_thread_queued_ms(void);
+
 #endif

@@ -42,6 +42,16 @@ double ut_proc_cpu_ms(int pid)
     return cpt_proc_cpu_ms(pid);
 }
 
+double ut_proc_queued_ms(int pid)
+{
+    return cpt_proc_queued_ms(pid);
+}
+
+double ut_thread_queued_ms(void)
+{
+    return cpt_thread_queued_ms();
+}
+
 long long ut_stat_field(const char *line, int k)
 {
     const char *p = strrchr(line, ')');

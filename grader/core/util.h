@@ -24,6 +24,13 @@ double ut_thread_cpu_ms(void);
  * from outside), or -1 when it cannot be read (no such process). */
 double ut_proc_cpu_ms(int pid);
 
+/* Milliseconds process `pid` has waited runnable for a CPU (the kernel's
+ * count, cpt_proc_queued_ms); -1 where the system does not tell. */
+double ut_proc_queued_ms(int pid);
+
+/* The same for the calling thread; -1 where the system does not tell. */
+double ut_thread_queued_ms(void);
+
 /*
  * Field `k` (numbered as in proc(5), k >= 3) of a /proc/<pid>/stat line:
  * the state's character for k == 3, else the number; -1 when the line has

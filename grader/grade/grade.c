@@ -342,7 +342,7 @@ static double hook_cpu_used(void *self)
 
 static double hook_stalled(void *self)
 {
-    return sbx_stalled(self);
+    return sbx_stalled(self) + sbx_queued(self);
 }
 
 /* A lane: a sandbox on the runner and the hooks over it (grade_run.h);

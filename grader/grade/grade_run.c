@@ -29,7 +29,8 @@
 /* The budget is CPU time too: the grader's own (the reference, trusted
  * math) plus the runners'. The wall clock is a safety net at
  * BUDGET_WALL_FACTOR x it, for calls that sleep or a machine so loaded
- * that nothing runs. */
+ * that nothing runs; time the runners spent waiting for a CPU does not
+ * count against it (the kernel's count, grun_hooks.stalled). */
 #define BUDGET_DEFAULT_MS 15000.0
 #define BUDGET_WALL_FACTOR 2.0
 #define OUTPUT_SHOWN 400        /* bytes of the submission's output shown */
@@ -178,6 +179,8 @@ struct loop {
     const char *submission_dir;
     double t0, budget_ms;        /* the whole submission's */
     double cpu0, runners0;       /* when the running test started */
+    double queued0;              /* the lane thread's wait for a CPU at t0
+                                    or its start (ut_thread_queued_ms) */
     int *wall_out;               /* set when the wall clock ran out */
 };
 
@@ -428,9 +431,16 @@ static const char *timeouts_message(size_t fn, char *buf, size_t n)
  * ledger's rules are applied by run_slot and grun_run). */
 static const char *skip_reason(struct loop *L, char *buf, size_t n)
 {
-    /* the time the grader itself stood still (a paused machine) is not
-     * the submission's: every lane stood still with it */
+    /* the time the grader itself stood still (a paused machine) and the
+     * time this lane's runners waited for a CPU (a loaded one) are not
+     * the submission's; each lane subtracts its own, so a lane whose
+     * calls sleep still meets the net */
     double stalled = L->h && L->h->stalled ? L->h->stalled(L->h->self) : 0.0;
+    double queued = ut_thread_queued_ms();
+
+    /* the lane's own thread waits for a CPU too (the reference, checks) */
+    if (queued > L->queued0)
+        stalled += queued - L->queued0;
 
     if (ut_now_ms() - L->t0 - stalled > BUDGET_WALL_FACTOR * L->budget_ms) {
         *L->wall_out = 1;
@@ -543,11 +553,20 @@ struct run {
     pthread_mutex_t wall_mu;           /* guards wall_out and failed */
 };
 
-/* One lane: a sandboxed implementation and its hooks. */
+/* One lane: a sandboxed implementation and its hooks, and its thread's
+ * wait for a CPU when it began (ut_thread_queued_ms; 0 if unknown). */
 struct lane {
     struct impl student;
     struct grun_hooks h;
+    double queued0;
 };
+
+static double queued_now(void)
+{
+    double q = ut_thread_queued_ms();
+
+    return q > 0 ? q : 0.0;
+}
 
 static size_t test_fn(const struct spec_test *t)
 {
@@ -586,7 +605,7 @@ static int run_slot(void *self, void *ctx, size_t j, struct grd_err *e)
     struct lane *ln = ctx;
     size_t i = R->spec_index[j];
     struct loop L = {R->s, ln->student, R->reference, &ln->h, R->o, R->submission_dir,
-                     R->t0, R->budget_ms, 0.0, 0.0, NULL};
+                     R->t0, R->budget_ms, 0.0, 0.0, ln->queued0, NULL};
     int timed_out = 0, wall_out = 0, ran = 0, rc = 0;
 
     L.wall_out = &wall_out;
@@ -630,6 +649,7 @@ static int lane_open(void *self, size_t k, void **ctx, struct grd_err *e)
         return -1;
     }
     lane_wall_end(R, &ln->h);
+    ln->queued0 = queued_now();
     *ctx = ln;
     return 0;
 }
@@ -731,7 +751,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     struct run R = {.s = s, .sel = sel, .reference = reference, .o = o, .lanes = lanes,
                     .submission_dir = submission_dir, .r = r, .t0 = ut_now_ms(),
                     .budget_ms = o->budget_ms > 0 ? o->budget_ms : BUDGET_DEFAULT_MS};
-    struct lane first = {student, h ? *h : none};
+    struct lane first = {student, h ? *h : none, queued_now()};
     const struct glane_ops ops = {&R, lane_open, lane_close, run_slot};
     size_t n_lanes = lanes && lanes->open && lanes->n > 1 ? lanes->n : 1;
     struct dg_budget budget = {0.0, R.t0 + BUDGET_WALL_FACTOR * R.budget_ms};

@@ -26,8 +26,10 @@ struct grun_hooks {
     void (*set_wall_end)(void *self, double until);
     /* CPU time (ms) the implementation's calls used so far (may be NULL). */
     double (*cpu_used)(void *self);
-    /* Time (ms) the grader was stalled while it waited for a call (a
-     * paused or frozen machine): not the submission's time (may be NULL). */
+    /* Time (ms) that is not the submission's though the wall clock ran:
+     * the grader stalled while it waited for a call (a paused or frozen
+     * machine), the runners waited runnable for a CPU (a loaded one), as
+     * the kernel counts it (may be NULL). */
     double (*stalled)(void *self);
 };
 

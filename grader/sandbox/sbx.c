@@ -114,6 +114,22 @@ double sbx_stalled(const struct sbx *s)
     return s->stall_ms;
 }
 
+double sbx_queued(const struct sbx *s)
+{
+    double now = s->pid > 0 ? ut_proc_queued_ms((int)s->pid) : -1;
+
+    /* a count that cannot be read adds nothing: the wait counts as the
+     * submission's, as where the system does not tell */
+    return s->queued_ms + (now > 0 ? now : 0.0);
+}
+
+/* The end of the submission's budget in sbx_live_ms time, or 0: the one
+ * set, later by what its runners waited for a CPU. */
+static double budget_end(const struct sbx *s)
+{
+    return s->wall_end > 0 ? s->wall_end + sbx_queued(s) : 0;
+}
+
 void sbx_restart(struct sbx *s)
 {
     sbx_runner_stop(s);
@@ -237,12 +253,14 @@ static const struct rp_header *trusted_record(const struct rp_header *shared,
 }
 
 /* When the wall clock stops the call started at t0 (see SBX_WALL_FACTOR);
- * both in sbx_live_ms time, so a stall of the grader is not counted. */
+ * both in sbx_live_ms time, so a stall of the grader is not counted, nor
+ * (at the budget's end) the runners' wait for a CPU. */
 static double wall_limit(const struct sbx *s, double t0)
 {
     double until = t0 + SBX_WALL_FACTOR * s->deadline_ms + SBX_WALL_SLACK_MS;
+    double end = budget_end(s);
 
-    return s->wall_end > 0 && s->wall_end < until ? s->wall_end : until;
+    return end > 0 && end < until ? end : until;
 }
 
 /* The scheduler's state of process `pid` ('R', 'S', 'D', 'T', ...), or
@@ -307,7 +325,7 @@ static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte
                                double *cpu_used)
 {
     double wall = wall_limit(s, t0), busy_end = t0 + SBX_WALL_BUSY_FACTOR * (wall - t0);
-    double left = s->deadline_ms;
+    double left = s->deadline_ms, end_at;
     enum runner_doing doing;
     enum wait_end end;
 
@@ -324,10 +342,17 @@ static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte
             return W_TIMEOUT;
         if (sbx_live_ms(s) < wall)
             continue;
+        /* the budget's end moved while the runner waited for a CPU */
+        if (wall < busy_end && sbx_live_ms(s) < wall_limit(s, t0)) {
+            wall = wall_limit(s, t0);
+            continue;
+        }
         /* the budget's end is the submission's, whatever it was doing */
-        doing = s->wall_end > 0 && wall >= s->wall_end ? R_SLEEPS : runner_doing(s);
+        end_at = budget_end(s);
+        doing = end_at > 0 && wall >= end_at ? R_SLEEPS : runner_doing(s);
         if (doing == R_BUSY && wall < busy_end) {
-            wall = s->wall_end > 0 && s->wall_end < busy_end ? s->wall_end : busy_end;
+            end_at = budget_end(s);
+            wall = end_at > 0 && end_at < busy_end ? end_at : busy_end;
             continue;
         }
         s->wall_ms = wall - t0;

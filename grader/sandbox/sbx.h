@@ -118,6 +118,13 @@ double sbx_cpu_used(const struct sbx *s);
  * wall-clock limit counts it (sbx_set_wall_end's end moves by it too). */
 double sbx_stalled(const struct sbx *s);
 
+/* Time (ms) the runners waited runnable for a CPU (a loaded machine), as
+ * the kernel counts it (/proc/<pid>/schedstat), the live runner's so far
+ * included; 0 where the system does not tell. A runner between calls
+ * sleeps, so this is start-up and calls. Not the submission's time: the
+ * end set by sbx_set_wall_end moves by it. */
+double sbx_queued(const struct sbx *s);
+
 /*
  * Kill the current runner (if any) and forget its output, so that the next
  * call starts a fresh process. The grader calls it between tests.

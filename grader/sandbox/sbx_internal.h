@@ -59,6 +59,8 @@ struct sbx {
     double cpu_total_ms; /* CPU time of every call so far, timed out ones too */
     double stall_ms;     /* time the grader itself did not run while it
                             waited (sbx_poll): no deadline counts it */
+    double queued_ms;    /* time its stopped runners waited runnable for a
+                            CPU, start-up included (sbx_queued) */
     int machine;         /* the last call's wall net fired while its runner
                             was not sleeping: the machine's trouble */
     size_t as_limit;

@@ -276,6 +276,7 @@ static void close_channels(struct sbx *s)
 void sbx_runner_stop(struct sbx *s)
 {
     if (s->pid > 0) {
+        s->queued_ms = sbx_queued(s); /* the count goes with the runner */
         kill(-s->pid, SIGKILL);
         kill(s->pid, SIGKILL);
         while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
