@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "grade/grade.h"
+#include "grade/grade_props.h"
 #include "props/prop.h"
 #include "spec/spec.h"
 
@@ -49,8 +50,8 @@ __attribute__((unused)) static struct spec_set *tg_specs(int hidden, struct grd_
 
     if (s == NULL)
         return NULL;
-    if (spec_load(s, TEST_SRCDIR "/specs/public.yaml", prop_check_case, e) < 0 ||
-        (hidden && spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", prop_check_case, e) < 0)) {
+    if (spec_load(s, TEST_SRCDIR "/specs/public.yaml", grade_check_case, e) < 0 ||
+        (hidden && spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", grade_check_case, e) < 0)) {
         spec_set_free(s);
         return NULL;
     }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "grade/grade_props.h"
 #include "selfcheck/answers.h"
 #include "props/prop.h"
 
@@ -24,7 +25,7 @@ static const struct spec_param manual_note = {"field", SPEC_STR, 0, "part3.note"
 static struct prop_verdict run(const char *dir, const char *property,
                                const struct spec_param *param)
 {
-    const struct prop_def *d = prop_find("written", property);
+    const struct prop_def *d = grade_prop_find("written", property);
     struct spec_case c = {param, param ? 1 : 0, 1, 1};
     struct spec_test t = {.id = "written.x", .title = "x", .function = "written",
                           .property = property, .points = 1, .cases = &c, .n_cases = 1,

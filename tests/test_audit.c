@@ -41,7 +41,7 @@ static struct aud_result *audit_m(const char *spec, size_t len, struct mut_ops *
     struct grd_err e;
 
     err_clear(&e);
-    cr_assert(spec_load_buffer(s, "softmax.yaml", spec, len, prop_check_case, &e) == 0, "%s", e.msg);
+    cr_assert(spec_load_buffer(s, "softmax.yaml", spec, len, grade_check_case, &e) == 0, "%s", e.msg);
     memset(&o, 0, sizeof o);
     o.specs = s;
     o.source = REF;

@@ -19,6 +19,7 @@
 
 #include "batch/batch.h"
 #include "core/json.h"
+#include "grade/grade_props.h"
 #include "props/prop.h"
 #include "batch/summary.h"
 #include "batch_util.h"
@@ -90,7 +91,7 @@ static struct spec_set *load_specs(void)
     struct grd_err e;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load(s, TEST_SRCDIR "/specs/public.yaml", prop_check_case, &e) == 0,
+    cr_assert(spec_load(s, TEST_SRCDIR "/specs/public.yaml", grade_check_case, &e) == 0,
               "spec: %s", e.msg);
     return s;
 }
@@ -730,7 +731,7 @@ Test(batch, feedback_hides_hidden_tests_staff_report_keeps_them, .timeout = 120)
     size_t n, hidden = 0, hidden_failed_hints = 0;
     long long hidden_cents = 0;
 
-    cr_assert(spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", prop_check_case, &e) == 0, "%s",
+    cr_assert(spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", grade_check_case, &e) == 0, "%s",
               e.msg);
     discover(root, IDRE, &l);
     snprintf(out, sizeof out, "%s/out", root);

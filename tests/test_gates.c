@@ -67,7 +67,7 @@ static struct spec_set *load_yaml(void)
     struct grd_err e;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load_buffer(s, "gates.yaml", yaml, sizeof yaml - 1, prop_check_case, &e) == 0,
+    cr_assert(spec_load_buffer(s, "gates.yaml", yaml, sizeof yaml - 1, grade_check_case, &e) == 0,
               "%s", e.msg);
     return s;
 }

@@ -251,7 +251,7 @@ Test(grade, smallest_failing_case_is_shown)
     struct grade_result *r;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load_buffer(s, "order.yaml", yaml, sizeof yaml - 1, prop_check_case, &e) == 0,
+    cr_assert(spec_load_buffer(s, "order.yaml", yaml, sizeof yaml - 1, grade_check_case, &e) == 0,
               "%s", e.msg);
     r = tg_grade(s, TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c", NULL, &e);
     cr_assert(r != NULL, "%s", e.msg);

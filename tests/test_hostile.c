@@ -142,7 +142,7 @@ static struct spec_set *entry_specs(const char *sub, struct grd_err *e)
 
     snprintf(answers, sizeof answers, "%.900s/answers.yaml", sub);
     if (s != NULL && lstat(answers, &st) == 0 &&
-        spec_load(s, TEST_SRCDIR "/specs/written.yaml", prop_check_case, e) < 0) {
+        spec_load(s, TEST_SRCDIR "/specs/written.yaml", grade_check_case, e) < 0) {
         spec_set_free(s);
         return NULL;
     }

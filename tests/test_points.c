@@ -135,7 +135,7 @@ static struct grade_result *grade_thirds(struct spec_set **s)
 
     *s = spec_set_new();
     cr_assert(*s != NULL);
-    cr_assert(spec_load_buffer(*s, "thirds.yaml", yaml, sizeof yaml - 1, prop_check_case, &e) == 0,
+    cr_assert(spec_load_buffer(*s, "thirds.yaml", yaml, sizeof yaml - 1, grade_check_case, &e) == 0,
               "%s", e.msg);
     r = tg_grade(*s, REF, NULL, &e);
     cr_assert(r != NULL, "%s", e.msg);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "impl_dl.h"
+#include "grade/grade_props.h"
 #include "props/prop.h"
 #include "props/prop_common.h"
 #include "spec/spec.h"
@@ -78,7 +79,7 @@ static struct spec_set *load_ours(void)
         strncat(buf, "version: 1\ntests:\n", cap - 1);
         for (size_t i = 0; i < 3; i++)
             append_section(buf, cap, file, my_fns[i]);
-        cr_assert(spec_load_buffer(s, path, buf, strlen(buf), prop_check_case, &e) == 0,
+        cr_assert(spec_load_buffer(s, path, buf, strlen(buf), grade_check_case, &e) == 0,
                   "%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
         free(buf);
         free(file);
@@ -94,7 +95,7 @@ static int test_passes(const struct spec_test *t, struct impl student, char *msg
 {
     struct impl ref = impl_local();
     struct prop_env env = {.student = student, .reference = &ref, .seed = 1};
-    const struct prop_def *d = prop_find(t->function, t->property);
+    const struct prop_def *d = grade_prop_find(t->function, t->property);
 
     cr_assert(d != NULL, "no property for %s", t->id);
     for (size_t i = 0; i < t->n_cases; i++) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "impl_dl.h"
+#include "grade/grade_props.h"
 #include "props/prop.h"
 #include "spec/spec.h"
 
@@ -38,7 +39,7 @@ static struct spec_set *load_specs(void)
 
     cr_assert_not_null(s);
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-        cr_assert_eq(spec_load(s, specs[i], prop_check_case, &e), 0,
+        cr_assert_eq(spec_load(s, specs[i], grade_check_case, &e), 0,
                      "%s: %s (line %d)", specs[i], e.msg, e.line);
     return s;
 }
@@ -50,7 +51,7 @@ static int run_test(const struct impl *im, const struct spec_test *t,
                     char *msg, size_t n)
 {
     struct impl ref = impl_local();
-    const struct prop_def *d = prop_find(t->function, t->property);
+    const struct prop_def *d = grade_prop_find(t->function, t->property);
     struct prop_env env;
 
     memset(&env, 0, sizeof env);

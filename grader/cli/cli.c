@@ -11,6 +11,7 @@
 
 #include "build/jail.h"
 #include "core/compat.h"
+#include "grade/grade_props.h"
 #include "props/golden.h"
 #include "props/oracle.h"
 #include "props/prop.h"
@@ -70,11 +71,11 @@ struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e)
             snprintf(def, sizeof def, "%s/%s", c->data_dir, CLI_DEFAULT_SPEC);
         if (access(def, R_OK) != 0)
             snprintf(def, sizeof def, "%s/../%s", c->data_dir, CLI_DEFAULT_SPEC);
-        if (spec_load(s, def, prop_check_case, e) < 0)
+        if (spec_load(s, def, grade_check_case, e) < 0)
             goto fail;
     }
     for (size_t i = 0; i < c->n_specs; i++)
-        if (spec_load(s, c->specs[i], prop_check_case, e) < 0)
+        if (spec_load(s, c->specs[i], grade_check_case, e) < 0)
             goto fail;
     if (spec_test_count(s) > 0)
         return s;

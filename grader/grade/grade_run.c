@@ -14,6 +14,7 @@
 #include "grade/grade_gate.h"
 #include "grade/grade_lanes.h"
 #include "grade/grade_ledger.h"
+#include "grade/grade_props.h"
 #include "props/prop.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -493,7 +494,7 @@ static int run_test(struct loop *L, const struct spec_test *t,
                     const unsigned char *sel, struct test_result *tr, int *timed_out,
                     struct grd_err *e)
 {
-    const struct prop_def *d = prop_find(t->function, t->property);
+    const struct prop_def *d = grade_prop_find(t->function, t->property);
     struct tally ty;
     size_t *ord;
     char why[160];

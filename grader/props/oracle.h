@@ -1,6 +1,7 @@
 /*
  * oracle.h -- every expected value a property needs from trusted math goes
- * through here. Internal to the property layer; prefix orc_.
+ * through here; prefix orc_. The properties ask it; the layers above make
+ * one (cli/ picks compute or replay, grade/ hands it to the properties).
  *
  * In the staff build the oracle computes in double (props/trusted.c, which
  * is never shipped). In the student build there is no such code -- it

@@ -17,7 +17,6 @@ static const struct table tables[] = {
     {prop_layernorm_defs, &prop_layernorm_count},
     {prop_mha_defs, &prop_mha_count},
     {prop_block_defs, &prop_block_count},
-    {prop_written_defs, &prop_written_count},
 };
 
 #define N_TABLES (sizeof tables / sizeof tables[0])
@@ -69,14 +68,9 @@ static int key_allowed(const struct prop_def *d, const char *key)
     return 0;
 }
 
-int prop_check_case(const struct spec_test *t, const struct spec_case *c,
-                    struct grd_err *e)
+int prop_check_def(const struct prop_def *d, const struct spec_test *t,
+                   const struct spec_case *c, struct grd_err *e)
 {
-    const struct prop_def *d = prop_find(t->function, t->property);
-
-    if (d == NULL)
-        return err_set(e, NULL, 0, 0, "unknown property '%s' for function '%s'",
-                       t->property, t->function);
     if (d->needs_reference && !prop_have_reference())
         return err_set(e, NULL, 0, 0,
                        "property '%s.%s' needs the reference solution (staff build only)",

@@ -69,7 +69,9 @@ struct prop_def {
     const char *summary;     /* one line for docs and --list */
 };
 
-/* The property (function, property), or NULL. */
+/* The property (function, property) of an API function, or NULL. The
+ * written part's properties live a layer above (selfcheck/prop_written.h);
+ * grade_prop_find() (grade/grade_props.h) looks in both. */
 const struct prop_def *prop_find(const char *function, const char *property);
 
 /* The number of properties, and the i-th in a fixed order (NULL when out
@@ -77,10 +79,12 @@ const struct prop_def *prop_find(const char *function, const char *property);
 size_t prop_count(void);
 const struct prop_def *prop_at(size_t i);
 
-/* spec_check_fn for spec_load(): function/property known, keys allowed,
- * reference available when needed. */
-int prop_check_case(const struct spec_test *t, const struct spec_case *c,
-                    struct grd_err *e);
+/* Whether case c of test t suits d, the property t names: keys allowed,
+ * the reference available when d needs it. Returns 0, or -1 with e set
+ * (the key's line and column when a key is refused). The spec loader's
+ * check (grade_check_case) finds d and calls this. */
+int prop_check_def(const struct prop_def *d, const struct spec_test *t,
+                   const struct spec_case *c, struct grd_err *e);
 
 /* Whether this build has the reference (the staff build). */
 int prop_have_reference(void);

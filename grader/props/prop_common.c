@@ -345,14 +345,16 @@ char *pc_label(const struct spec_test *t, const struct spec_case *c,
     return buf;
 }
 
-double pc_tol(const struct spec_test *t)
+double pc_tol_of(const struct spec_test *t, const struct prop_def *d)
 {
-    const struct prop_def *d;
-
     if (t->tolerance >= 0)
         return t->tolerance;
-    d = prop_find(t->function, t->property);
     return d != NULL ? d->default_tol : 1e-5;
+}
+
+double pc_tol(const struct spec_test *t)
+{
+    return pc_tol_of(t, prop_find(t->function, t->property));
 }
 
 int pc_fn(const struct spec_test *t, enum impl_fn *fn)

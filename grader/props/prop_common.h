@@ -2,7 +2,8 @@
  * prop_common.h -- the "standard call" of each API function, and the
  * generic properties every function has (inputs unchanged, EINVAL on bad
  * arguments, determinism, no leaks, speed, agreement with the reference).
- * Internal to the property layer; prefix pc_. Building and calling live
+ * Prefix pc_; for the property files and the layers above that make the
+ * same calls (grade/diag.c, selfcheck/prop_written.c). Building and calling live
  * in prop_common.c, the generic properties in prop_generic.c.
  *
  * A standard call is built from a spec case: its shapes come from the case
@@ -133,7 +134,10 @@ char *pc_label(const struct spec_test *t, const struct spec_case *c,
                const struct pc_call *k, char *buf, size_t n);
 
 /* The tolerance of a test: t->tolerance when >= 0, else the default_tol
- * of its property (1e-5 if the property is unknown). */
+ * of its property d (1e-5 when d is NULL). */
+double pc_tol_of(const struct spec_test *t, const struct prop_def *d);
+
+/* pc_tol_of() with the property of an API function t names (prop_find). */
 double pc_tol(const struct spec_test *t);
 
 /* The function a test is about (parsed from t->function); -1 if unknown. */

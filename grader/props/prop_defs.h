@@ -3,7 +3,9 @@
  * prop.c into one registry. Internal to the property layer.
  *
  * Each prop_<fn>.c defines its table and count; the order inside a table
- * is the order of prop_all() and of the docs.
+ * is the order of prop_at() and of the docs. The written part's table is
+ * not here: it lies a layer above (selfcheck/prop_written.h), and
+ * grade/grade_props.c gathers the two.
  */
 #ifndef GRD_PROP_DEFS_H
 #define GRD_PROP_DEFS_H
@@ -24,7 +26,5 @@ extern const struct prop_def prop_layernorm_defs[];
 extern const size_t prop_layernorm_count;
 extern const struct prop_def prop_block_defs[];
 extern const size_t prop_block_count;
-extern const struct prop_def prop_written_defs[];
-extern const size_t prop_written_count;
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * prop_util.h -- helpers shared by the property files (prop_*.c): a
  * deterministic random generator, buffers, comparisons, and the wording of
- * verdicts. Internal to the property layer.
+ * verdicts. For every file that writes properties: props/ and the written
+ * part's (selfcheck/).
  */
 #ifndef GRD_PROP_UTIL_H
 #define GRD_PROP_UTIL_H

@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "selfcheck/prop_written.h"
+
 #include "selfcheck/answers.h"
 #include "props/prop_common.h"
-#include "props/prop_defs.h"
 #include "props/prop_util.h"
 #include "selfcheck/selfcheck.h"
 #include "core/util.h"
@@ -29,6 +30,12 @@ struct written {
     struct sc_words words;
     struct sc_vectors *vs;   /* NULL: the hash-seeded vectors */
 };
+
+/* The test's tolerance: the spec's, else its written property's default. */
+static double written_tol(const struct spec_test *t)
+{
+    return pc_tol_of(t, sc_written_find(t->property));
+}
 
 /* `e` with its file made relative to `dir` when it lies inside it. */
 static void relative_err(const char *dir, struct grd_err *e)
@@ -201,7 +208,7 @@ static int run_top_pairs(const struct prop_env *env, const struct spec_test *t,
     if (!written_load(env, &w, v))
         return 0;
     if (student_map(env, &w.words, w.vs, w.a.pe, &m, v)) {
-        check_pairs(&w, &m, pc_tol(t), v);
+        check_pairs(&w, &m, written_tol(t), v);
         sc_map_release(&m);
     }
     written_release(&w);
@@ -283,7 +290,7 @@ static int run_part3(const struct prop_env *env, const struct spec_test *t,
         return 0;
     if (part3_input(&w, &words, &vs, v) && student_map(env, &w.words, w.vs, w.a.pe, &orig, v)) {
         if (student_map(env, &words, vs, w.a.pe, &mod, v)) {
-            compare_weights(&w, &orig, &mod, pc_tol(t), v);
+            compare_weights(&w, &orig, &mod, written_tol(t), v);
             sc_map_release(&mod);
         }
         sc_map_release(&orig);
@@ -351,7 +358,7 @@ static int run_part4(const struct prop_env *env, const struct spec_test *t,
         return 0;
     if (part4_claims(&w, order, v)) {
         if (sc_permute(&env->student, &w.words, w.vs, order, 1, &p, &ce) == SC_OK) {
-            check_perm(&w, &p, pc_tol(t), v);
+            check_perm(&w, &p, written_tol(t), v);
             sc_perm_release(&p);
         } else {
             fail_err(env->submission_dir, v, &ce);
@@ -433,7 +440,7 @@ static int run_manual(const struct prop_env *env, const struct spec_test *t,
 static const char *const no_keys[] = {NULL};
 static const char *const manual_keys[] = {"field", NULL};
 
-const struct prop_def prop_written_defs[] = {
+const struct prop_def sc_written_defs[] = {
     {"written", "top_pairs", run_top_pairs, no_keys, 1e-3, 0,
      "the claimed top three pairs and weights hold on the student's own map"},
     {"written", "part3_weights_unchanged", run_part3, no_keys, 1e-4, 0,
@@ -443,4 +450,12 @@ const struct prop_def prop_written_defs[] = {
     {"written", "manual", run_manual, manual_keys, 0, 0,
      "a written answer a TA scores (manual: pending)"},
 };
-const size_t prop_written_count = sizeof prop_written_defs / sizeof prop_written_defs[0];
+const size_t sc_written_count = sizeof sc_written_defs / sizeof sc_written_defs[0];
+
+const struct prop_def *sc_written_find(const char *property)
+{
+    for (size_t i = 0; i < sc_written_count; i++)
+        if (strcmp(sc_written_defs[i].property, property) == 0)
+            return &sc_written_defs[i];
+    return NULL;
+}

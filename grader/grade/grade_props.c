@@ -1,0 +1,24 @@
+/* grade_props.c -- every property a spec may name; see grade_props.h. */
+#include "grade/grade_props.h"
+
+#include <string.h>
+
+#include "selfcheck/prop_written.h"
+
+const struct prop_def *grade_prop_find(const char *function, const char *property)
+{
+    if (strcmp(function, "written") == 0)
+        return sc_written_find(property);
+    return prop_find(function, property);
+}
+
+int grade_check_case(const struct spec_test *t, const struct spec_case *c,
+                     struct grd_err *e)
+{
+    const struct prop_def *d = grade_prop_find(t->function, t->property);
+
+    if (d == NULL)
+        return err_set(e, NULL, 0, 0, "unknown property '%s' for function '%s'",
+                       t->property, t->function);
+    return prop_check_def(d, t, c, e);
+}
