@@ -1,4 +1,4 @@
-/* test_json.c -- json.h, strbuf.h and b64.h. */
+/* test_json.c -- json.h and b64.h (strbuf.h: test_strbuf.c). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -148,55 +148,6 @@ Test(json, reader_gives_members_in_order)
     cr_expect_null(json_get(v, "zz"));
     cr_expect_null(json_at(json_get(v, "b"), 2));
     json_free(v);
-}
-
-Test(strbuf, cap_keeps_a_valid_truncated_prefix)
-{
-    struct strbuf sb;
-    char *s;
-    size_t len;
-
-    sb_init(&sb, 10);
-    cr_expect_str_eq(sb_str(&sb), "");
-    cr_expect_eq(sb_adds(&sb, "hello"), 0);
-    cr_expect_eq(sb_adds(&sb, " world!"), -1);
-    cr_expect(sb.truncated);
-    cr_expect_eq(sb.len, 10);
-    cr_expect_str_eq(sb_str(&sb), "hello worl");
-    cr_expect_eq(sb_addch(&sb, 'x'), -1);
-    s = sb_detach(&sb, &len);
-    cr_expect_str_eq(s, "hello worl");
-    cr_expect_eq(len, 10);
-    cr_expect_eq(sb.len, 0);
-    cr_expect_eq(sb.truncated, 0);
-    free(s);
-}
-
-Test(strbuf, addf_handles_long_output)
-{
-    struct strbuf sb;
-    char big[1000];
-
-    memset(big, 'q', sizeof big - 1);
-    big[sizeof big - 1] = '\0';
-    sb_init(&sb, 0);
-    cr_expect_eq(sb_addf(&sb, "<%s|%d>", big, 42), 0);
-    cr_expect_eq(sb.len, 999 + 5);
-    cr_expect_eq(strncmp(sb_str(&sb) + 1000, "|42>", 4), 0);
-    sb_release(&sb);
-    cr_expect_null(sb.buf);
-}
-
-Test(strbuf, detach_of_empty_is_an_empty_string)
-{
-    struct strbuf sb;
-    char *s;
-
-    sb_init(&sb, 0);
-    s = sb_detach(&sb, NULL);
-    cr_assert_not_null(s);
-    cr_expect_str_eq(s, "");
-    free(s);
 }
 
 struct b64_case {

@@ -50,20 +50,15 @@ static int write_file(const char *path, const char *s, size_t n)
 
 static char *read_file(const char *path, size_t *len, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
     struct strbuf sb;
-    char buf[8192];
-    size_t n;
+    enum sb_read r;
 
-    if (f == NULL) {
+    sb_init(&sb, 1u << 20);
+    if ((r = sb_read_file(&sb, path, 0)) == SB_READ_OPEN || r == SB_READ_IO) {
+        sb_release(&sb);
         err_set(e, path, 0, 0, "cannot read '%s': %s", path, strerror(errno));
         return NULL;
     }
-    sb_init(&sb, 1u << 20);
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        if (sb_add(&sb, buf, n) != 0)
-            break;
-    fclose(f);
     if (sb.truncated) {
         sb_release(&sb);
         err_set(e, path, 0, 0, "'%s' is too large (or out of memory)", path);

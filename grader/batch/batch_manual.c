@@ -87,20 +87,15 @@ static int items_of_specs(const struct spec_set *s, struct items *it)
 /* manual.csv of out_dir into t. 1 read, 0 absent, -1 error (e set). */
 static int read_table(const char *path, struct gbx_table *t, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
     struct strbuf sb;
-    char buf[8192];
-    size_t k;
+    enum sb_read r;
     int rc = 0;
 
-    if (f == NULL)
-        return errno == ENOENT ? 0 : err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
     sb_init(&sb, MANUAL_READ_MAX);
-    while (rc == 0 && (k = fread(buf, 1, sizeof buf, f)) > 0)
-        rc = sb_add(&sb, buf, k);
-    rc = rc < 0 || ferror(f) ? err_set(e, path, 0, 0, "cannot read (or larger than 16 MiB)")
-                             : 0;
-    fclose(f);
+    if ((r = sb_read_file(&sb, path, 0)) == SB_READ_OPEN)
+        return errno == ENOENT ? 0 : err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
+    if (r != SB_READ_OK)
+        rc = err_set(e, path, 0, 0, "cannot read (or larger than 16 MiB)");
     if (rc == 0)
         rc = gbx_csv_parse(sb_str(&sb), sb.len, path, t, e);
     sb_release(&sb);

@@ -354,21 +354,16 @@ int bat_row_load(const char *dir, struct bat_row *row, struct grd_err *e)
 {
     char path[BAT_PATH_MAX];
     struct strbuf sb;
-    char chunk[8192];
-    size_t k;
-    FILE *f;
+    enum sb_read r;
     int rc = 0;
 
     memset(row, 0, sizeof *row);
     snprintf(path, sizeof path, "%s/%s", dir, BAT_ROW_NAME);
-    if ((f = fopen(path, "rb")) == NULL)
-        return err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
     sb_init(&sb, ROW_FILE_MAX);
-    while (rc == 0 && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = sb_add(&sb, chunk, k);
-    if (rc < 0 || ferror(f))
+    if ((r = sb_read_file(&sb, path, 0)) == SB_READ_OPEN)
+        return err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
+    if (r != SB_READ_OK)
         rc = err_set(e, path, 0, 0, "cannot read (or larger than 4 MiB)");
-    fclose(f);
     if (rc == 0 && bat_row_parse(sb_str(&sb), sb.len, row, e) < 0) {
         if (e != NULL)
             snprintf(e->file, sizeof e->file, "%.255s", path);

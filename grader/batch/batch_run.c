@@ -527,21 +527,18 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
 static int copy_file(const char *from_dir, const char *to_dir, const char *name,
                      struct grd_err *e)
 {
-    char from[BAT_PATH_MAX + 32], to[BAT_PATH_MAX + 32], chunk[8192];
+    char from[BAT_PATH_MAX + 32], to[BAT_PATH_MAX + 32];
     struct strbuf sb;
-    FILE *f;
-    size_t k;
+    enum sb_read r;
     int rc = 0;
 
     bat_path_join(from_dir, name, from, sizeof from);
     bat_path_join(to_dir, name, to, sizeof to);
-    if ((f = fopen(from, "rb")) == NULL)
-        return errno == ENOENT ? 0 : err_set(e, from, 0, 0, "cannot read: %s", strerror(errno));
     sb_init(&sb, (size_t)64 << 20);
-    while (rc == 0 && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = sb_add(&sb, chunk, k);
-    rc = rc < 0 || ferror(f) ? err_set(e, from, 0, 0, "cannot read (or too large)") : 0;
-    fclose(f);
+    if ((r = sb_read_file(&sb, from, 0)) == SB_READ_OPEN)
+        return errno == ENOENT ? 0 : err_set(e, from, 0, 0, "cannot read: %s", strerror(errno));
+    if (r != SB_READ_OK)
+        rc = err_set(e, from, 0, 0, "cannot read (or too large)");
     if (rc == 0)
         rc = bat_write_atomic(to, sb_str(&sb), sb.len, e);
     sb_release(&sb);

@@ -335,22 +335,11 @@ static int table(struct strbuf *out, const struct bat_row *rows, size_t n,
  * file was longer (cut), 0, or -1 when it cannot be read. */
 static int read_capped(const char *path, size_t cap, struct strbuf *sb)
 {
-    char chunk[8192];
-    FILE *f = fopen(path, "rb");
-    size_t k;
-    int cut = 0;
+    enum sb_read r = sb_read_file(sb, path, cap - sb->len);
 
-    if (f == NULL)
+    if (r == SB_READ_OPEN || sb->truncated)
         return -1;
-    while (!cut && (k = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        size_t room = cap - sb->len;
-
-        cut = k > room;
-        if (sb_add(sb, chunk, cut ? room : k) < 0)
-            break;
-    }
-    fclose(f);
-    return sb->truncated ? -1 : cut;
+    return r == SB_READ_CUT;
 }
 
 /* read_capped() of <dir>/<id>/<name>, HTML_TEXT_MAX bytes. */

@@ -272,18 +272,12 @@ static int append_summary(const char *out_dir, const struct sim_report *r,
 {
     char path[CLI_PATH_MAX + 32];
     struct strbuf sb;
-    FILE *fp;
-    char chunk[4096];
-    size_t got;
     int rc = 0;
 
     snprintf(path, sizeof path, "%s/summary.md", out_dir);
     sb_init(&sb, 0);
-    if ((fp = fopen(path, "r")) != NULL) {
-        while (rc == 0 && (got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-            rc = sb_add(&sb, chunk, got);
-        fclose(fp);
-    }
+    if (sb_read_file(&sb, path, 0) == SB_READ_CAP)
+        rc = -1;
     if (rc == 0)
         rc = sim_format_summary(r, SUMMARY_ROWS, &sb);
     if (rc < 0)
@@ -327,21 +321,17 @@ static int in_a_pair(const struct sim_report *r, const char *id)
 static int keep_sources(const struct bat_list *l, const struct sim_report *r,
                         const char *out_dir, struct grd_err *e)
 {
-    char path[CLI_PATH_MAX + BAT_ID_MAX + 32], buf[8192];
+    char path[CLI_PATH_MAX + BAT_ID_MAX + 32];
 
     for (size_t i = 0; i < l->n; i++) {
         struct strbuf sb;
-        FILE *f;
-        size_t k;
         int rc = 0;
 
-        if (l->v[i].absent != NULL || !in_a_pair(r, l->v[i].id) ||
-            (f = fopen(l->v[i].source, "rb")) == NULL)
+        if (l->v[i].absent != NULL || !in_a_pair(r, l->v[i].id))
             continue;
         sb_init(&sb, BAT_SOURCE_MAX + 1);
-        while ((k = fread(buf, 1, sizeof buf, f)) > 0 && sb_add(&sb, buf, k) == 0)
-            ;
-        fclose(f);
+        if (sb_read_file(&sb, l->v[i].source, 0) == SB_READ_OPEN)
+            continue;
         snprintf(path, sizeof path, "%s/%s/source.c", out_dir, l->v[i].id);
         if (!sb.truncated)
             rc = bat_write_atomic(path, sb_str(&sb), sb.len, e);

@@ -1,6 +1,7 @@
 /* strbuf.c -- see strbuf.h. */
 #include "core/strbuf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,4 +198,39 @@ int sb_add_utf8(struct strbuf *sb, uint32_t cp)
     b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
     b[3] = (char)(0x80 | (cp & 0x3F));
     return sb_add(sb, b, 4);
+}
+
+/* The rest of f into sb, at most max bytes (0: no limit). */
+static enum sb_read read_stream(struct strbuf *sb, FILE *f, size_t max)
+{
+    char chunk[8192];
+    size_t k, got = 0;
+
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        int cut = max != 0 && k > max - got;
+        size_t take = cut ? max - got : k;
+
+        if (sb_add(sb, chunk, take) != 0)
+            return SB_READ_CAP;
+        if (cut)
+            return SB_READ_CUT;
+        got += take;
+    }
+    return ferror(f) ? SB_READ_IO : SB_READ_OK;
+}
+
+enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    enum sb_read r;
+    int saved;
+
+    if (f == NULL)
+        return SB_READ_OPEN;
+    errno = 0;
+    r = read_stream(sb, f, max);
+    saved = errno;
+    fclose(f);
+    errno = saved;
+    return r;
 }

@@ -68,6 +68,30 @@ int sb_addf(struct strbuf *sb, const char *fmt, ...)
 int sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0), warn_unused_result));
 
+/* ---- files ---- */
+
+/* What sb_read_file() returns. */
+enum sb_read {
+    SB_READ_OK = 0,    /* the whole file was appended */
+    SB_READ_CUT = 1,   /* the file holds more than `max` bytes: the first
+                          `max` were appended */
+    SB_READ_OPEN = -1, /* fopen failed; errno says why; nothing appended */
+    SB_READ_IO = -2,   /* a read failed; errno says why; what was read before
+                          stays appended */
+    SB_READ_CAP = -3,  /* sb's cap was hit or memory ran out (sb->truncated;
+                          the bytes that fit stay appended) */
+};
+
+/*
+ * Append the file at `path` (opened "rb") to sb, at most `max` bytes of it
+ * (0: no limit but sb's cap), as git's strbuf_read_file() does. Returns an
+ * enum sb_read; errno is kept from the failing call for SB_READ_OPEN and
+ * SB_READ_IO. The one reader of whole files: each caller words its own
+ * message from the result.
+ */
+enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
+    __attribute__((warn_unused_result));
+
 /* ---- reading ---- */
 
 /* The content, never NULL ("" before the first append). */
