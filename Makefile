@@ -4,7 +4,8 @@
 #   make demo       a table of the sample submissions, then one whole rubric
 #                   (a quiet build first; V=1 shows its commands)
 #   make check      grade student_template/attention.c (SUB=file, ONLY=regex)
-#   make test       run the project's own test suite
+#   make test       run the project's own test suite (tests/README.md)
+#   make unit       the unit suites alone (single modules, no submission graded)
 #   make bench      benchmarks (medians and ratios, never timed tests)
 #   make audit      the mutation score of public + hidden specs on the reference
 #                   (AUDIT_JOBS=N mutants at once, AUDIT_FORMAT=text|json|markdown)
@@ -90,7 +91,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test bench clean fuzz check diag-data audit
+.PHONY: all deps demo test unit bench clean fuzz check diag-data audit
 # The staff grader diagnoses with the catalogue's known mistakes: `make`
 # records them (build/diag.golden) with the grader.
 all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h $(BUILD)/diag.golden
@@ -169,6 +170,14 @@ test: all $(TEST_BINS) $(BUILD)/diag.golden
 	else echo "fuzz: no $(FUZZ_CC): the fuzz harnesses were not run"; \
 	    echo skipped >$(BUILD)/fuzz.status; fi
 	@FUZZ_STATUS=$$(cat $(BUILD)/fuzz.status) sh tests/run.sh $(BUILD) $(TEST_BINS)
+
+# The suites of single modules that compile and grade no whole submission:
+# seconds where `make test` takes minutes (tests/README.md).
+UNIT_SUITES := json strbuf sha256 layout spec srcrules ledger gates points report \
+               export summary answers selfcheck reference
+UNIT_BINS := $(UNIT_SUITES:%=$(BUILD)/tests/test_%)
+unit: $(BUILD)/grader $(UNIT_BINS)
+	@sh tests/run.sh $(BUILD) $(UNIT_BINS)
 
 # make fuzz [FUZZ_SECONDS=N]: libFuzzer (clang, ASan + UBSan) on every parser
 # of hostile bytes (tests/fuzz/): the spec loader, the answers loader, the
