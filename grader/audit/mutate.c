@@ -7,6 +7,7 @@
 
 #include "audit/mutate_internal.h"
 #include "build/srcrules.h"
+#include "core/util.h"
 
 /* ---- the operator file ------------------------------------------------ */
 
@@ -424,12 +425,10 @@ static int find_functions(struct mut_unit *u)
         if (mut_tok_is(u, i, "(") && i > from && u->tok[i - 1].kind == TK_ID &&
             mut_tok_is(u, u->tok[i].match + 1, "{")) {
             size_t ob = u->tok[i].match + 1;
-            if (u->n_fns == cap) {
-                struct mut_fn *p = realloc(u->fns, (cap = cap ? cap * 2 : 32) * sizeof *p);
-                if (p == NULL)
-                    return -1;
-                u->fns = p;
-            }
+            struct mut_fn *p = ut_grow(u->fns, &cap, u->n_fns + 1, sizeof *p, 32);
+            if (p == NULL)
+                return -1;
+            u->fns = p;
             read_fn(u, &u->fns[u->n_fns], from, i, ob);
             for (size_t k = ob; k <= u->tok[ob].match; k++)
                 u->tok[k].fn = (int)u->n_fns;

@@ -200,16 +200,12 @@ static int list_push(struct bat_list *l, const char *id, const struct found_entr
                      struct grd_err *e)
 {
     struct bat_entry *v;
-    size_t cap = l->cap ? l->cap * 2 : 32;
 
     if (l->n == BAT_MAX_ENTRIES)
         return err_set(e, NULL, 0, 0, "more than %d submissions", BAT_MAX_ENTRIES);
-    if (l->n == l->cap) {
-        if ((v = realloc(l->v, cap * sizeof *v)) == NULL)
-            return err_set(e, NULL, 0, 0, "out of memory");
-        l->v = v;
-        l->cap = cap;
-    }
+    if ((v = ut_grow(l->v, &l->cap, l->n + 1, sizeof *v, 32)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    l->v = v;
     v = memset(&l->v[l->n], 0, sizeof *v);
     v->id = strdup(id);
     v->name = strdup(f->name);

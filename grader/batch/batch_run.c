@@ -582,16 +582,12 @@ static int found_push(struct found_list *f, const char *id, const char *dir,
                       struct grd_err *e)
 {
     struct found *v;
-    size_t cap = f->cap ? f->cap * 2 : 64;
 
     if (f->n == BAT_MAX_ENTRIES)
         return err_set(e, NULL, 0, 0, "more than %d submissions", BAT_MAX_ENTRIES);
-    if (f->n == f->cap) {
-        if ((v = realloc(f->v, cap * sizeof *v)) == NULL)
-            return err_set(e, NULL, 0, 0, "out of memory");
-        f->v = v;
-        f->cap = cap;
-    }
+    if ((v = ut_grow(f->v, &f->cap, f->n + 1, sizeof *v, 64)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    f->v = v;
     if ((f->v[f->n].id = strdup(id)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     f->v[f->n++].dir = dir;

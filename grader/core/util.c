@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,4 +177,23 @@ int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
     if (durable)
         sync_dir_of(path);
     return 0;
+}
+
+void *ut_grow(void *v, size_t *cap, size_t need, size_t size, size_t first)
+{
+    size_t n = *cap ? *cap : (first ? first : 1);
+
+    if (need <= *cap)
+        return v;
+    if (size == 0)
+        return NULL;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return NULL;
+        n *= 2;
+    }
+    if (n > SIZE_MAX / size || (v = realloc(v, n * size)) == NULL)
+        return NULL;
+    *cap = n;
+    return v;
 }

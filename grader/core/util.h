@@ -71,4 +71,15 @@ int ut_check_inside(const char *dir, const char *path, const char *shown, char *
 int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
                     struct grd_err *e) __attribute__((warn_unused_result));
 
+/*
+ * Room for `need` (>= 1) elements of `size` bytes in the array v, which has
+ * room for *cap (after git's ALLOC_GROW): when need > *cap, v is
+ * reallocated to `first` elements (when *cap is 0) or twice *cap, doubled
+ * until need fits, the size arithmetic checked. Returns the array (v itself
+ * when it had room) with *cap updated; NULL when out of memory or the size
+ * overflows, v still valid and *cap unchanged. The one array grower.
+ */
+void *ut_grow(void *v, size_t *cap, size_t need, size_t size, size_t first)
+    __attribute__((warn_unused_result));
+
 #endif

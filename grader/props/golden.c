@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "props/golden_internal.h"
 
 struct gold *gold_new(void)
@@ -138,14 +139,9 @@ int gold_add_variant(struct gold *g, const char *name, const char *function,
     for (size_t i = 0; i < g->n_vars; i++)
         if (strcmp(g->vars[i].name, name) == 0)
             return err_set(e, NULL, 0, 0, "variant '%s' is already in the store", name);
-    if (g->n_vars == g->vars_cap) {
-        size_t cap = g->vars_cap ? g->vars_cap * 2 : 16;
-        struct gold_variant *nv = realloc(g->vars, cap * sizeof *nv);
-        if (nv == NULL)
-            return err_set(e, NULL, 0, 0, "out of memory");
-        g->vars = nv;
-        g->vars_cap = cap;
-    }
+    if ((v = ut_grow(g->vars, &g->vars_cap, g->n_vars + 1, sizeof *v, 16)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    g->vars = v;
     v = &g->vars[g->n_vars];
     rc = fill_variant(v, name, function, names, bug, fails, n_fails);
     g->n_vars++; /* counted even when incomplete, so gold_free releases it */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/sha256.h"
+#include "core/util.h"
 #include "spec/spec_internal.h"
 
 /* ---- pointer vectors and the id table ---------------------------------- */
@@ -16,20 +17,14 @@
 /* Make room for `extra` more items without changing the contents. */
 int spec_pvec_reserve(struct pvec *p, size_t extra)
 {
-    size_t cap = p->cap ? p->cap : 16;
     void **v;
 
     if (extra > SIZE_MAX / 4 - p->n)
         return -1;
-    while (cap < p->n + extra)
-        cap *= 2;
-    if (cap == p->cap)
-        return 0;
-    v = realloc(p->v, cap * sizeof *v);
-    if (v == NULL)
+    /* an empty vector gets its first 16 even for extra == 0 */
+    if ((v = ut_grow(p->v, &p->cap, p->n + extra ? p->n + extra : 1, sizeof *v, 16)) == NULL)
         return -1;
     p->v = v;
-    p->cap = cap;
     return 0;
 }
 
