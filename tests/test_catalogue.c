@@ -84,18 +84,18 @@ static void check_entry(const struct tg_expect *x, const struct grade_result *r,
         if (tg_listed(x->fail, x->n_fail, id)) {
             seen_fail++;
             cr_expect(property_failed(t), "%s (%s): '%s' should fail but %s", name, x->bug,
-                      id, test_status_name(t->status));
+                      id, grade_test_status_name(t->status));
             cr_expect(t->score_cents < t->max_cents, "%s: '%s' failed with full points",
                       name, id);
         } else if (tg_listed(x->withheld, x->n_withheld, id)) {
             seen_held++;
             cr_expect(t->status == TEST_WITHHELD && t->score_cents == 0,
                       "%s (%s): '%s' should be withheld but %s with %.2f: %s", name, x->bug,
-                      id, test_status_name(t->status), t->score, t->message);
+                      id, grade_test_status_name(t->status), t->score, t->message);
         } else if (!tg_listed(x->maybe, x->n_maybe, id)) {
             cr_expect(t->status == TEST_PASSED && t->score_cents == t->max_cents,
                       "%s (%s): '%s' should pass but %s (%.2f of %.2f): %s", name, x->bug, id,
-                      test_status_name(t->status), t->score, t->max_score, t->message);
+                      grade_test_status_name(t->status), t->score, t->max_score, t->message);
         }
     }
     cr_expect(seen_fail == x->n_fail, "%s: %zu expect-fail ids are not tests of the specs",

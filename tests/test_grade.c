@@ -46,7 +46,7 @@ static void expect_full_marks(const struct grade_result *r)
               r->status_detail ? r->status_detail : "");
     for (size_t i = 0; i < r->n_tests; i++)
         cr_expect(r->tests[i].status == TEST_PASSED, "'%s' %s: %s",
-                  r->tests[i].test->id, test_status_name(r->tests[i].status),
+                  r->tests[i].test->id, grade_test_status_name(r->tests[i].status),
                   r->tests[i].message);
     cr_expect(r->score == r->max_score, "score %g of %g", r->score, r->max_score);
 }

@@ -357,11 +357,11 @@ static void expect_tests(const struct tg_expect *x, const struct host_expect *h,
             seen += tg_listed(x->fail, x->n_fail, id);
             cr_expect(t->status != TEST_PASSED && t->score == 0.0,
                       "%s: attacked test '%s' earned %g points (%s)", who, id, t->score,
-                      test_status_name(t->status));
+                      grade_test_status_name(t->status));
         } else if (!tg_listed(x->maybe, x->n_maybe, id) &&
                    !tg_listed(h->maybe_fns, h->n_maybe_fns, t->test->function)) {
             cr_expect(t->status == TEST_PASSED, "%s: '%s' should pass beside the attack but %s: %s",
-                      who, id, test_status_name(t->status), t->message);
+                      who, id, grade_test_status_name(t->status), t->message);
         }
     }
     cr_expect(seen == x->n_fail, "%s: %zu expect-fail ids are not tests of the specs", who,
@@ -484,7 +484,7 @@ Test(hostile, looping_everywhere_graded_within_20s, .timeout = 120)
     cr_expect(r->score == 0.0, "a looping submission scored %g", r->score);
     for (size_t i = 0; i < r->n_tests; i++)
         cr_expect(r->tests[i].status == TEST_TIMED_OUT || r->tests[i].status == TEST_NOT_RUN,
-                  "'%s' is %s", r->tests[i].test->id, test_status_name(r->tests[i].status));
+                  "'%s' is %s", r->tests[i].test->id, grade_test_status_name(r->tests[i].status));
     cr_log_info("loop_everywhere graded in %.0f ms of CPU time, %.0f ms of wall time", ms,
                 ut_now_ms() - wall0);
     grade_result_free(r);

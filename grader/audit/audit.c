@@ -129,7 +129,7 @@ static int grade_one(const struct aud_run *R, const char *path, struct aud_mutan
             continue;
         m->cls = AUD_KILLED;
         snprintf(m->test, sizeof m->test, "%s", t->test->id);
-        snprintf(m->status, sizeof m->status, "%s", test_status_name(t->status));
+        snprintf(m->status, sizeof m->status, "%s", grade_test_status_name(t->status));
     }
     if (m->cls == AUD_SURVIVED && g->status != GRADE_OK)
         snprintf(m->detail, sizeof m->detail, "%s", grade_status_name(g->status));

@@ -196,7 +196,7 @@ void bat_list_shard(struct bat_list *l, unsigned k, unsigned n);
 
 struct bat_test_row {
     char *id;             /* test id (owned) */
-    char status[24];      /* test_status_name() */
+    char status[24];      /* grade_test_status_name() */
     double score, max_score;
     char *message;        /* first BAT_MSG_MAX bytes of the failure (owned) */
 };

@@ -95,7 +95,7 @@ int bat_row_from_result(const struct grade_result *r, const char *id,
 
         tr->id = dup_n(t->test->id, strlen(t->test->id));
         tr->message = dup_capped(t->message, BAT_MSG_MAX);
-        snprintf(tr->status, sizeof tr->status, "%s", test_status_name(
+        snprintf(tr->status, sizeof tr->status, "%s", grade_test_status_name(
                  manual_item(t->test) ? TEST_MANUAL_PENDING : t->status));
         tr->score = t->score;
         tr->max_score = t->max_score;
@@ -119,7 +119,7 @@ static int error_tests(struct bat_row *row, const struct spec_set *specs)
 
         tr->id = dup_n(t->id, strlen(t->id));
         tr->message = dup_n("not run: the grader failed", 26);
-        snprintf(tr->status, sizeof tr->status, "%s", test_status_name(
+        snprintf(tr->status, sizeof tr->status, "%s", grade_test_status_name(
                  manual_item(t) ? TEST_MANUAL_PENDING : TEST_NOT_RUN));
         tr->max_score = t->points;
         if (tr->id == NULL || tr->message == NULL)

@@ -526,7 +526,7 @@ const char *grade_status_name(enum grade_status s)
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "error";
 }
 
-const char *test_status_name(enum test_status s)
+const char *grade_test_status_name(enum test_status s)
 {
     static const char *const names[] = {
         "passed", "failed", "crashed", "timed_out", "not_implemented",

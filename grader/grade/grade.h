@@ -251,6 +251,6 @@ int grade_is_value_test(const char *function, const char *property);
 char *grade_withheld_label(const struct test_result *t);
 
 const char *grade_status_name(enum grade_status s);  /* "ok", "compile_error", ... */
-const char *test_status_name(enum test_status s);    /* "passed", "failed", ... */
+const char *grade_test_status_name(enum test_status s);    /* "passed", "failed", ... */
 
 #endif

@@ -60,7 +60,7 @@ static float *proj_f(const float *X, const float *W, size_t n, size_t d)
 /* With heads = 1, MHA is Attention(Xq Wq, Xkv Wk, Xkv Wv) Wo: expected via
  * pu_matmul_d and orc_sdpa (scale 1/sqrt(d_model)), independently of
  * orc_mha. 0, ORC_MISSING or -1 (e set). */
-static int one_head_expect(struct mha_data *d, struct grd_err *e)
+static int one_head_expect(struct pmha_data *d, struct grd_err *e)
 {
     const size_t nq = d->s.n_q, nkv = d->s.n_kv, dm = d->s.d_model;
     float *q = proj_f(d->xq, d->w[0], nq, dm);
@@ -87,11 +87,11 @@ static int one_head_expect(struct mha_data *d, struct grd_err *e)
 }
 
 /* Fail at the first weight far from want_w (absolute tol). */
-static int check_weights(const struct mha_data *d, double tol,
+static int check_weights(const struct pmha_data *d, double tol,
                          struct prop_verdict *v)
 {
     const size_t n = d->s.heads * d->s.n_q * d->s.n_kv, per = d->s.n_q * d->s.n_kv;
-    size_t at = mha_first_far(d->weights, d->want_w, n, tol);
+    size_t at = pmha_first_far(d->weights, d->want_w, n, tol);
 
     if (at == n)
         return 1;
@@ -102,17 +102,17 @@ static int check_weights(const struct mha_data *d, double tol,
     return 0;
 }
 
-static int one_head_body(const struct prop_env *env, struct mha_data *d,
+static int one_head_body(const struct prop_env *env, struct pmha_data *d,
                          double tol, struct prop_verdict *v, struct grd_err *e)
 {
     int ok;
 
     if ((ok = one_head_expect(d, e)) != 0)
         return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = mha_call(env, d, 1, v, e);
+    ok = pmha_call(env, d, 1, v, e);
     if (ok != 1)
         return ok;
-    if (!mha_check_out(d, "", tol, v))
+    if (!pmha_check_out(d, "", tol, v))
         return 0;
     if (check_weights(d, tol, v))
         return 1;
@@ -125,14 +125,14 @@ static int run_one_head(const struct prop_env *env, const struct spec_test *t,
                         const struct spec_case *c, struct prop_verdict *v,
                         struct grd_err *e)
 {
-    return mha_run(env, t, c, v, e, 1, 1, one_head_body);
+    return pmha_run(env, t, c, v, e, 1, 1, one_head_body);
 }
 
 /* ---- head_split_column_blocks ------------------------------------------- */
 
 /* Head h's columns of Wq scaled by 1 + h: every head gets its own
  * sharpness, so a head that reads another's columns cannot pass. */
-static void sharpen_heads(struct mha_data *d)
+static void sharpen_heads(struct pmha_data *d)
 {
     const size_t dm = d->s.d_model, dh = dm / d->s.heads;
 
@@ -141,19 +141,19 @@ static void sharpen_heads(struct mha_data *d)
             d->w[0][r * dm + col] *= (float)(1 + col / dh);
 }
 
-static int head_split_body(const struct prop_env *env, struct mha_data *d,
+static int head_split_body(const struct prop_env *env, struct pmha_data *d,
                            double tol, struct prop_verdict *v,
                            struct grd_err *e)
 {
     int ok;
 
     sharpen_heads(d);
-    if ((ok = mha_expect(d, e)) != 0)
+    if ((ok = pmha_expect(d, e)) != 0)
         return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = mha_call(env, d, 0, v, e);
+    ok = pmha_call(env, d, 0, v, e);
     if (ok != 1)
         return ok;
-    if (mha_check_out(d, "", tol, v))
+    if (pmha_check_out(d, "", tol, v))
         return 1;
     if (v->hint[0] == '\0')
         pu_hint(v, "head h uses columns [h*d_head, (h+1)*d_head) of Q, K and "
@@ -166,13 +166,13 @@ static int run_head_split(const struct prop_env *env, const struct spec_test *t,
                           const struct spec_case *c, struct prop_verdict *v,
                           struct grd_err *e)
 {
-    return mha_run(env, t, c, v, e, 1, 2, head_split_body);
+    return pmha_run(env, t, c, v, e, 1, 2, head_split_body);
 }
 
 /* ---- additive_over_heads_through_wo ------------------------------------- */
 
 /* Wo kept only in the rows of head h (from the saved full Wo). */
-static void wo_only_head(struct mha_data *d, const float *wo_full, size_t h)
+static void wo_only_head(struct pmha_data *d, const float *wo_full, size_t h)
 {
     const size_t dm = d->s.d_model, dh = dm / d->s.heads;
 
@@ -181,7 +181,7 @@ static void wo_only_head(struct mha_data *d, const float *wo_full, size_t h)
             d->w[3][r * dm + col] = r / dh == h ? wo_full[r * dm + col] : 0.0f;
 }
 
-static int additive_head(const struct prop_env *env, struct mha_data *d,
+static int additive_head(const struct prop_env *env, struct pmha_data *d,
                          size_t h, double tol, struct prop_verdict *v,
                          struct grd_err *e)
 {
@@ -189,14 +189,14 @@ static int additive_head(const struct prop_env *env, struct mha_data *d,
     char what[96];
     int ok;
 
-    if ((ok = mha_expect(d, e)) != 0)
+    if ((ok = pmha_expect(d, e)) != 0)
         return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = mha_call(env, d, 0, v, e);
+    ok = pmha_call(env, d, 0, v, e);
     if (ok != 1)
         return ok;
     snprintf(what, sizeof what, " with Wo zero outside rows [%zu, %zu) "
              "(head %zu's contribution only)", h * dh, (h + 1) * dh, h);
-    if (mha_check_out(d, what, tol, v))
+    if (pmha_check_out(d, what, tol, v))
         return 1;
     if (v->hint[0] == '\0')
         pu_hint(v, "out = concat(head_0, ..., head_H-1) . Wo, so rows "
@@ -206,7 +206,7 @@ static int additive_head(const struct prop_env *env, struct mha_data *d,
     return 0;
 }
 
-static int additive_body(const struct prop_env *env, struct mha_data *d,
+static int additive_body(const struct prop_env *env, struct pmha_data *d,
                          double tol, struct prop_verdict *v, struct grd_err *e)
 {
     const size_t n = d->s.d_model * d->s.d_model;
@@ -228,7 +228,7 @@ static int run_additive(const struct prop_env *env, const struct spec_test *t,
                         const struct spec_case *c, struct prop_verdict *v,
                         struct grd_err *e)
 {
-    return mha_run(env, t, c, v, e, 1, 2, additive_body);
+    return pmha_run(env, t, c, v, e, 1, 2, additive_body);
 }
 
 /* ---- self_attention_permutation_equivariance ----------------------------- */
@@ -242,7 +242,7 @@ static void permute_rows(float *dst, const float *src, const size_t *p,
 }
 
 /* out2 (on P X) against out1 (on X): out2[i] must be out1[p[i]]. */
-static int check_permuted(const struct mha_data *d, const float *out1,
+static int check_permuted(const struct pmha_data *d, const float *out1,
                           const size_t *p, double tol, struct prop_verdict *v)
 {
     const size_t dm = d->s.d_model;
@@ -270,7 +270,7 @@ struct perm_scratch {
     size_t *p;
 };
 
-static int perm_body(const struct prop_env *env, struct mha_data *d,
+static int perm_body(const struct prop_env *env, struct pmha_data *d,
                      double tol, struct prop_verdict *v, struct grd_err *e)
 {
     const size_t n = d->s.n_q * d->s.d_model;
@@ -279,14 +279,14 @@ static int perm_body(const struct prop_env *env, struct mha_data *d,
     struct pu_rng r;
     int ok = -1;
 
-    if (s.out1 && s.x0 && s.p && (ok = mha_call(env, d, 0, v, e)) == 1) {
+    if (s.out1 && s.x0 && s.p && (ok = pmha_call(env, d, 0, v, e)) == 1) {
         memcpy(s.out1, d->out, n * sizeof *s.out1);
         memcpy(s.x0, d->xq, n * sizeof *s.x0);
         pu_rng_seed(&r, (uint64_t)n * 7919u + d->s.heads);
         pu_permutation(s.p, d->s.n_q, &r);
         permute_rows(d->xq, s.x0, s.p, d->s.n_q, d->s.d_model);
         pc_fresh(&env->student);
-        ok = mha_call(env, d, 0, v, e);
+        ok = pmha_call(env, d, 0, v, e);
         if (ok == 1)
             ok = check_permuted(d, s.out1, s.p, tol, v);
     }
@@ -303,14 +303,14 @@ static int run_permutation(const struct prop_env *env,
                            const struct spec_case *c, struct prop_verdict *v,
                            struct grd_err *e)
 {
-    return mha_run(env, t, c, v, e, 1, 2, perm_body);
+    return pmha_run(env, t, c, v, e, 1, 2, perm_body);
 }
 
 /* ---- cross_attention --------------------------------------------------- */
 
 /* Permute the rows of Xkv and the columns of the mask alike; the trusted
  * output does not change (in exact arithmetic). */
-static int permute_kv(struct mha_data *d, struct grd_err *e)
+static int permute_kv(struct pmha_data *d, struct grd_err *e)
 {
     const size_t nkv = d->s.n_kv, dm = d->s.d_model;
     float *x0 = pu_floats(nkv * dm);
@@ -329,7 +329,7 @@ static int permute_kv(struct mha_data *d, struct grd_err *e)
                 m0[i * nkv + j] = d->mask[i * nkv + p[j]];
         if (m0)
             memcpy(d->mask, m0, d->s.n_q * nkv);
-        mha_widen(d);
+        pmha_widen(d);
         rc = 0;
     }
     free(x0);
@@ -338,23 +338,23 @@ static int permute_kv(struct mha_data *d, struct grd_err *e)
     return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory") : 0;
 }
 
-static int cross_body(const struct prop_env *env, struct mha_data *d,
+static int cross_body(const struct prop_env *env, struct pmha_data *d,
                       double tol, struct prop_verdict *v, struct grd_err *e)
 {
     int ok;
 
-    if ((ok = mha_expect(d, e)) != 0)
+    if ((ok = pmha_expect(d, e)) != 0)
         return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = mha_call(env, d, 0, v, e);
-    if (ok != 1 || !mha_check_out(d, "", tol, v))
+    ok = pmha_call(env, d, 0, v, e);
+    if (ok != 1 || !pmha_check_out(d, "", tol, v))
         return ok == 1 ? 0 : ok;
     if (permute_kv(d, e) < 0)
         return -1;
-    if ((ok = mha_expect(d, e)) != 0)
+    if ((ok = pmha_expect(d, e)) != 0)
         return ok < 0 ? -1 : pu_no_oracle(v, d->label);
     pc_fresh(&env->student);
-    ok = mha_call(env, d, 0, v, e);
-    if (ok != 1 || mha_check_out(d, " after permuting the rows of Xkv", tol, v))
+    ok = pmha_call(env, d, 0, v, e);
+    if (ok != 1 || pmha_check_out(d, " after permuting the rows of Xkv", tol, v))
         return ok;
     if (v->hint[0] == '\0')
         pu_hint(v, "the order of the keys/values does not matter to a query: "
@@ -366,7 +366,7 @@ static int run_cross(const struct prop_env *env, const struct spec_test *t,
                      const struct spec_case *c, struct prop_verdict *v,
                      struct grd_err *e)
 {
-    return mha_run(env, t, c, v, e, 0, 2, cross_body);
+    return pmha_run(env, t, c, v, e, 0, 2, cross_body);
 }
 
 /* ---- einval_heads_not_dividing ----------------------------------------- */
@@ -462,7 +462,7 @@ static int run_einval_heads(const struct prop_env *env,
 
 /* Default tolerance 1e-5: a float row of n_kv <= 64 weights sums with
  * error <= n_kv * u ~ 4e-6 plus one rounding per weight. */
-static int check_weight_row(const struct mha_data *d, size_t h, size_t i,
+static int check_weight_row(const struct pmha_data *d, size_t h, size_t i,
                             double tol, struct prop_verdict *v)
 {
     const float *w = d->weights + (h * d->s.n_q + i) * d->s.n_kv;
@@ -488,10 +488,10 @@ static int check_weight_row(const struct mha_data *d, size_t h, size_t i,
     return 0;
 }
 
-static int rows_sum_body(const struct prop_env *env, struct mha_data *d,
+static int rows_sum_body(const struct prop_env *env, struct pmha_data *d,
                          double tol, struct prop_verdict *v, struct grd_err *e)
 {
-    int ok = mha_call(env, d, 1, v, e);
+    int ok = pmha_call(env, d, 1, v, e);
 
     for (size_t h = 0; ok == 1 && h < d->s.heads; h++)
         for (size_t i = 0; ok == 1 && i < d->s.n_q; i++)
@@ -503,13 +503,13 @@ static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
                         const struct spec_case *c, struct prop_verdict *v,
                         struct grd_err *e)
 {
-    return mha_run(env, t, c, v, e, 1, 2, rows_sum_body);
+    return pmha_run(env, t, c, v, e, 1, 2, rows_sum_body);
 }
 
 /* ---- weights_layout ---------------------------------------------------- */
 
 /* Whether the weights are the trusted ones stored n_q x heads x n_kv. */
-static int layout_swapped(const struct mha_data *d, double tol)
+static int layout_swapped(const struct pmha_data *d, double tol)
 {
     const size_t H = d->s.heads, nq = d->s.n_q, nkv = d->s.n_kv;
 
@@ -522,14 +522,14 @@ static int layout_swapped(const struct mha_data *d, double tol)
     return 1;
 }
 
-static int layout_body(const struct prop_env *env, struct mha_data *d,
+static int layout_body(const struct prop_env *env, struct pmha_data *d,
                        double tol, struct prop_verdict *v, struct grd_err *e)
 {
     int ok;
 
-    if ((ok = mha_expect(d, e)) != 0)
+    if ((ok = pmha_expect(d, e)) != 0)
         return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = mha_call(env, d, 1, v, e);
+    ok = pmha_call(env, d, 1, v, e);
     if (ok != 1 || check_weights(d, tol, v))
         return ok;
     if (layout_swapped(d, tol))
@@ -547,7 +547,7 @@ static int run_layout(const struct prop_env *env, const struct spec_test *t,
                       const struct spec_case *c, struct prop_verdict *v,
                       struct grd_err *e)
 {
-    return mha_run(env, t, c, v, e, 1, 2, layout_body);
+    return pmha_run(env, t, c, v, e, 1, 2, layout_body);
 }
 
 /* ---- the table --------------------------------------------------------- */

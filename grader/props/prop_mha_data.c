@@ -19,7 +19,7 @@
 
 /* ---- one case's data --------------------------------------------------- */
 
-static void mha_free(struct mha_data *d)
+static void mha_free(struct pmha_data *d)
 {
     if (d->xkv != d->xq)
         free(d->xkv);
@@ -39,7 +39,7 @@ static void mha_free(struct mha_data *d)
 
 /* Shapes from the case; `self` and `heads` defaults come from the
  * property. 0, or -1 with e set for shapes the API refuses. */
-static int mha_shape(struct mha_data *d, const struct spec_test *t,
+static int mha_shape(struct pmha_data *d, const struct spec_test *t,
                      const struct spec_case *c, int self, size_t heads)
 {
     d->s.n_q = pu_size(c, "n_q", 4);
@@ -59,7 +59,7 @@ static int mha_shape(struct mha_data *d, const struct spec_test *t,
     return 0;
 }
 
-static int mha_alloc(struct mha_data *d)
+static int mha_alloc(struct pmha_data *d)
 {
     const size_t d2 = d->s.d_model * d->s.d_model;
     const size_t nq = d->s.n_q * d->s.d_model, nkv = d->s.n_kv * d->s.d_model;
@@ -83,7 +83,7 @@ static int mha_alloc(struct mha_data *d)
 }
 
 /* Copy the float inputs to their double twins (after any change). */
-void mha_widen(struct mha_data *d)
+void pmha_widen(struct pmha_data *d)
 {
     for (size_t i = 0; i < d->s.n_q * d->s.d_model; i++)
         d->dxq[i] = d->xq[i];
@@ -92,7 +92,7 @@ void mha_widen(struct mha_data *d)
             d->dxkv[i] = d->xkv[i];
 }
 
-static int mha_fill(struct mha_data *d, const struct spec_case *c,
+static int mha_fill(struct pmha_data *d, const struct spec_case *c,
                     struct pu_rng *r)
 {
     const double xs = spec_num(c, "scale", 1.0);
@@ -103,14 +103,14 @@ static int mha_fill(struct mha_data *d, const struct spec_case *c,
         pu_fill_gauss(d->xkv, d->s.n_kv * d->s.d_model, r, xs);
     for (int i = 0; i < 4; i++)
         pu_fill_gauss(d->w[i], d->s.d_model * d->s.d_model, r, ws);
-    mha_widen(d);
+    pmha_widen(d);
     if (d->mask == NULL)
         return 0;
     return pmha_fill_mask(d->mask, d->s.n_q, d->s.n_kv, d->mask_kind, r);
 }
 
 /* Build a case's data; 0 or -1 (e set, nothing to free). */
-static int mha_build(struct mha_data *d, const struct prop_env *env,
+static int mha_build(struct pmha_data *d, const struct prop_env *env,
                      const struct spec_test *t, const struct spec_case *c,
                      int self, size_t heads, struct grd_err *e)
 {
@@ -134,7 +134,7 @@ static int mha_build(struct mha_data *d, const struct prop_env *env,
     return 0;
 }
 
-int mha_expect(struct mha_data *d, struct grd_err *e)
+int pmha_expect(struct pmha_data *d, struct grd_err *e)
 {
     static const struct pmha_variant right = {PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 0};
     const float *const w[4] = {d->w[0], d->w[1], d->w[2], d->w[3]};
@@ -146,7 +146,7 @@ int mha_expect(struct mha_data *d, struct grd_err *e)
 
 /* Call the submission with d's inputs (weights NULL unless `with_w`).
  * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */
-int mha_call(const struct prop_env *env, struct mha_data *d,
+int pmha_call(const struct prop_env *env, struct pmha_data *d,
              int with_w, struct prop_verdict *v, struct grd_err *e)
 {
     struct call_result r;
@@ -163,7 +163,7 @@ int mha_call(const struct prop_env *env, struct mha_data *d,
 }
 
 /* First index where |got - want| > tol * max(1, |want|), or n. */
-size_t mha_first_far(const float *got, const double *want, size_t n,
+size_t pmha_first_far(const float *got, const double *want, size_t n,
                      double tol)
 {
     for (size_t i = 0; i < n; i++)
@@ -199,7 +199,7 @@ static const struct guess guesses[] = {
 };
 
 /* Whether the submission's output follows guess g (to 1e-3). */
-static int follows(const struct mha_data *d, const struct guess *g,
+static int follows(const struct pmha_data *d, const struct guess *g,
                    double *tmp)
 {
     const float *const w[4] = {d->w[0], d->w[1], d->w[2], d->w[3]};
@@ -212,11 +212,11 @@ static int follows(const struct mha_data *d, const struct guess *g,
     if (orc_mha(d->orc, &d->s, &g->va, d->dxq, g->kv_from_xq ? d->dxq : d->dxkv, w,
                 d->mask, tmp, NULL) != 0)
         return 0;
-    return mha_first_far(d->out, tmp, n, 1e-3) == n;
+    return pmha_first_far(d->out, tmp, n, 1e-3) == n;
 }
 
 /* Set a hint naming the wrong variant the output follows, if one does. */
-static void diagnose(const struct mha_data *d, struct prop_verdict *v)
+static void diagnose(const struct pmha_data *d, struct prop_verdict *v)
 {
     double *tmp = calloc(d->s.n_q * d->s.d_model, sizeof *tmp);
 
@@ -229,11 +229,11 @@ static void diagnose(const struct mha_data *d, struct prop_verdict *v)
 }
 
 /* Fail at the first output far from want; 1 when all are close. */
-int mha_check_out(const struct mha_data *d, const char *what, double tol,
+int pmha_check_out(const struct pmha_data *d, const char *what, double tol,
                   struct prop_verdict *v)
 {
     const size_t n = d->s.n_q * d->s.d_model;
-    size_t at = mha_first_far(d->out, d->want, n, tol);
+    size_t at = pmha_first_far(d->out, d->want, n, tol);
 
     if (at == n)
         return 1;
@@ -244,11 +244,11 @@ int mha_check_out(const struct mha_data *d, const char *what, double tol,
     return 0;
 }
 
-int mha_run(const struct prop_env *env, const struct spec_test *t,
+int pmha_run(const struct prop_env *env, const struct spec_test *t,
             const struct spec_case *c, struct prop_verdict *v,
             struct grd_err *e, int self, size_t heads, mha_body body)
 {
-    struct mha_data d;
+    struct pmha_data d;
     int ok;
 
     if (mha_build(&d, env, t, c, self, heads, e) < 0)

@@ -3,7 +3,7 @@
  * built from a spec case, its trusted result, the submission's call and
  * the comparison that diagnoses a mismatch (prop_mha_data.c), shared with
  * the properties in prop_mha.c. Internal to the property layer; prefix
- * mha_.
+ * pmha_, as prop_mha.h.
  */
 #ifndef GRD_PROP_MHA_DATA_H
 #define GRD_PROP_MHA_DATA_H
@@ -14,7 +14,7 @@
 #include "props/prop_mha.h"
 #include "spec/spec.h"
 
-struct mha_data {
+struct pmha_data {
     struct pmha_dims s;
     int self;                  /* Xkv is Xq, passed as the same pointer */
     const char *mask_kind;
@@ -28,34 +28,34 @@ struct mha_data {
 };
 
 /* Copy the float inputs to their double twins (after any change). */
-void mha_widen(struct mha_data *d);
+void pmha_widen(struct pmha_data *d);
 
 /* The expected result of d's current inputs into want/want_w: 0,
  * ORC_MISSING (oracle.h) or -1 (e set). */
-int mha_expect(struct mha_data *d, struct grd_err *e);
+int pmha_expect(struct pmha_data *d, struct grd_err *e);
 
 /* Call the submission with d's inputs (weights NULL unless `with_w`).
  * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */
-int mha_call(const struct prop_env *env, struct mha_data *d,
+int pmha_call(const struct prop_env *env, struct pmha_data *d,
              int with_w, struct prop_verdict *v, struct grd_err *e);
 
 /* First index where |got - want| > tol * max(1, |want|), or n. */
-size_t mha_first_far(const float *got, const double *want, size_t n,
+size_t pmha_first_far(const float *got, const double *want, size_t n,
                      double tol);
 
 /* Fail at the first output far from want, with a hint naming the wrong
  * variant the output follows if one does; 1 when all are close. */
-int mha_check_out(const struct mha_data *d, const char *what, double tol,
+int pmha_check_out(const struct pmha_data *d, const char *what, double tol,
                   struct prop_verdict *v);
 
 /* Run one property body between build and free; the body returns -1, 0
  * (failed) or 1 (passed). */
-typedef int (*mha_body)(const struct prop_env *env, struct mha_data *d,
+typedef int (*mha_body)(const struct prop_env *env, struct pmha_data *d,
                         double tol, struct prop_verdict *v, struct grd_err *e);
 
 /* Build c's data (self-attention and heads defaulting to `self` and
  * `heads`), run body, free; returns like a prop_run_fn. */
-int mha_run(const struct prop_env *env, const struct spec_test *t,
+int pmha_run(const struct prop_env *env, const struct spec_test *t,
             const struct spec_case *c, struct prop_verdict *v,
             struct grd_err *e, int self, size_t heads, mha_body body);
 

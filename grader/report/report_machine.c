@@ -365,7 +365,7 @@ static void ju_outcome(const struct rpti_ctx *c, const struct test_result *t)
     rpti_putf(c->out, "      <%s", kind);
     xattr(c, "message", sb_str(&d), first);
     if (t->status != TEST_MANUAL_PENDING)
-        xattrz(c, "type", test_status_name(t->status));
+        xattrz(c, "type", grade_test_status_name(t->status));
     rpti_put(c->out, ">");
     rpti_walk(c->out, sb_str(&d), d.len, 4 * c->max, emit_xml, NULL);
     rpti_putf(c->out, "</%s>\n", kind);
@@ -534,7 +534,7 @@ static void tap_yaml(const struct rpti_ctx *c, const struct test_result *t)
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
     struct strbuf d;
 
-    rpti_putf(c->out, "  ---\n  status: %s\n", test_status_name(t->status));
+    rpti_putf(c->out, "  ---\n  status: %s\n", grade_test_status_name(t->status));
     if (t->status != TEST_PASSED) {
         detail_buf(c, t, &d);
         rpti_put(c->out, "  message: \"");
