@@ -163,7 +163,8 @@ static void tile(struct tiles *c, size_t k, unsigned char *ua, unsigned char *ub
 {
     size_t kept = 0;
 
-    qsort(c->v, c->n, sizeof *c->v, cmp_tile);
+    if (c->n > 1)
+        qsort(c->v, c->n, sizeof *c->v, cmp_tile);
     for (size_t i = 0; i < c->n; i++) {
         struct tile t = free_part(&c->v[i], ua, ub);
         if (t.len < k)
@@ -173,7 +174,8 @@ static void tile(struct tiles *c, size_t k, unsigned char *ua, unsigned char *ub
         c->v[kept++] = t;
     }
     c->n = kept;
-    qsort(c->v, c->n, sizeof *c->v, cmp_tile);
+    if (c->n > 1)
+        qsort(c->v, c->n, sizeof *c->v, cmp_tile);
     for (size_t i = 0; i < c->n; i++) {   /* leave the maps clear */
         memset(ua + c->v[i].a0, 0, c->v[i].len);
         memset(ub + c->v[i].b0, 0, c->v[i].len);
@@ -396,7 +398,8 @@ static int gather(struct worker *k, size_t nk, struct sim_report *r)
         free(k[i].r.pairs);
         memset(&k[i].r, 0, sizeof k[i].r);
     }
-    qsort(r->pairs, r->n, sizeof *r->pairs, cmp_pair);
+    if (r->n > 1)
+        qsort(r->pairs, r->n, sizeof *r->pairs, cmp_pair);
     return 0;
 }
 
@@ -445,8 +448,10 @@ int sim_pairs(const struct sim_file *files, size_t n, struct sim_fps *fps,
     for (size_t i = 0; i < n; i++)
         most = files[i].t.n > most ? files[i].t.n : most;
     if (rc == 0) {
-        memcpy(sorted, fps->v, fps->n * sizeof *sorted);
-        qsort(sorted, fps->n, sizeof *sorted, cmp_fp);
+        if (fps->n > 0) {   /* no NULL to memcpy or qsort, even for nothing */
+            memcpy(sorted, fps->v, fps->n * sizeof *sorted);
+            qsort(sorted, fps->n, sizeof *sorted, cmp_fp);
+        }
         sh.first = first;
         sh.sorted = sorted;
     }

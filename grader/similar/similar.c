@@ -177,6 +177,8 @@ static void thin_repeats(struct sim_fps *out, size_t from)
 {
     size_t kept = from, run = 0;
 
+    if (out->n - from < 2)
+        return;
     qsort(out->v + from, out->n - from, sizeof *out->v, cmp_fp_hash);
     for (size_t i = from; i < out->n; i++) {
         run = i > from && out->v[i].hash == out->v[i - 1].hash ? run + 1 : 0;
