@@ -110,8 +110,10 @@ long ut_usable_cpus(void)
 
 /* ---- atomic files ---- */
 
-static int write_all(int fd, const char *p, size_t n)
+int ut_write_all(int fd, const void *buf, size_t n)
 {
+    const char *p = buf;
+
     while (n > 0) {
         ssize_t k = write(fd, p, n);
 
@@ -163,7 +165,7 @@ int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
     if ((fd = cpt_mkstemp_cloexec(tmp)) < 0)
         return err_set(e, NULL, 0, 0, "cannot create a temporary file for '%s': %s",
                        path, strerror(errno));
-    if (write_all(fd, data, n) < 0 || fchmod(fd, 0644) < 0 || (durable && fsync(fd) < 0)) {
+    if (ut_write_all(fd, data, n) < 0 || fchmod(fd, 0644) < 0 || (durable && fsync(fd) < 0)) {
         err = errno;
         close(fd);
         unlink(tmp);

@@ -58,6 +58,10 @@ int ut_has_suffix(const char *s, const char *suffix);
 int ut_check_inside(const char *dir, const char *path, const char *shown, char *why,
                     size_t n) __attribute__((warn_unused_result));
 
+/* Write all n bytes of buf to fd, again after EINTR and short writes:
+ * 0, or -1 when a write fails or writes nothing. */
+int ut_write_all(int fd, const void *buf, size_t n);
+
 /*
  * Write n bytes to `path` atomically: a temporary file "<dir>/.tmp-<name>
  * -XXXXXX" in the same directory, then rename over `path`; with `durable`,

@@ -3,6 +3,7 @@
  * share in report_util.c. */
 #include "report/report.h"
 #include "report/report_util.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -745,20 +746,6 @@ int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
 
 /* ---- GitHub Actions output ---- */
 
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        s += w, n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* key=value, or the heredoc form with a delimiter not found in value. */
 static void github_line(struct strbuf *sb, const char *key, const char *value)
 {
@@ -795,7 +782,7 @@ int rpt_append_github_output(const char *path, const char *key,
         return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
     }
     /* one write keeps the line whole when other steps append too */
-    rc = write_all(fd, sb_str(&sb), sb.len);
+    rc = ut_write_all(fd, sb_str(&sb), sb.len);
     if (close(fd) != 0)
         rc = -1;
     sb_release(&sb);
