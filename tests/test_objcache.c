@@ -18,6 +18,7 @@
 #include "batch/batch.h"
 #include "build/objcache.h"
 #include "grade/grade.h"
+#include "grade/grade_props.h"
 #include "props/prop.h"
 #include "batch_util.h"
 
@@ -70,7 +71,7 @@ static struct spec_set *load_spec(const char *path)
     struct grd_err e;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load(s, path, prop_check_case, &e) == 0, "spec: %s", e.msg);
+    cr_assert(spec_load(s, path, grade_check_case, &e) == 0, "spec: %s", e.msg);
     return s;
 }
 
