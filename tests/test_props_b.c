@@ -97,16 +97,23 @@ Test(props_b, reference_passes_every_case)
 /* The text after `key` on its header line, e.g. the ids of expect-fail. */
 static void header_field(const char *src, const char *key, char *out, size_t n)
 {
-    const char *p = strstr(src, key);
-    size_t len = 0;
+    size_t used = 0;
 
+    /* every line of the field, as the catalogue reads it (an entry may
+     * continue a long list on a second "expect-fail:" line) */
     out[0] = '\0';
-    if (p == NULL)
-        return;
-    p += strlen(key);
-    while (p[len] && p[len] != '\n')
-        len++;
-    snprintf(out, n, " %.*s ", (int)len, p);
+    for (const char *p = strstr(src, key); p != NULL; p = strstr(p, key)) {
+        size_t len = 0;
+        int k;
+
+        p += strlen(key);
+        while (p[len] && p[len] != '\n')
+            len++;
+        k = snprintf(out + used, n - used, " %.*s ", (int)len, p);
+        if (k < 0 || (size_t)k >= n - used)
+            break;
+        used += (size_t)k;
+    }
 }
 
 static int listed(const char *ids, const char *id)
@@ -138,6 +145,8 @@ static const struct {
     const char *entry, *ids;
 } in_process_skip[] = {
     {"mha_heads_not_checked.c", " mha.einval "},
+    /* reads past the end of Xq: only the sandbox's guard page sees it */
+    {"mha_kv_from_xq.c", " mha.weights_rows_sum_to_one mha.inputs_unchanged "},
 };
 
 static int skipped(const char *name, const char *id)
