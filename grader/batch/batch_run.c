@@ -195,7 +195,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, int *reuse
                             r->scratch, r->o->budget_ms, NULL, NULL, r->o->orc,
                             r->o->test_jobs ? r->o->test_jobs : r->jobs > 1 ? 1 : 0,
                             NULL, NULL, NULL, 0,
-                            r->cache_env[0] ? dir : NULL, r->cache_env};
+                            r->cache_env[0] ? dir : NULL, r->cache_env, NULL, NULL};
     /* feedback.md is the student's: no hidden test shows but as a count
      * and its points. staff.md is the TA's: every test, every detail. */
     static const struct rpt_opts student = {.student_view = 1};

@@ -233,6 +233,10 @@ int cli_open_oracle_start(struct cli_oracle_load *l, const struct cli_common *c,
     memset(l, 0, sizeof *l);
     memset(o, 0, sizeof *o);
     l->c = c, l->s = s, l->o = o;
+    if (orc_can_compute()) { /* read when a diagnosis needs it */
+        l->deferred = 1;
+        return 0;
+    }
     if (pthread_create(&l->thread, NULL, load_oracle, l) != 0)
         return err_set(e, NULL, 0, 0, "cannot start a thread");
     l->started = 1;
@@ -246,6 +250,17 @@ int cli_open_oracle_wait(struct cli_oracle_load *l, struct grd_err *e)
         l->joined = 1;
     }
     if (l->rc < 0 && e != NULL)
+        *e = l->e;
+    return l->rc;
+}
+
+int cli_open_oracle_need(struct cli_oracle_load *l, struct grd_err *e)
+{
+    if (cli_open_oracle_wait(l, e) < 0 || !l->deferred)
+        return l->rc;
+    l->deferred = 0;
+    err_clear(&l->e);
+    if ((l->rc = cli_open_oracle(l->c, l->s, l->o, &l->e)) < 0 && e != NULL)
         *e = l->e;
     return l->rc;
 }

@@ -75,24 +75,32 @@ int cli_open_oracle(const struct cli_common *c, const struct spec_set *s, struct
 void cli_close_oracle(struct orc *o);
 
 /*
- * The same, in a thread of its own, so that reading the golden data (tens
- * of milliseconds for megabytes of it) overlaps the submission's compile:
+ * The same, started early and finished when needed. The student build
+ * replays, so its tests need the golden data: it is read in a thread of
+ * its own, overlapping the submission's compile. The staff build's tests
+ * compute; only a diagnosis reads diag.golden (megabytes: its read, hash
+ * and parse cost a correct submission's grade a fifth of its CPU), so it
+ * is read only when cli_open_oracle_need is first called.
  * cli_open_oracle_start returns at once (0, or -1 with e set when no
- * thread could start: then call cli_open_oracle), and cli_open_oracle_wait
- * returns what cli_open_oracle would have (the error in e). Wait exactly
- * once, before *o is used or closed; waiting again returns the same.
+ * thread could start: then call cli_open_oracle). cli_open_oracle_wait
+ * waits for the thread and returns what cli_open_oracle would have (the
+ * error in e); in the staff build it reads nothing and returns 0 until
+ * the data was needed. cli_open_oracle_need waits, then reads deferred
+ * data once, and returns what cli_open_oracle would have. Call wait at
+ * least once before *o is closed; calling either again returns the same.
  */
 struct cli_oracle_load {
     const struct cli_common *c;
     const struct spec_set *s;
     struct orc *o;
     pthread_t thread;
-    int started, joined, rc;
+    int started, joined, deferred, rc;
     struct grd_err e;
 };
 int cli_open_oracle_start(struct cli_oracle_load *l, const struct cli_common *c,
                           const struct spec_set *s, struct orc *o, struct grd_err *e);
 int cli_open_oracle_wait(struct cli_oracle_load *l, struct grd_err *e);
+int cli_open_oracle_need(struct cli_oracle_load *l, struct grd_err *e);
 
 /* Parse a seed: a decimal number that fits 64 bits. 0 or -1. */
 int cli_parse_seed(const char *s, uint64_t *out);

@@ -239,6 +239,11 @@ static int oracle_ready(void *ctx, struct grd_err *e)
     return cli_open_oracle_wait(ctx, e);
 }
 
+static int oracle_needed(void *ctx, struct grd_err *e)
+{
+    return cli_open_oracle_need(ctx, e);
+}
+
 int cmd_grade(int argc, char **argv)
 {
     struct grade_args a;
@@ -256,7 +261,8 @@ int cmd_grade(int argc, char **argv)
     err_clear(&e);
     if ((s = cli_prepare(&a.c)) == NULL)
         return CLI_EXIT_USAGE;
-    /* the golden data is read while the submission compiles */
+    /* the golden data is read while the submission compiles (the
+     * diagnosis data when a failure needs it) */
     if (cli_open_oracle_start(&load, &a.c, s, &orc, &e) < 0 &&
         cli_open_oracle(&a.c, s, &orc, &e) < 0) {
         spec_set_free(s);
@@ -271,6 +277,8 @@ int cmd_grade(int argc, char **argv)
     o.lanes = a.test_jobs;
     o.before_tests = oracle_ready;
     o.before_ctx = &load;
+    o.before_diag = oracle_needed;
+    o.diag_ctx = &load;
     sb_init(&pre, 0);
     sb_init(&post, 0);
     if (repro_parts(&a, &pre, &post) < 0)

@@ -648,6 +648,18 @@ static int failing_callee(const struct grade_result *r, enum impl_fn fn)
     return 0;
 }
 
+/* Whether a test of an assignment function failed (what dg_diagnose
+ * explains; a rubric without one shows no diagnosis). */
+static int any_failure(const struct grade_result *r)
+{
+    enum impl_fn fn;
+
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (is_failure(r->tests[i].status) && pc_fn(r->tests[i].test, &fn) == 0)
+            return 1;
+    return 0;
+}
+
 /* 0, 1 when the budget ran out, -1 on a grader error. */
 static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct dg_spend *sp,
                        struct grade_result *r, struct dg_fn *f, struct grd_err *e)
@@ -683,14 +695,19 @@ int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun
                 const struct grade_opts *o, struct dg_budget *b, struct grade_result *r,
                 struct grd_err *e)
 {
-    const struct gold *g = o->orc ? o->orc->store : NULL;
+    const struct gold *g;
     struct prop_env env = {student, NULL, o->seed, DG_DEADLINE_MS, NULL, o->orc};
     struct dg_spend sp = {h, b, 0.0};
     int rc = 0;
 
     (void)s;
     r->diag = GRADE_DIAG_NO_DATA;
-    if (gold_variant_count(g) == 0 || r->n_tests == 0)
+    if (!any_failure(r)) /* nothing to diagnose: the data is not read */
+        return 0;
+    if (o->before_diag && o->before_diag(o->diag_ctx, e) < 0)
+        return -1;
+    g = o->orc ? o->orc->store : NULL;
+    if (gold_variant_count(g) == 0)
         return 0;
     for (int fn = 0; rc == 0 && fn < IMPL_FN_COUNT; fn++) {
         struct dg_fn f = {(enum impl_fn)fn, calloc(r->n_tests, sizeof(size_t)), 0, NULL,

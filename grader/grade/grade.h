@@ -172,6 +172,12 @@ struct grade_opts {
      * goes through every check. NULL obj_cache: compile every time. */
     const char *obj_cache;
     const char *obj_cache_env;
+    /* Called once, before the diagnosis first reads orc's store (may be
+     * NULL): only when a test failed, so the caller can defer reading the
+     * diagnosis data until a failure needs it (a correct submission never
+     * does). 0, or -1 with e set (grading stops with that error). */
+    int (*before_diag)(void *ctx, struct grd_err *e);
+    void *diag_ctx;
 };
 
 /*
