@@ -421,6 +421,66 @@ Test(diag, correct_gets_none, .timeout = 600)
     gold_free(g);
 }
 
+/* What grade_opts.before_diag was asked (issue 23): the diagnosis data is
+ * read only when a failure needs it. */
+struct lazy {
+    struct orc *o;
+    int calls, fail;
+};
+
+static int lazy_load(void *ctx, struct grd_err *e)
+{
+    struct lazy *l = ctx;
+
+    l->calls++;
+    if (l->fail)
+        return err_set(e, DIAG_DATA, 0, 0, "cannot read it (test)");
+    l->o->store = load_diag();
+    return 0;
+}
+
+/* Grade path (public spec) with the data deferred to l; 0 or -1 (e). */
+static int grade_lazy(const char *path, struct lazy *l, struct grade_result **r,
+                      struct grd_err *e)
+{
+    struct spec_set *s = tg_specs(0, e);
+    struct orc o = {ORC_COMPUTE, NULL};
+    struct grade_opts go;
+    int rc;
+
+    cr_assert(s != NULL, "specs: %s", e->msg);
+    memset(&go, 0, sizeof go);
+    go.specs = s, go.seed = 1, go.data_dir = TEST_BUILDDIR, go.orc = &o;
+    go.before_diag = lazy_load, go.diag_ctx = l;
+    l->o = &o;
+    *r = NULL;
+    rc = grade_submission(path, &go, r, e);
+    if (rc == 0)
+        cr_expect(r[0]->n_tests > 0);
+    if (rc == 0 && l->calls == 1)
+        cr_expect(r[0]->n_causes > 0, "%s: the data read late explained nothing", path);
+    gold_free(o.store);
+    grade_result_free(*r);
+    *r = NULL;
+    spec_set_free(s);
+    return rc;
+}
+
+Test(diag, data_is_read_only_when_a_failure_needs_it, .timeout = 600)
+{
+    struct lazy ok = {NULL, 0, 0}, buggy = {NULL, 0, 0}, broken = {NULL, 0, 1};
+    struct grade_result *r;
+    struct grd_err e;
+
+    cr_assert(grade_lazy(TEST_SRCDIR "/reference/attention.c", &ok, &r, &e) == 0, "%s", e.msg);
+    cr_expect_eq(ok.calls, 0, "a correct submission asked for the diagnosis data");
+    cr_assert(grade_lazy(CAT_DIR "/sdpa_no_scale.c", &buggy, &r, &e) == 0, "%s", e.msg);
+    cr_expect_eq(buggy.calls, 1, "a failing submission asked %d times", buggy.calls);
+    /* data that cannot be read is the grader's error, never a verdict */
+    cr_expect(grade_lazy(CAT_DIR "/sdpa_no_scale.c", &broken, &r, &e) < 0);
+    cr_expect(strstr(e.msg, "cannot read it") != NULL, "%s", e.msg);
+}
+
 /* Issue 28: a multi-head that calls a broken attention says to fix
  * attention first (the object shows the call), and so does the block that
  * calls that multi-head's code. */
