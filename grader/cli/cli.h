@@ -79,7 +79,7 @@ void cli_close_oracle(struct orc *o);
  * replays, so its tests need the golden data: it is read in a thread of
  * its own, overlapping the submission's compile. The staff build's tests
  * compute; only a diagnosis reads diag.golden (megabytes: its read, hash
- * and parse cost a correct submission's grade a fifth of its CPU), so it
+ * and parse cost a correct submission's grade a sixth of its CPU), so it
  * is read only when cli_open_oracle_need is first called.
  * cli_open_oracle_start returns at once (0, or -1 with e set when no
  * thread could start: then call cli_open_oracle). cli_open_oracle_wait

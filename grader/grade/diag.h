@@ -64,7 +64,10 @@ struct dg_budget {
  * capped by what is left, and none is made once it is spent (r->diag is
  * then GRADE_DIAG_CUT and the functions not reached get no cause). h (may
  * be NULL) resets the implementation's process first. Variants named
- * o->diag_exclude are ignored. Returns 0, or -1 on a grader error (e set).
+ * o->diag_exclude are ignored. Without a failing test nothing is read;
+ * with one, o->before_diag (when set) is called once before o->orc's
+ * store is read, and its error is returned. Returns 0, or -1 on a grader
+ * error (e set).
  *
  * The rule (docs/DESIGN.md, "Diagnosis first"): variant V explains a
  * failure of test t when V fails t too, the submission's outputs follow
