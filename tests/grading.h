@@ -20,9 +20,13 @@
 #define TEST_GRADING_H
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "grade/grade.h"
 #include "grade/grade_props.h"
@@ -42,6 +46,40 @@ struct tg_expect {
     size_t n_withheld;
     int found;               /* the CATALOGUE block was there */
 };
+
+#define TG_HOGS 8 /* busy children: 4 x the cores of our 2-core machine */
+
+/* Stop the first n of the children tg_hogs_start started (SIGKILL, then
+ * reaped): only ours, by pid. */
+__attribute__((unused)) static void tg_hogs_stop(const pid_t *pid, int n)
+{
+    for (int i = 0; i < n; i++) {
+        kill(pid[i], SIGKILL);
+        while (waitpid(pid[i], NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+}
+
+/* Load the machine: TG_HOGS children that only burn CPU, each ended by
+ * SIGALRM after 600 s at the latest if nobody stops it; their pids in
+ * pid[]. 0, or -1 when a fork failed (the ones started are stopped). */
+__attribute__((unused)) static int tg_hogs_start(pid_t *pid)
+{
+    for (int i = 0; i < TG_HOGS; i++) {
+        pid[i] = fork();
+        if (pid[i] < 0) {
+            tg_hogs_stop(pid, i);
+            return -1;
+        }
+        if (pid[i] == 0) {
+            volatile unsigned long spin = 0;
+            alarm(600);
+            for (;;)
+                spin++;
+        }
+    }
+    return 0;
+}
 
 /* Load specs/public.yaml and, when `hidden`, specs/hidden.yaml. */
 __attribute__((unused)) static struct spec_set *tg_specs(int hidden, struct grd_err *e)

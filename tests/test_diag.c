@@ -705,3 +705,64 @@ Test(golden, a_changed_byte_is_refused)
     unlink(a);
     gold_free(g);
 }
+
+/* The rubric's diagnosis: from "\ndiagnosis (" to the blank line after it
+ * (a copy the caller frees), or NULL. */
+static char *diagnosis_of(const char *text)
+{
+    const char *d = strstr(text, "\ndiagnosis (");
+    const char *end = d ? strstr(d, "\n\n") : NULL;
+
+    return d ? strndup(d, end ? (size_t)(end - d) : strlen(d)) : NULL;
+}
+
+/* A loaded machine does not cut the diagnosis short: with TG_HOGS busy
+ * children of ours, the runners and the grader wait for a CPU far longer
+ * than they compute, and the budget's wall-clock end (2 x 1.5 s) passed
+ * before the diagnosis began; the end is later by the time spent waiting
+ * (the kernel's run-queue count), as for the tests, so the diagnosis is
+ * the one the idle machine gives, byte for byte. (Before, it read "not
+ * diagnosed (the time budget was spent)" once a grade took 30 s of
+ * wall-clock time at the default budget; seen in a batch at load 13.) */
+Test(diag, a_loaded_machine_does_not_cut_the_diagnosis, .timeout = 900)
+{
+    const char *path = TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c";
+    const double budget = 1500.0;
+    struct gold *g = load_diag();
+    char *idle = NULL, *loaded = NULL, *d_idle, *d_loaded;
+    struct spec_set *s, *s2;
+    struct grade_result *r, *q;
+    pid_t hog[TG_HOGS];
+
+    if (access("/proc/self/schedstat", R_OK) != 0)
+        cr_skip_test("no /proc/<pid>/schedstat: the wall end counts the load here");
+    r = grade_diag_ex(path, g, NULL, budget, &idle, &s);
+    cr_assert(tg_hogs_start(hog) == 0, "fork");
+    q = grade_diag_ex(path, g, NULL, budget, &loaded, &s2);
+    tg_hogs_stop(hog, TG_HOGS);
+    d_idle = diagnosis_of(idle);
+    d_loaded = diagnosis_of(loaded);
+    cr_expect(r->diag == GRADE_DIAG_DONE, "idle: the diagnosis went as far as %d", (int)r->diag);
+    cr_expect(q->diag == GRADE_DIAG_DONE, "loaded: the diagnosis went as far as %d:\n%.3000s",
+              (int)q->diag, loaded);
+    cr_assert(r->n_tests == q->n_tests);
+    for (size_t i = 0; i < q->n_tests; i++)
+        cr_expect(q->tests[i].status == r->tests[i].status &&
+                      q->tests[i].score_cents == r->tests[i].score_cents,
+                  "%s: the verdict changed with the load: %s", q->tests[i].test->id,
+                  q->tests[i].message ? q->tests[i].message : "");
+    cr_assert(d_idle != NULL, "idle: no diagnosis:\n%.3000s", idle);
+    cr_expect(strstr(d_idle, "sqrt(d_k)") != NULL, "idle: %s", d_idle);
+    cr_expect(d_loaded != NULL && strcmp(d_idle, d_loaded) == 0,
+              "the diagnosis changed with the load:\nidle:%s\nloaded:%s", d_idle,
+              d_loaded ? d_loaded : "(none)");
+    free(d_idle);
+    free(d_loaded);
+    free(idle);
+    free(loaded);
+    grade_result_free(r);
+    grade_result_free(q);
+    spec_set_free(s);
+    spec_set_free(s2);
+    gold_free(g);
+}

@@ -366,35 +366,8 @@ Test(grade, budget_is_spent_in_spec_order_on_any_lanes, .timeout = 120)
     spec_set_free(s);
 }
 
-#define HOGS 8 /* busy children: 4 x the cores of our 2-core machine */
-
-/* Start HOGS children that only burn CPU, each ended by SIGALRM after
- * 600 s at the latest if nobody kills it; their pids in pid[]. */
-static void hogs_start(pid_t *pid)
-{
-    for (int i = 0; i < HOGS; i++) {
-        pid[i] = fork();
-        cr_assert(pid[i] >= 0, "fork");
-        if (pid[i] == 0) {
-            volatile unsigned long spin = 0;
-            alarm(600);
-            for (;;)
-                spin++;
-        }
-    }
-}
-
-static void hogs_stop(const pid_t *pid)
-{
-    for (int i = 0; i < HOGS; i++) {
-        kill(pid[i], SIGKILL);
-        while (waitpid(pid[i], NULL, 0) < 0 && errno == EINTR)
-            ;
-    }
-}
-
 /*
- * A loaded machine is not the submission's time: with HOGS busy children
+ * A loaded machine is not the submission's time: with TG_HOGS busy children
  * of ours on top of whatever else runs, the napper's runners wait for a
  * CPU far longer than they compute, and the budget's wall-clock net (2 x
  * the CPU budget) passed long before its CPU budget was spent. The net
@@ -406,13 +379,13 @@ Test(grade, a_loaded_machine_does_not_spend_the_budget, .timeout = 900)
 {
     struct grd_err e;
     struct spec_set *s;
-    pid_t hog[HOGS];
+    pid_t hog[TG_HOGS];
 
     if (access("/proc/self/schedstat", R_OK) != 0)
         cr_skip_test("no /proc/<pid>/schedstat: the wall net counts the load here");
     s = tg_specs(1, &e);
     cr_assert(s != NULL, "specs: %s", e.msg);
-    hogs_start(hog);
+    cr_assert(tg_hogs_start(hog) == 0, "fork");
     for (unsigned lanes = 1; lanes <= 2; lanes++) {
         struct grade_result *r =
             grade_budget(s, TEST_SRCDIR "/tests/hostile/napper.c", 2000.0, lanes);
@@ -428,6 +401,6 @@ Test(grade, a_loaded_machine_does_not_spend_the_budget, .timeout = 900)
                       r->tests[i].message);
         grade_result_free(r);
     }
-    hogs_stop(hog);
+    tg_hogs_stop(hog, TG_HOGS);
     spec_set_free(s);
 }

@@ -50,10 +50,15 @@ int dg_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
     __attribute__((warn_unused_result));
 
 /* What the diagnosis may spend: the submission's budget left after its
- * tests (CPU ms) and the wall-clock end of its run (ut_now_ms() time). */
+ * tests (CPU ms) and the wall-clock end of its run (ut_now_ms() time),
+ * which is later by the time the grader stood still or waited for a CPU
+ * (the hooks' `stalled`, and this thread's wait since queued0,
+ * ut_thread_queued_ms): as for the tests, a loaded machine is not the
+ * submission's time, so it never cuts the diagnosis short. */
 struct dg_budget {
     double left_ms;
     double wall_end;
+    double queued0;
 };
 
 /*

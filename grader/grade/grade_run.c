@@ -755,7 +755,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     struct lane first = {student, h ? *h : none, queued_now()};
     const struct glane_ops ops = {&R, lane_open, lane_close, run_slot};
     size_t n_lanes = lanes && lanes->open && lanes->n > 1 ? lanes->n : 1;
-    struct dg_budget budget = {0.0, R.t0 + BUDGET_WALL_FACTOR * R.budget_ms};
+    struct dg_budget budget = {0.0, R.t0 + BUDGET_WALL_FACTOR * R.budget_ms, first.queued0};
     int rc;
 
     if (plan(&R) < 0 ||

@@ -102,6 +102,16 @@ void sbx_set_deadline(struct sbx *s, double ms)
 void sbx_set_wall_end(struct sbx *s, double until)
 {
     s->wall_end = until > 0 ? until : 0;
+    s->thread_queued0 = ut_thread_queued_ms();
+}
+
+/* How long the calling thread (the one that set the end: sbx.h) has
+ * waited for a CPU since; 0 where the system does not tell. */
+static double thread_queued(const struct sbx *s)
+{
+    double now = s->thread_queued0 >= 0 ? ut_thread_queued_ms() : -1;
+
+    return now > s->thread_queued0 ? now - s->thread_queued0 : 0.0;
 }
 
 double sbx_cpu_used(const struct sbx *s)
@@ -124,10 +134,11 @@ double sbx_queued(const struct sbx *s)
 }
 
 /* The end of the submission's budget in sbx_live_ms time, or 0: the one
- * set, later by what its runners waited for a CPU. */
+ * set, later by what its runners and the grader's thread that calls them
+ * waited for a CPU (a loaded machine's time is not the submission's). */
 static double budget_end(const struct sbx *s)
 {
-    return s->wall_end > 0 ? s->wall_end + sbx_queued(s) : 0;
+    return s->wall_end > 0 ? s->wall_end + sbx_queued(s) + thread_queued(s) : 0;
 }
 
 void sbx_restart(struct sbx *s)

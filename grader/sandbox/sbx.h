@@ -106,7 +106,9 @@ void sbx_set_deadline(struct sbx *s, double ms);
 #define SBX_WALL_SLACK_MS 1000.0
 
 /* No call may run past `until` (ut_now_ms() time; 0: no such end), so
- * that a grading's whole budget bounds every call in it. */
+ * that a grading's whole budget bounds every call in it. The end moves by
+ * the time the runners (sbx_queued) and the thread that called this wait
+ * for a CPU: call it from the thread that then makes the calls. */
 void sbx_set_wall_end(struct sbx *s, double until);
 
 /* The CPU time (ms) all calls of this sandbox used so far, across

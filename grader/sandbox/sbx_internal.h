@@ -55,6 +55,8 @@ struct sbx {
     char *runner_dir;
     double deadline_ms;  /* CPU time a call may use */
     double wall_end;     /* ut_now_ms() no call may pass; 0: none */
+    double thread_queued0; /* the setting thread's wait for a CPU then
+                              (ut_thread_queued_ms; < 0: unknown) */
     double wall_ms;      /* the last call's wall limit, when it tripped; else 0 */
     double cpu_total_ms; /* CPU time of every call so far, timed out ones too */
     double stall_ms;     /* time the grader itself did not run while it
