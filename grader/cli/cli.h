@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/cli_opt.h"
 #include "core/err.h"
 #include "spec/spec.h"
 

@@ -1,5 +1,4 @@
 /* cmd_audit.c -- `grader audit`: the mutation score of the specs. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,63 +35,6 @@ struct audit_args {
     char mut_path[CLI_PATH_MAX], eq_path[CLI_PATH_MAX];
 };
 
-enum { OPT_SPEC = 1, OPT_JOBS, OPT_FORMAT, OPT_MUTATORS, OPT_EQUIV, OPT_FUNCTION, OPT_LIST,
-       OPT_SEED, OPT_MATRIX, OPT_HELP };
-
-static const struct option options[] = {
-    {"spec", required_argument, NULL, OPT_SPEC},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"mutators", required_argument, NULL, OPT_MUTATORS},
-    {"equivalent", required_argument, NULL, OPT_EQUIV},
-    {"function", required_argument, NULL, OPT_FUNCTION},
-    {"list", no_argument, NULL, OPT_LIST},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"matrix", no_argument, NULL, OPT_MATRIX},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static int take_option(struct audit_args *a, int opt, const char *arg)
-{
-    switch (opt) {
-    case OPT_SPEC:
-        if (a->c.n_specs == CLI_MAX_SPECS)
-            return cli_usage("too many --spec options", usage);
-        a->c.specs[a->c.n_specs++] = arg;
-        return 0;
-    case OPT_JOBS:
-        return cli_parse_count(arg, 16, &a->jobs) < 0
-                   ? cli_usage("--jobs takes a whole number from 1 to 16", usage) : 0;
-    case OPT_FORMAT:
-        return (a->format = aud_format_parse(arg)) < 0
-                   ? cli_usage("unknown --format (text, json, markdown)", usage) : 0;
-    case OPT_MUTATORS:
-        a->mutators = arg;
-        return 0;
-    case OPT_EQUIV:
-        a->equivalent = arg;
-        return 0;
-    case OPT_FUNCTION:
-        a->function = arg;
-        return 0;
-    case OPT_LIST:
-        a->list = 1;
-        return 0;
-    case OPT_MATRIX:
-        a->matrix = 1;
-        return 0;
-    case OPT_SEED:
-        return cli_parse_seed(arg, &a->c.seed) < 0
-                   ? cli_usage("--seed takes a non-negative whole number", usage) : 0;
-    case OPT_HELP:
-        fputs(usage, stdout);
-        return -1;
-    default:
-        return cli_usage(NULL, usage);
-    }
-}
-
 /* The file `name` in the directory of the first spec (or specs/). */
 static void beside_spec(const struct audit_args *a, const char *name, char *buf, size_t n)
 {
@@ -107,19 +49,31 @@ static void beside_spec(const struct audit_args *a, const char *name, char *buf,
 
 static int parse_args(struct audit_args *a, int argc, char **argv)
 {
-    int opt, rc;
+    const struct cli_option opts[] = {
+        CLI_OPT_SPECS(&a->c),
+        CLI_OPT_COUNT("jobs", &a->jobs, 16, NULL),
+        CLI_OPT_ENUM("format", &a->format, aud_format_parse,
+                     "unknown --format (text, json, markdown)"),
+        CLI_OPT_STRING("mutators", &a->mutators),
+        CLI_OPT_STRING("equivalent", &a->equivalent),
+        CLI_OPT_STRING("function", &a->function),
+        CLI_OPT_FLAG("list", &a->list),
+        CLI_OPT_SEED(&a->c),
+        CLI_OPT_FLAG("matrix", &a->matrix),
+        CLI_OPT_HELP,
+        CLI_OPT_END(NULL),
+    };
+    int first, rc;
 
     memset(a, 0, sizeof *a);
     a->c.seed = 1;
     a->source = "reference/attention.c";
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
-        if ((rc = take_option(a, opt, optarg)) != 0)
-            return rc;
-    if (optind < argc - 1)
+    if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
+        return rc;
+    if (first < argc - 1)
         return cli_usage("expected at most one SOURCE", usage);
-    if (optind == argc - 1)
-        a->source = argv[optind];
+    if (first == argc - 1)
+        a->source = argv[first];
     if (a->mutators == NULL) {
         beside_spec(a, "mutators.txt", a->mut_path, sizeof a->mut_path);
         a->mutators = a->mut_path;

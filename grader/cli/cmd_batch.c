@@ -3,7 +3,6 @@
  * (combine shard outputs). The CLI half of batch.h: options, signals and
  * the progress line.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +16,6 @@
 #include "core/util.h"
 
 #define DEFAULT_OUT "gradebook"
-
-/* Declared in cli.h too; repeated so that this file builds before that. */
 
 static const char batch_usage[] =
     "usage: grader batch [--spec FILE]... [--jobs N] [--test-jobs N] [--out DIR]\n"
@@ -83,85 +80,41 @@ struct progress {
     int line_open;     /* a TTY progress line is on screen */
 };
 
-enum { OPT_SPEC = 1, OPT_JOBS, OPT_TJOBS, OPT_OUT, OPT_IDRE, OPT_SHARD, OPT_FORCE, OPT_SEED, OPT_HELP, OPT_SIMILAR,
-       OPT_NO_CACHE };
-
-static const struct option options[] = {
-    {"spec", required_argument, NULL, OPT_SPEC},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"test-jobs", required_argument, NULL, OPT_TJOBS},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"id-regex", required_argument, NULL, OPT_IDRE},
-    {"shard", required_argument, NULL, OPT_SHARD},
-    {"force", no_argument, NULL, OPT_FORCE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"similarity", no_argument, NULL, OPT_SIMILAR},
-    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-    {NULL, 0, NULL, 0},
-};
-
-static int take_option(struct batch_args *a, int opt, const char *arg)
+/* --shard K/N (batch.h says what it accepts and why not). */
+static int take_shard(void *value, const char *arg, struct grd_err *e)
 {
-    struct grd_err e;
+    struct batch_args *a = value;
 
-    switch (opt) {
-    case OPT_SPEC:
-        if (a->c.n_specs == CLI_MAX_SPECS)
-            return cli_usage("too many --spec options", batch_usage);
-        a->c.specs[a->c.n_specs++] = arg;
-        return 0;
-    case OPT_JOBS:
-        return cli_parse_count(arg, 256, &a->o.jobs) < 0
-                   ? cli_usage("--jobs takes a whole number from 1 to 256", batch_usage) : 0;
-    case OPT_TJOBS:
-        return cli_parse_count(arg, GRADE_MAX_TEST_JOBS, &a->o.test_jobs) < 0
-                   ? cli_usage("--test-jobs takes a whole number from 1 to 16", batch_usage)
-                   : 0;
-    case OPT_OUT:
-        a->o.out_dir = arg;
-        return 0;
-    case OPT_IDRE:
-        a->id_regex = arg;
-        return 0;
-    case OPT_SHARD:
-        err_clear(&e);
-        return bat_shard_parse(arg, &a->shard_k, &a->shard_n, &e) < 0 ? cli_fail(&e) : 0;
-    case OPT_FORCE:
-        a->o.force = 1;
-        return 0;
-    case OPT_SEED:
-        return cli_parse_seed(arg, &a->c.seed) < 0
-                   ? cli_usage("--seed takes a non-negative whole number", batch_usage) : 0;
-    case OPT_SIMILAR:
-        a->similarity = 1;
-        return 0;
-    case OPT_NO_CACHE:
-        a->o.no_cache = 1;
-        return 0;
-    case OPT_HELP:
-        fputs(batch_usage, stdout);
-        return -1;
-    default:
-        return cli_usage(NULL, batch_usage);
-    }
+    return bat_shard_parse(arg, &a->shard_k, &a->shard_n, e);
 }
 
 static int parse_args(struct batch_args *a, int argc, char **argv)
 {
-    int opt, rc;
+    const struct cli_option opts[] = {
+        CLI_OPT_SPECS(&a->c),
+        CLI_OPT_COUNT("jobs", &a->o.jobs, 256, NULL),
+        CLI_OPT_TEST_JOBS(&a->o.test_jobs),
+        CLI_OPT_STRING("out", &a->o.out_dir),
+        CLI_OPT_STRING("id-regex", &a->id_regex),
+        CLI_OPT_CALL("shard", a, take_shard, 1, NULL),
+        CLI_OPT_FLAG("force", &a->o.force),
+        CLI_OPT_SEED(&a->c),
+        CLI_OPT_HELP,
+        CLI_OPT_FLAG("similarity", &a->similarity),
+        CLI_OPT_FLAG("no-cache", &a->o.no_cache),
+        CLI_OPT_END(NULL),
+    };
+    int first, rc;
 
     memset(a, 0, sizeof *a);
     a->c.seed = 1;
     a->o.out_dir = DEFAULT_OUT;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
-        if ((rc = take_option(a, opt, optarg)) != 0)
-            return rc;
-    if (optind >= argc)
+    if ((rc = cli_parse_options(argc, argv, opts, batch_usage, &first)) != 0)
+        return rc;
+    if (first >= argc)
         return cli_usage("expected at least one SUBMISSIONS directory", batch_usage);
-    a->dirs = argv + optind;
-    a->n_dirs = (size_t)(argc - optind);
+    a->dirs = argv + first;
+    a->n_dirs = (size_t)(argc - first);
     return 0;
 }
 
@@ -354,29 +307,23 @@ int cmd_batch(int argc, char **argv)
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option mopts[] = {
-        {"out", required_argument, NULL, OPT_OUT},
-        {"help", no_argument, NULL, OPT_HELP},
-        {NULL, 0, NULL, 0},
-    };
     const char *out = NULL;
+    const struct cli_option opts[] = {
+        CLI_OPT_STRING("out", &out),
+        CLI_OPT_HELP,
+        CLI_OPT_END(NULL),
+    };
     struct grd_err e;
-    int opt;
+    int first, rc = cli_parse_options(argc, argv, opts, merge_usage, &first);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", mopts, NULL)) != -1) {
-        if (opt == OPT_HELP)
-            return fputs(merge_usage, stdout), CLI_EXIT_OK;
-        if (opt != OPT_OUT)
-            return cli_usage(NULL, merge_usage);
-        out = optarg;
-    }
-    if (out == NULL || optind >= argc)
+    if (rc != 0)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (out == NULL || first >= argc)
         return cli_usage("merge needs --out DIR and at least one input DIR", merge_usage);
     err_clear(&e);
-    if (bat_merge(out, (const char *const *)(argv + optind), (size_t)(argc - optind), &e) < 0)
+    if (bat_merge(out, (const char *const *)(argv + first), (size_t)(argc - first), &e) < 0)
         return cli_fail(&e);
-    fprintf(stderr, "grader: merged %d %s into %s/grades.csv\n", argc - optind,
-            argc - optind == 1 ? "directory" : "directories", out);
+    fprintf(stderr, "grader: merged %d %s into %s/grades.csv\n", argc - first,
+            argc - first == 1 ? "directory" : "directories", out);
     return CLI_EXIT_OK;
 }

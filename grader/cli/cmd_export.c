@@ -2,7 +2,6 @@
  * Canvas's or Moodle's grade-import CSV from grades.csv and a roster, or
  * grades.csv with the byte-order mark Excel needs. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,54 +35,50 @@ struct export_args {
     const char *roster, *assignment, *out, *grades;
 };
 
-enum { OPT_CANVAS = 1, OPT_MOODLE, OPT_ROSTER, OPT_ASSIGN, OPT_EXCEL, OPT_OUT, OPT_HELP };
-
-static const struct option options[] = {
-    {"canvas", no_argument, NULL, OPT_CANVAS},
-    {"moodle", no_argument, NULL, OPT_MOODLE},
-    {"roster", required_argument, NULL, OPT_ROSTER},
-    {"assignment", required_argument, NULL, OPT_ASSIGN},
-    {"excel", no_argument, NULL, OPT_EXCEL},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static int take_option(struct export_args *a, int opt, const char *arg)
+/* --canvas or --moodle: one of them. */
+static int take_lms(int *lms, enum gbx_lms which)
 {
-    switch (opt) {
-    case OPT_CANVAS:
-    case OPT_MOODLE:
-        if (a->lms >= 0)
-            return cli_usage("give one of --canvas and --moodle", usage);
-        a->lms = opt == OPT_CANVAS ? GBX_CANVAS : GBX_MOODLE;
-        return 0;
-    case OPT_ROSTER: a->roster = arg; return 0;
-    case OPT_ASSIGN: a->assignment = arg; return 0;
-    case OPT_EXCEL: a->excel = 1; return 0;
-    case OPT_OUT: a->out = arg; return 0;
-    case OPT_HELP:
-        fputs(usage, stdout);
+    if (*lms >= 0)
         return -1;
-    default:
-        return cli_usage(NULL, usage);
-    }
+    *lms = which;
+    return 0;
+}
+
+static int take_canvas(void *lms, const char *arg, struct grd_err *e)
+{
+    (void)arg, (void)e;
+    return take_lms(lms, GBX_CANVAS);
+}
+
+static int take_moodle(void *lms, const char *arg, struct grd_err *e)
+{
+    (void)arg, (void)e;
+    return take_lms(lms, GBX_MOODLE);
 }
 
 static int parse_args(struct export_args *a, int argc, char **argv)
 {
-    int opt, rc;
+    static const char one_lms[] = "give one of --canvas and --moodle";
+    const struct cli_option opts[] = {
+        CLI_OPT_CALL("canvas", &a->lms, take_canvas, 0, one_lms),
+        CLI_OPT_CALL("moodle", &a->lms, take_moodle, 0, one_lms),
+        CLI_OPT_STRING("roster", &a->roster),
+        CLI_OPT_STRING("assignment", &a->assignment),
+        CLI_OPT_FLAG("excel", &a->excel),
+        CLI_OPT_STRING("out", &a->out),
+        CLI_OPT_HELP,
+        CLI_OPT_END(NULL),
+    };
+    int first, rc;
 
     memset(a, 0, sizeof *a);
     a->lms = -1;
     a->assignment = "Attention";
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
-        if ((rc = take_option(a, opt, optarg)) != 0)
-            return rc;
-    if (optind != argc - 1)
+    if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
+        return rc;
+    if (first != argc - 1)
         return cli_usage("expected exactly one GRADES.csv", usage);
-    a->grades = argv[optind];
+    a->grades = argv[first];
     if (a->lms < 0 && !a->excel)
         return cli_usage("nothing to do: give --canvas, --moodle or --excel", usage);
     if (a->lms >= 0 && a->roster == NULL)

@@ -7,7 +7,6 @@
  * it records each buggy catalogue entry as a known variant (props/diag.h)
  * and writes the store next to the spec (props/golden.h).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,53 +34,30 @@ struct golden_args {
     const char *out;
     char **subs;
     int n_subs;
-    long jobs;
-};
-
-enum { OPT_SPEC = 1, OPT_SEED, OPT_OUT, OPT_JOBS, OPT_HELP };
-
-static const struct option options[] = {
-    {"spec", required_argument, NULL, OPT_SPEC},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+    unsigned jobs;
 };
 
 static int parse_args(struct golden_args *a, int argc, char **argv)
 {
-    int opt;
+    const struct cli_option opts[] = {
+        CLI_OPT_SPECS(&a->c),
+        CLI_OPT_SEED(&a->c),
+        CLI_OPT_STRING("out", &a->out),
+        CLI_OPT_COUNT("jobs", &a->jobs, 64, "--jobs takes a number from 1 to 64"),
+        CLI_OPT_HELP,
+        CLI_OPT_END(NULL),
+    };
+    int first, rc;
 
     memset(a, 0, sizeof *a);
     a->c.seed = 1;
     a->jobs = 1;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (opt == OPT_SPEC && a->c.n_specs < CLI_MAX_SPECS)
-            a->c.specs[a->c.n_specs++] = optarg;
-        else if (opt == OPT_SPEC)
-            return cli_usage("too many --spec options", usage);
-        else if (opt == OPT_SEED && cli_parse_seed(optarg, &a->c.seed) < 0)
-            return cli_usage("--seed takes a non-negative whole number", usage);
-        else if (opt == OPT_OUT)
-            a->out = optarg;
-        else if (opt == OPT_JOBS) {
-            unsigned n;
-            if (cli_parse_count(optarg, 64, &n) < 0)
-                return cli_usage("--jobs takes a number from 1 to 64", usage);
-            a->jobs = (long)n;
-        }
-        else if (opt == OPT_HELP) {
-            fputs(usage, stdout);
-            return -1;
-        } else if (opt != OPT_SEED)
-            return cli_usage(NULL, usage);
-    }
-    if (a->c.n_specs == 0 || optind >= argc)
+    if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
+        return rc;
+    if (a->c.n_specs == 0 || first >= argc)
         return cli_usage("expected --spec FILE and a REFERENCE", usage);
-    a->subs = argv + optind;
-    a->n_subs = argc - optind;
+    a->subs = argv + first;
+    a->n_subs = argc - first;
     return 0;
 }
 
@@ -167,7 +143,7 @@ static void worker(const struct golden_args *a, const struct spec_set *s, int k,
 static int record_all(const struct golden_args *a, const struct spec_set *s,
                       struct orc *o, const char *out, struct grd_err *e)
 {
-    const int n = a->jobs < a->n_subs ? (int)a->jobs : a->n_subs;
+    const int n = (int)a->jobs < a->n_subs ? (int)a->jobs : a->n_subs;
     char part[CLI_PATH_MAX + 32];
     int failed = 0;
 

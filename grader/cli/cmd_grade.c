@@ -1,5 +1,4 @@
 /* cmd_grade.c -- `grader grade`: grade one submission and print a rubric. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,78 +46,32 @@ struct grade_args {
     char **argv;
 };
 
-enum { OPT_SPEC = 1, OPT_ONLY, OPT_FORMAT, OPT_SEED, OPT_REQUIRE, OPT_GHOUT, OPT_REPRO,
-       OPT_TJOBS, OPT_VERBOSE, OPT_HELP };
-
-static const struct option options[] = {
-    {"spec", required_argument, NULL, OPT_SPEC},
-    {"only", required_argument, NULL, OPT_ONLY},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"require-pass", no_argument, NULL, OPT_REQUIRE},
-    {"github-output", no_argument, NULL, OPT_GHOUT},
-    {"repro", required_argument, NULL, OPT_REPRO},
-    {"test-jobs", required_argument, NULL, OPT_TJOBS},
-    {"verbose", no_argument, NULL, OPT_VERBOSE},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static int take_option(struct grade_args *a, int opt, const char *arg)
-{
-    switch (opt) {
-    case OPT_SPEC:
-        if (a->c.n_specs == CLI_MAX_SPECS)
-            return cli_usage("too many --spec options", usage);
-        a->c.specs[a->c.n_specs++] = arg;
-        return 0;
-    case OPT_ONLY:
-        a->c.only = arg;
-        return 0;
-    case OPT_FORMAT:
-        if ((a->format = rpt_format_parse(arg)) < 0)
-            return cli_usage("unknown --format (text, markdown, gradescope, classroom, junit, tap, github)", usage);
-        return 0;
-    case OPT_SEED:
-        return cli_parse_seed(arg, &a->c.seed) < 0
-                   ? cli_usage("--seed takes a non-negative whole number", usage) : 0;
-    case OPT_REQUIRE:
-        a->require_pass = 1;
-        return 0;
-    case OPT_GHOUT:
-        a->github_output = 1;
-        return 0;
-    case OPT_REPRO:
-        a->repro = arg;
-        return 0;
-    case OPT_TJOBS:
-        return cli_parse_count(arg, GRADE_MAX_TEST_JOBS, &a->test_jobs) < 0
-                   ? cli_usage("--test-jobs takes a whole number from 1 to 16", usage) : 0;
-    case OPT_VERBOSE:
-        a->verbose = 1;
-        return 0;
-    case OPT_HELP:
-        fputs(usage, stdout);
-        return -1; /* done: exit 0 */
-    default:
-        return cli_usage(NULL, usage);
-    }
-}
-
 static int parse_args(struct grade_args *a, int argc, char **argv)
 {
-    int opt, rc;
+    const struct cli_option opts[] = {
+        CLI_OPT_SPECS(&a->c),
+        CLI_OPT_STRING("only", &a->c.only),
+        CLI_OPT_ENUM("format", &a->format, rpt_format_parse,
+                     "unknown --format (text, markdown, gradescope, classroom, junit, tap, github)"),
+        CLI_OPT_SEED(&a->c),
+        CLI_OPT_FLAG("require-pass", &a->require_pass),
+        CLI_OPT_FLAG("github-output", &a->github_output),
+        CLI_OPT_STRING("repro", &a->repro),
+        CLI_OPT_TEST_JOBS(&a->test_jobs),
+        CLI_OPT_FLAG("verbose", &a->verbose),
+        CLI_OPT_HELP,
+        CLI_OPT_END(NULL),
+    };
+    int first, rc;
 
     memset(a, 0, sizeof *a);
     a->format = RPT_TEXT;
     a->c.seed = 1;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
-        if ((rc = take_option(a, opt, optarg)) != 0)
-            return rc;
-    if (optind != argc - 1)
+    if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
+        return rc;
+    if (first != argc - 1)
         return cli_usage("expected exactly one SUBMISSION", usage);
-    a->submission = argv[optind];
+    a->submission = argv[first];
     a->argc = argc;
     a->argv = argv;
     return 0;

@@ -1,5 +1,4 @@
 /* cmd_list.c -- `grader list`: the tests of the specs, one per line. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,12 +6,6 @@
 #include "spec/spec.h"
 
 static const char usage[] = "usage: grader list [--spec FILE]...\n";
-
-static const struct option options[] = {
-    {"spec", required_argument, NULL, 's'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
 
 static const char *visibility_name(enum spec_visibility v)
 {
@@ -37,23 +30,21 @@ static void print_tests(const struct spec_set *s)
 int cmd_list(int argc, char **argv)
 {
     struct cli_common c;
+    /* more than CLI_MAX_SPECS prints the usage alone */
+    const struct cli_option opts[] = {
+        CLI_OPT_LIST("spec", c.specs, &c.n_specs, CLI_MAX_SPECS, NULL),
+        CLI_OPT_HELP,
+        CLI_OPT_END(NULL),
+    };
     struct spec_set *s;
     struct grd_err e;
-    int opt;
+    int first, rc;
 
     memset(&c, 0, sizeof c);
     err_clear(&e);
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        }
-        if (opt != 's' || c.n_specs == CLI_MAX_SPECS)
-            return cli_usage(NULL, usage);
-        c.specs[c.n_specs++] = optarg;
-    }
-    if (optind != argc)
+    if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (first != argc)
         return cli_usage("unexpected argument", usage);
     if (cli_find_data_dir(c.data_dir, sizeof c.data_dir, &e) < 0 ||
         (s = cli_load_specs(&c, &e)) == NULL)

@@ -20,7 +20,6 @@
  * `grader vectors --text TEXT` prints the hash-seeded vectors of TEXT's
  * words as a VECTORS file (no submission needed): the start of part 3.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,47 +63,41 @@ struct sc_opts {
     int pe, ascii, unicode;
 };
 
-static const struct option long_opts[] = {
-    {"text", required_argument, NULL, 't'}, {"vectors", required_argument, NULL, 'v'},
-    {"svg", required_argument, NULL, 's'},  {"order", required_argument, NULL, 'o'},
-    {"pe", no_argument, NULL, 'p'},         {"ascii", no_argument, NULL, 'a'},
-    {"spec", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
-    {"unicode", no_argument, NULL, 'u'},
-    {NULL, 0, NULL, 0},
-};
-
-/* Parse the options; `allowed` lists the short codes this command takes.
- * Returns 0, 1 for --help (usage printed), or -1 (usage error printed). */
+/* Parse the options; `allowed` lists the codes this command takes (t text,
+ * v vectors, s svg, o order, p pe, a ascii, u unicode, S spec; @: no
+ * SUBMISSION). Every command knows every name: one it does not take says
+ * so. Returns 0, 1 for --help (usage printed), or -1 (usage error printed). */
 static int parse_opts(int argc, char **argv, const char *allowed, const char *usage,
                       struct sc_opts *o)
 {
-    int c;
+    static const char codes[] = "tvsopaSHu";   /* the entries' order, H: help */
+    struct cli_option opts[] = {
+        CLI_OPT_STRING("text", &o->text),   CLI_OPT_STRING("vectors", &o->vectors),
+        CLI_OPT_STRING("svg", &o->svg),     CLI_OPT_STRING("order", &o->order),
+        CLI_OPT_FLAG("pe", &o->pe),         CLI_OPT_FLAG("ascii", &o->ascii),
+        CLI_OPT_STRING("spec", &o->spec),   CLI_OPT_HELP,
+        CLI_OPT_FLAG("unicode", &o->unicode),
+        CLI_OPT_END("unknown option for this command"),
+    };
+    int first, rc;
 
     memset(o, 0, sizeof *o);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
-        if (c == 'h')
-            return fputs(usage, stdout), 1;
-        if (c == '?' || strchr(allowed, c) == NULL)
-            return cli_usage("unknown option for this command", usage), -1;
-        if (c == 't') o->text = optarg;
-        if (c == 'v') o->vectors = optarg;
-        if (c == 's') o->svg = optarg;
-        if (c == 'o') o->order = optarg;
-        if (c == 'S') o->spec = optarg;
-        if (c == 'p') o->pe = 1;
-        if (c == 'a') o->ascii = 1;
-        if (c == 'u') o->unicode = 1;
-    }
+    for (size_t i = 0; codes[i]; i++)
+        if (codes[i] != 'H' && strchr(allowed, codes[i]) == NULL) {
+            opts[i].has_arg = opts[i].type == CLI_OPT_T_STRING;
+            opts[i].type = CLI_OPT_T_REFUSED;
+        }
+    if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
+        return rc < 0 ? 1 : -1;
     if (strchr(allowed, '@') != NULL) {   /* a command without a SUBMISSION */
-        if (optind != argc)
+        if (first != argc)
             return cli_usage("unexpected argument", usage), -1;
         return 0;
     }
-    if (optind != argc - 1)
-        return cli_usage(optind < argc ? "expected one SUBMISSION" : "missing SUBMISSION",
+    if (first != argc - 1)
+        return cli_usage(first < argc ? "expected one SUBMISSION" : "missing SUBMISSION",
                          usage), -1;
-    o->submission = argv[optind];
+    o->submission = argv[first];
     return 0;
 }
 

@@ -3,7 +3,6 @@
  * `grader batch --similarity` step (similarity.csv and a section of
  * summary.md). The CLI half of similar/similar.h.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +50,6 @@ struct similar_args {
     size_t n_dirs;
 };
 
-/* "0.4", "40%" or "40": a share from 0 to 1. 0 or -1. */
 /* The CPUs this process may use, at most SIM_MAX_THREADS. */
 static unsigned threads(void)
 {
@@ -60,6 +58,7 @@ static unsigned threads(void)
     return n > SIM_MAX_THREADS ? SIM_MAX_THREADS : (unsigned)n;
 }
 
+/* "0.4", "40%" or "40": a share from 0 to 1. 0 or -1. */
 static int parse_threshold(const char *s, double *out)
 {
     char *end;
@@ -75,61 +74,41 @@ static int parse_threshold(const char *s, double *out)
     return 0;
 }
 
-static int add_path(const char **v, size_t *n, const char *p)
+static int take_threshold(void *value, const char *arg, struct grd_err *e)
 {
-    if (*n == MAX_PATHS)
-        return -1;
-    v[(*n)++] = p;
-    return 0;
+    (void)e;
+    return parse_threshold(arg, value);
 }
 
-static int take_option(struct similar_args *a, int opt, const char *arg)
+static int take_format(void *value, const char *arg, struct grd_err *e)
 {
-    switch (opt) {
-    case 'b':
-        return add_path(a->base, &a->n_base, arg) < 0
-                   ? cli_usage("too many --base options", similar_usage) : 0;
-    case 'a':
-        return add_path(a->archive, &a->n_archive, arg) < 0
-                   ? cli_usage("too many --archive options", similar_usage) : 0;
-    case 't':
-        return parse_threshold(arg, &a->o.threshold) < 0
-                   ? cli_usage("--threshold takes a share from 0 to 1 (or 0% to 100%)",
-                               similar_usage) : 0;
-    case 'f':
-        return sim_format_parse(arg, &a->format) < 0
-                   ? cli_usage("--format takes text, csv or json", similar_usage) : 0;
-    case 'h':
-        fputs(similar_usage, stdout);
-        return -1;
-    default:
-        return cli_usage(NULL, similar_usage);
-    }
+    (void)e;
+    return sim_format_parse(arg, value);
 }
 
 static int parse_args(struct similar_args *a, int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"base", required_argument, NULL, 'b'},
-        {"archive", required_argument, NULL, 'a'},
-        {"threshold", required_argument, NULL, 't'},
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const struct cli_option opts[] = {
+        CLI_OPT_LIST("base", a->base, &a->n_base, MAX_PATHS, "too many --base options"),
+        CLI_OPT_LIST("archive", a->archive, &a->n_archive, MAX_PATHS,
+                     "too many --archive options"),
+        CLI_OPT_CALL("threshold", &a->o.threshold, take_threshold, 1,
+                     "--threshold takes a share from 0 to 1 (or 0% to 100%)"),
+        CLI_OPT_CALL("format", &a->format, take_format, 1, "--format takes text, csv or json"),
+        CLI_OPT_HELP,
+        CLI_OPT_END(NULL),
     };
-    int opt, rc;
+    int first, rc;
 
     memset(a, 0, sizeof *a);
     a->o.threshold = SIM_DEFAULT_THRESHOLD;
     a->o.threads = threads();
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
-        if ((rc = take_option(a, opt, optarg)) != 0)
-            return rc;
-    if (optind >= argc)
+    if ((rc = cli_parse_options(argc, argv, opts, similar_usage, &first)) != 0)
+        return rc;
+    if (first >= argc)
         return cli_usage("expected a CLASS_DIR", similar_usage);
-    a->dirs = argv + optind;
-    a->n_dirs = (size_t)(argc - optind);
+    a->dirs = argv + first;
+    a->n_dirs = (size_t)(argc - first);
     return 0;
 }
 
