@@ -255,7 +255,7 @@ Test(selfcheck, order_is_validated)
 
 /* ---- svg -------------------------------------------------------------------- */
 
-static void expect_wellformed(const struct svg_buf *b, const char *what)
+static void expect_wellformed(const struct strbuf *b, const char *what)
 {
     char path[] = "/tmp/sc_svg_XXXXXX";
     char cmd[128];
@@ -263,7 +263,7 @@ static void expect_wellformed(const struct svg_buf *b, const char *what)
 
     cr_assert(fd >= 0);
     close(fd);
-    cr_assert_eq(svg_buf_save(b, path, NULL), 0);
+    cr_assert_eq(svg_save(b, path, NULL), 0);
     snprintf(cmd, sizeof cmd, "xmllint --noout %s", path);
     rc = system(cmd);
     unlink(path);
@@ -279,22 +279,16 @@ Test(svg, figures_are_wellformed_xml)
     struct svg_heatmap_opts h = {"map <&>", "sub", "query", "key", labels, labels, 3, 3,
                                  vals, 0, 1, 1};
     struct svg_lines_opts l = {"sat", NULL, "d", "w", x, 3, 1, s, 2, 0, 1};
-    struct svg_bars_opts bo = {"bars", NULL, "x", "y", labels, vals, 3, 0};
-    struct svg_histogram_opts ho = {"hist", "s", "score", "n", vals, 9, 5, 0, 1};
-    struct svg_buf *b = svg_buf_new(SVG_DEFAULT_CAP);
+    struct strbuf b;
     struct grd_err e;
 
-    cr_assert_not_null(b);
-    cr_assert_eq(svg_heatmap(b, &h, &e), 0, "%s", e.msg);
-    cr_expect(strstr(svg_buf_data(b), "a&lt;b") != NULL);
-    expect_wellformed(b, "heatmap");
-    cr_assert_eq(svg_lines(b, &l, &e), 0, "%s", e.msg);
-    expect_wellformed(b, "lines");
-    cr_assert_eq(svg_bars(b, &bo, &e), 0, "%s", e.msg);
-    expect_wellformed(b, "bars");
-    cr_assert_eq(svg_histogram(b, &ho, &e), 0, "%s", e.msg);
-    expect_wellformed(b, "histogram");
-    svg_buf_free(b);
+    sb_init(&b, SVG_DEFAULT_CAP);
+    cr_assert_eq(svg_heatmap(&b, &h, &e), 0, "%s", e.msg);
+    cr_expect(strstr(sb_str(&b), "a&lt;b") != NULL);
+    expect_wellformed(&b, "heatmap");
+    cr_assert_eq(svg_lines(&b, &l, &e), 0, "%s", e.msg);
+    expect_wellformed(&b, "lines");
+    sb_release(&b);
 }
 
 Test(svg, cap_and_bad_options_fail_cleanly)
@@ -304,16 +298,17 @@ Test(svg, cap_and_bad_options_fail_cleanly)
     struct svg_series s = {"s", vals};
     struct svg_heatmap_opts h = {"t", NULL, "q", "k", labels, labels, 1, 1, vals, 0, 1, 0};
     struct svg_lines_opts l = {"t", NULL, "x", "y", x, 2, 0, &s, 1, 0, 1};
-    struct svg_buf *b = svg_buf_new(100);
+    struct strbuf b;
     struct grd_err e;
 
-    cr_assert_not_null(b);
-    cr_expect_eq(svg_heatmap(b, &h, &e), -1);
+    sb_init(&b, 100);
+    cr_expect_eq(svg_heatmap(&b, &h, &e), -1);
     cr_expect(strstr(e.msg, "larger than 100 bytes") != NULL, "%s", e.msg);
-    cr_expect_eq(svg_buf_len(b), 0);
-    cr_expect_eq(svg_lines(b, &l, &e), -1);
+    cr_expect_eq(b.len, 0);
+    cr_expect_str_eq(sb_str(&b), "");
+    cr_expect_eq(svg_lines(&b, &l, &e), -1);
     cr_expect(strstr(e.msg, "invalid figure") != NULL, "%s", e.msg);
-    svg_buf_free(b);
+    sb_release(&b);
 }
 
 /* The subtitle of a narrow figure (the map of a 3-word text) wraps and is
@@ -326,15 +321,15 @@ Test(svg, subtitle_wraps_and_is_never_cut)
     double vals[9] = {1, 0, 0, 0, 1, 0, 0.2, 0, 0.8};
     struct svg_heatmap_opts h = {"Self-attention map", sub, "query", "key", labels, labels, 3,
                                  3, vals, 0, 1, 1};
-    struct svg_buf *b = svg_buf_new(SVG_DEFAULT_CAP);
+    struct strbuf b;
     char joined[512] = "";
     const char *doc, *p;
     double width;
     size_t lines = 0;
 
-    cr_assert_not_null(b);
-    cr_assert_eq(svg_heatmap(b, &h, NULL), 0);
-    doc = svg_buf_data(b);
+    sb_init(&b, SVG_DEFAULT_CAP);
+    cr_assert_eq(svg_heatmap(&b, &h, NULL), 0);
+    doc = sb_str(&b);
     width = strtod(strstr(doc, "width=\"") + 7, NULL);
     for (p = strstr(doc, "fill=\"#444\">"); p; p = strstr(p + 1, "fill=\"#444\">")) {
         const char *t = strchr(p, '>') + 1;
@@ -348,6 +343,6 @@ Test(svg, subtitle_wraps_and_is_never_cut)
     }
     cr_expect(lines >= 2, "the subtitle did not wrap on a %.0f px figure", width);
     cr_expect_str_eq(joined, sub);
-    expect_wellformed(b, "heatmap with a wrapped subtitle");
-    svg_buf_free(b);
+    expect_wellformed(&b, "heatmap with a wrapped subtitle");
+    sb_release(&b);
 }

@@ -31,6 +31,30 @@ Test(strbuf, cap_keeps_a_valid_truncated_prefix)
     free(s);
 }
 
+/* A buffer filled anew (an SVG figure after one that did not fit) starts
+ * empty and untruncated, with its cap and its memory. */
+Test(strbuf, reset_empties_and_clears_truncated)
+{
+    struct strbuf sb;
+    char *mem;
+
+    sb_init(&sb, 4);
+    sb_reset(&sb);                       /* nothing allocated yet: a no-op */
+    cr_expect_str_eq(sb_str(&sb), "");
+    cr_expect_eq(sb_adds(&sb, "hello"), -1);
+    cr_expect(sb.truncated);
+    mem = sb.buf;
+    sb_reset(&sb);
+    cr_expect_eq(sb.len, 0);
+    cr_expect_eq(sb.truncated, 0);
+    cr_expect_str_eq(sb_str(&sb), "");
+    cr_expect_eq(sb.cap, 4);
+    cr_expect_eq(sb.buf, mem);
+    cr_expect_eq(sb_adds(&sb, "abc"), 0);
+    cr_expect_str_eq(sb_str(&sb), "abc");
+    sb_release(&sb);
+}
+
 Test(strbuf, addf_handles_long_output)
 {
     struct strbuf sb;

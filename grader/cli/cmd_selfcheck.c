@@ -232,7 +232,7 @@ static int map_svg(const struct sc_map *m, const char *path, const char *vectors
 {
     const char *labels[SC_MAX_WORDS];
     double *vals = calloc(m->n * m->n, sizeof *vals);
-    struct svg_buf *b = svg_buf_new(SVG_DEFAULT_CAP);
+    struct strbuf b;
     char sub[256];
     int rc = -1;
 
@@ -247,11 +247,12 @@ static int map_svg(const struct sc_map *m, const char *path, const char *vectors
                                  "query", "key", labels, labels, m->n, m->n, vals, 0,
                                  (double)max_weight(m) > 0 ? (double)max_weight(m) : 1,
                                  m->n <= 16};
-    if (vals == NULL || b == NULL)
+    sb_init(&b, SVG_DEFAULT_CAP);
+    if (vals == NULL)
         err_set(e, NULL, 0, 0, "out of memory");
-    else if (svg_heatmap(b, &o, e) == 0)
-        rc = svg_buf_save(b, path, e);
-    svg_buf_free(b);
+    else if (svg_heatmap(&b, &o, e) == 0)
+        rc = svg_save(&b, path, e);
+    sb_release(&b);
     free(vals);
     return rc;
 }
@@ -384,7 +385,7 @@ static int sat_svg(const struct sc_sat_row *rows, const char *path, struct grd_e
                                "mean max weight over 256 random queries, 16 keys each; "
                                "1/16 = uniform, 1 = one-hot", "dimension d (log2 scale)",
                                "mean max softmax weight", x, SC_SAT_ROWS, 1, s, 2, 0, 1};
-    struct svg_buf *b = svg_buf_new(SVG_DEFAULT_CAP);
+    struct strbuf b;
     int rc = -1;
 
     for (size_t i = 0; i < SC_SAT_ROWS; i++) {
@@ -392,11 +393,10 @@ static int sat_svg(const struct sc_sat_row *rows, const char *path, struct grd_e
         ys[i] = rows[i].scaled;
         yu[i] = rows[i].unscaled;
     }
-    if (b == NULL)
-        err_set(e, NULL, 0, 0, "out of memory");
-    else if (svg_lines(b, &o, e) == 0)
-        rc = svg_buf_save(b, path, e);
-    svg_buf_free(b);
+    sb_init(&b, SVG_DEFAULT_CAP);
+    if (svg_lines(&b, &o, e) == 0)
+        rc = svg_save(&b, path, e);
+    sb_release(&b);
     return rc;
 }
 

@@ -24,6 +24,14 @@ void sb_release(struct strbuf *sb)
     sb_init(sb, sb->cap);
 }
 
+void sb_reset(struct strbuf *sb)
+{
+    sb->len = 0;
+    sb->truncated = 0;
+    if (sb->buf != NULL)
+        sb->buf[0] = '\0';
+}
+
 char *sb_detach(struct strbuf *sb, size_t *len)
 {
     char *s = sb->buf ? sb->buf : calloc(1, 1);

@@ -36,6 +36,10 @@ void sb_init(struct strbuf *sb, size_t cap);
 /* Free the memory and leave `sb` empty (same cap), ready for reuse. */
 void sb_release(struct strbuf *sb);
 
+/* Make `sb` empty again ("", not truncated), keeping its memory and cap,
+ * as git's strbuf_reset(): for a buffer that is filled anew. */
+void sb_reset(struct strbuf *sb);
+
 /*
  * Hand the content to the caller, who frees it with free(). Returns a
  * NUL-terminated string (an allocated "" when empty), or NULL when out of

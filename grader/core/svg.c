@@ -12,101 +12,39 @@
 #define MAX_CELLS 256
 #define MAX_SERIES 6
 
-struct svg_buf {
-    char *data;
-    size_t len, alloc, cap;
-    int full;             /* an append did not fit: the figure failed */
-};
-
 static const char *const palette[MAX_SERIES] = {
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
 };
 
-struct svg_buf *svg_buf_new(size_t cap)
-{
-    struct svg_buf *b = calloc(1, sizeof *b);
-
-    if (b == NULL || (b->data = calloc(1, 1)) == NULL) {
-        free(b);
-        return NULL;
-    }
-    b->alloc = 1;
-    b->cap = cap;
-    return b;
-}
-
-void svg_buf_free(struct svg_buf *b)
-{
-    if (b != NULL)
-        free(b->data);
-    free(b);
-}
-
-const char *svg_buf_data(const struct svg_buf *b)
-{
-    return b->data;
-}
-
-size_t svg_buf_len(const struct svg_buf *b)
-{
-    return b->len;
-}
-
-int svg_buf_save(const struct svg_buf *b, const char *path, struct grd_err *e)
+int svg_save(const struct strbuf *b, const char *path, struct grd_err *e)
 {
     FILE *f = fopen(path, "w");
     int bad;
 
     if (f == NULL)
         return err_set(e, path, 0, 0, "cannot write: %s", strerror(errno));
-    bad = fwrite(b->data, 1, b->len, f) != b->len;
+    bad = fwrite(sb_str(b), 1, b->len, f) != b->len;
     bad |= fclose(f) != 0;
     return bad ? err_set(e, path, 0, 0, "cannot write: %s", strerror(errno)) : 0;
 }
 
-/* Make room for `more` bytes plus the NUL, within the cap. */
-static int reserve(struct svg_buf *b, size_t more)
-{
-    size_t need = b->len + more + 1, alloc = b->alloc;
-    char *p;
+static void put(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-    if (b->full || more > b->cap || need > b->cap + 1) {
-        b->full = 1;
-        return -1;
-    }
-    if (need <= alloc)
-        return 0;
-    while (alloc < need)
-        alloc = alloc * 2 > b->cap + 1 ? b->cap + 1 : alloc * 2;
-    if ((p = realloc(b->data, alloc)) == NULL) {
-        b->full = 1;
-        return -1;
-    }
-    b->data = p;
-    b->alloc = alloc;
-    return 0;
-}
-
-static void put(struct svg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct svg_buf *b, const char *fmt, ...)
+/* An append that does not fit leaves b->truncated set: finish() fails the
+ * figure then, so no single append needs checking. */
+static void put(struct strbuf *b, const char *fmt, ...)
 {
     va_list ap;
-    int n;
+    int cut;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    cut = sb_vaddf(b, fmt, ap);
     va_end(ap);
-    if (n < 0 || reserve(b, (size_t)n) < 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
+    (void)cut;
 }
 
 /* Caller text, XML-escaped; forbidden control characters become '?'. */
-static void put_text(struct svg_buf *b, const char *s)
+static void put_text(struct strbuf *b, const char *s)
 {
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -126,7 +64,7 @@ static void put_text(struct svg_buf *b, const char *s)
 }
 
 /* <text x y [extra]>s</text> */
-static void put_label(struct svg_buf *b, double x, double y, const char *extra,
+static void put_label(struct strbuf *b, double x, double y, const char *extra,
                       const char *s)
 {
     put(b, "<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, extra);
@@ -176,7 +114,7 @@ static double sub_extra(const char *subtitle, double w)
     return lines > 1 ? (double)(lines - 1) * SUB_LINE_H : 0;
 }
 
-static void put_subtitle(struct svg_buf *b, double w, const char *s)
+static void put_subtitle(struct strbuf *b, double w, const char *s)
 {
     char line[512];
     size_t skip, n, k = 0;
@@ -188,12 +126,10 @@ static void put_subtitle(struct svg_buf *b, double w, const char *s)
     }
 }
 
-static void begin(struct svg_buf *b, double w, double h, const char *title,
+static void begin(struct strbuf *b, double w, double h, const char *title,
                   const char *subtitle)
 {
-    b->len = 0;
-    b->full = 0;
-    b->data[0] = '\0';
+    sb_reset(b);
     put(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
            "viewBox=\"0 0 %.0f %.0f\" " FONT " font-size=\"12\">\n<title>", w, h, w, h);
@@ -205,22 +141,18 @@ static void begin(struct svg_buf *b, double w, double h, const char *title,
 }
 
 /* Close the document; on overflow leave "" and report. */
-static int finish(struct svg_buf *b, struct grd_err *e)
+static int finish(struct strbuf *b, struct grd_err *e)
 {
     put(b, "</svg>\n");
-    if (!b->full)
+    if (!b->truncated)
         return 0;
-    b->len = 0;
-    if (b->data != NULL)
-        b->data[0] = '\0';
-    b->full = 0;
+    sb_reset(b);
     return err_set(e, NULL, 0, 0, "figure larger than %zu bytes", b->cap);
 }
 
-static int fail_opts(struct svg_buf *b, struct grd_err *e, const char *what)
+static int fail_opts(struct strbuf *b, struct grd_err *e, const char *what)
 {
-    b->len = 0;
-    b->data[0] = '\0';
+    sb_reset(b);
     return err_set(e, NULL, 0, 0, "invalid figure: %s", what);
 }
 
@@ -252,7 +184,7 @@ struct hm_geo {
     double cell, left, top;
 };
 
-static void hm_cells(struct svg_buf *b, const struct svg_heatmap_opts *o,
+static void hm_cells(struct strbuf *b, const struct svg_heatmap_opts *o,
                      const struct hm_geo *g)
 {
     char fill[8];
@@ -273,7 +205,7 @@ static void hm_cells(struct svg_buf *b, const struct svg_heatmap_opts *o,
         }
 }
 
-static void hm_labels(struct svg_buf *b, const struct svg_heatmap_opts *o,
+static void hm_labels(struct strbuf *b, const struct svg_heatmap_opts *o,
                       const struct hm_geo *g)
 {
     char attr[96];
@@ -292,7 +224,7 @@ static void hm_labels(struct svg_buf *b, const struct svg_heatmap_opts *o,
               g->top + (double)o->rows * g->cell + 20, attr, o->col_axis);
 }
 
-static void hm_legend(struct svg_buf *b, const struct svg_heatmap_opts *o, double x,
+static void hm_legend(struct strbuf *b, const struct svg_heatmap_opts *o, double x,
                       double y, double h)
 {
     char lo[8], hi[8];
@@ -309,7 +241,7 @@ static void hm_legend(struct svg_buf *b, const struct svg_heatmap_opts *o, doubl
     put(b, "<text x=\"%.1f\" y=\"%.1f\">weight</text>\n", x, y - 6);
 }
 
-int svg_heatmap(struct svg_buf *b, const struct svg_heatmap_opts *o,
+int svg_heatmap(struct strbuf *b, const struct svg_heatmap_opts *o,
                 struct grd_err *e)
 {
     struct hm_geo g;
@@ -357,7 +289,7 @@ static double py(const struct plot *p, double y)
 }
 
 /* The frame, five y ticks with grid lines, and the axis names. */
-static void axes(struct svg_buf *b, const struct plot *p, const char *x_label,
+static void axes(struct strbuf *b, const struct plot *p, const char *x_label,
                  const char *y_label)
 {
     char attr[96];
@@ -379,7 +311,7 @@ static void axes(struct svg_buf *b, const struct plot *p, const char *x_label,
 
 /* ---- line chart ---------------------------------------------------------------- */
 
-static void line_series(struct svg_buf *b, const struct plot *p, const double *x,
+static void line_series(struct strbuf *b, const struct plot *p, const double *x,
                         size_t n, const struct svg_series *s, const char *col)
 {
     put(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
@@ -391,7 +323,7 @@ static void line_series(struct svg_buf *b, const struct plot *p, const double *x
                "</circle>\n", px(p, x[i]), py(p, s->y[i]), col, x[i], s->y[i]);
 }
 
-static void line_legend(struct svg_buf *b, const struct svg_lines_opts *o,
+static void line_legend(struct strbuf *b, const struct svg_lines_opts *o,
                         const struct plot *p)
 {
     for (size_t i = 0; i < o->n_series; i++) {
@@ -413,7 +345,7 @@ static int lines_valid(const struct svg_lines_opts *o)
     return 1;
 }
 
-int svg_lines(struct svg_buf *b, const struct svg_lines_opts *o, struct grd_err *e)
+int svg_lines(struct strbuf *b, const struct svg_lines_opts *o, struct grd_err *e)
 {
     struct plot p = {80, 64 + sub_extra(o->subtitle, 760), 440, 300, 0, 0, o->y_min,
                      o->y_max, o->log2_x};
@@ -432,83 +364,4 @@ int svg_lines(struct svg_buf *b, const struct svg_lines_opts *o, struct grd_err 
         line_series(b, &p, o->x, o->n, &o->series[i], palette[i]);
     line_legend(b, o, &p);
     return finish(b, e);
-}
-
-/* ---- bars and histogram ------------------------------------------------------------ */
-
-static double max_of(const double *v, size_t n)
-{
-    double m = 0;
-
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]) && v[i] > m)
-            m = v[i];
-    return m > 0 ? m : 1;
-}
-
-static void bar_rects(struct svg_buf *b, const struct svg_bars_opts *o,
-                      const struct plot *p)
-{
-    double slot = p->w / (double)o->n;
-    char attr[96];
-
-    for (size_t i = 0; i < o->n; i++) {
-        double v = isfinite(o->values[i]) && o->values[i] > 0 ? o->values[i] : 0;
-        double top = py(p, v > p->ymax ? p->ymax : v), x = p->x0 + slot * (double)i;
-        double lx = x + slot / 2, ly = p->y0 + p->h + 14;
-        put(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-               "<title>%g</title></rect>\n", x + slot * 0.1, top, slot * 0.8,
-            p->y0 + p->h - top, palette[0], o->values[i]);
-        snprintf(attr, sizeof attr, "text-anchor=\"end\" font-size=\"10\" "
-                 "transform=\"rotate(-45 %.1f %.1f)\"", lx, ly);
-        put_label(b, lx, ly, attr, o->labels[i]);
-    }
-}
-
-int svg_bars(struct svg_buf *b, const struct svg_bars_opts *o, struct grd_err *e)
-{
-    struct plot p = {80, 64 + sub_extra(o->subtitle, 720), 560, 280, 0, 1, 0, 1, 0};
-
-    if (o->n == 0 || o->n > MAX_CELLS || o->values == NULL || o->labels == NULL ||
-        o->y_max < 0)
-        return fail_opts(b, e, "a bar chart needs 1..256 labelled values");
-    p.ymax = o->y_max > 0 ? o->y_max : max_of(o->values, o->n);
-    begin(b, 720, 460 + sub_extra(o->subtitle, 720), o->title, o->subtitle);
-    axes(b, &p, o->x_label, o->y_label);
-    bar_rects(b, o, &p);
-    return finish(b, e);
-}
-
-/* The bin of value v in [lo, hi] split into bins; outside values clamp. */
-static size_t bin_of(double v, double lo, double hi, size_t bins)
-{
-    double t = (v - lo) / (hi - lo) * (double)bins;
-
-    if (t < 0)
-        return 0;
-    return t >= (double)bins ? bins - 1 : (size_t)t;
-}
-
-int svg_histogram(struct svg_buf *b, const struct svg_histogram_opts *o,
-                  struct grd_err *e)
-{
-    double counts[SVG_MAX_BINS] = {0};
-    char text[SVG_MAX_BINS][40];
-    const char *labels[SVG_MAX_BINS];
-    struct svg_bars_opts bo = {o->title, o->subtitle, o->x_label, o->y_label,
-                               labels, counts, o->bins, 0};
-
-    if (o->bins == 0 || o->bins > SVG_MAX_BINS || !(o->hi > o->lo) ||
-        (o->n > 0 && o->values == NULL))
-        return fail_opts(b, e, "a histogram needs 1..100 bins and hi > lo");
-    for (size_t i = 0; i < o->n; i++)
-        if (!isnan(o->values[i]))
-            counts[bin_of(o->values[i], o->lo, o->hi, o->bins)] += 1;
-    for (size_t i = 0; i < o->bins; i++) {
-        double w = (o->hi - o->lo) / (double)o->bins;
-        snprintf(text[i], sizeof text[i], "%g-%g", o->lo + w * (double)i,
-                 o->lo + w * (double)(i + 1));
-        labels[i] = text[i];
-    }
-    return svg_bars(b, &bo, e);
 }
