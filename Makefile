@@ -133,17 +133,29 @@ $(BUILD)/include/attention.h: student_template/attention.h
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/libgrader.a $(REF_OBJS) | $(DEPS_OK)
+# Code only the tests use (tests/support/: the JSON reader, base64
+# decoding): linked into the test binaries, never into the grader.
+TEST_SUPPORT_SRCS := $(wildcard tests/support/*.c)
+TEST_SUPPORT_OBJS := $(TEST_SUPPORT_SRCS:tests/%.c=$(BUILD)/tests/%.o)
+$(TEST_SUPPORT_OBJS): $(BUILD)/tests/%.o: tests/%.c $(BUILD)/tests/%.d | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
+$(BUILD)/tests/libsupport.a: $(TEST_SUPPORT_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/tests/libsupport.a $(BUILD)/libgrader.a \
+                  $(REF_OBJS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests $(CRIT_CFLAGS) -DTEST_SRCDIR='"$(CURDIR)"' \
 	    -DTEST_BUILDDIR='"$(abspath $(BUILD))"' $< -o $@ \
-	    $(REF_OBJS) $(BUILD)/libgrader.a $(LDFLAGS) $(CRIT_LIBS) $(PKG_LIBS)
+	    $(REF_OBJS) $(BUILD)/tests/libsupport.a $(BUILD)/libgrader.a $(LDFLAGS) $(CRIT_LIBS) \
+	    $(PKG_LIBS)
 
 # The header dependencies the compiler wrote. Named as targets of their own
 # (not a pattern, which make would take for intermediate files), so that an
 # object without its .d, from a build before -MMD, is made again once.
 DEP_FILES := $(patsubst %.o,%.d,$(CLI_OBJS) $(LIB_OBJS) $(REF_OBJS) \
-               $(RUNNER_OBJS)) $(TEST_BINS:=.d)
+               $(RUNNER_OBJS) $(TEST_SUPPORT_OBJS)) $(TEST_BINS:=.d)
 $(DEP_FILES):
 -include $(wildcard $(DEP_FILES))
 

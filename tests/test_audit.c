@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
-#include "core/json.h"
+#include "support/json_read.h"
 #include "grading.h"
 
 #define DIR TEST_SRCDIR "/tests/audit/"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
-#include "core/json.h"
+#include "support/json_read.h"
 #include "grade/grade_props.h"
 #include "props/prop.h"
 #include "batch/summary.h"

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "grading.h"
-#include "core/json.h"
+#include "support/json_read.h"
 #include "report/report.h"
 #include "core/util.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "batch/batch.h"
-#include "core/b64.h"
+#include "support/b64_decode.h"
 #include "grading.h"
 #include "report/report.h"
 

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "core/b64.h"
+#include "support/b64_decode.h"
 #include "core/json.h"
+#include "support/json_read.h"
 #include "report/report.h"
 
 #ifndef TEST_SRCDIR

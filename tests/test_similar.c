@@ -24,7 +24,7 @@
 
 #include "batch/batch.h"
 #include "build/srcrules.h"
-#include "core/json.h"
+#include "support/json_read.h"
 #include "similar/similar.h"
 
 #define REF TEST_SRCDIR "/reference/attention.c"

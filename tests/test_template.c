@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "core/b64.h"
-#include "core/json.h"
+#include "support/b64_decode.h"
+#include "support/json_read.h"
 #include "core/strbuf.h"
 
 #ifndef TEST_SRCDIR

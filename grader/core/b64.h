@@ -1,7 +1,8 @@
 /*
  * b64.h -- base64 (RFC 4648, standard alphabet, padded, no line breaks),
  * as GitHub Classroom's reporter reads a runner's result
- * (Buffer.from(value, "base64")).
+ * (Buffer.from(value, "base64")). Encoding only: the tests decode with
+ * tests/support/b64_decode.h.
  */
 #ifndef GRD_B64_H
 #define GRD_B64_H
@@ -21,14 +22,5 @@ size_t b64_encoded_len(size_t n);
  */
 int b64_encode(struct strbuf *out, const void *data, size_t n,
                struct grd_err *e) __attribute__((warn_unused_result));
-
-/*
- * Decode padded base64 text s[0..n) and append the bytes to `out`. Strict:
- * only the standard alphabet, length a multiple of 4, '=' only at the end,
- * unused bits zero. Returns 0, or -1 with `e` set (and `out` holding what
- * was decoded before the error).
- */
-int b64_decode(struct strbuf *out, const char *s, size_t n, struct grd_err *e)
-    __attribute__((warn_unused_result));
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * json.h -- a tiny JSON writer into a capped strbuf, and a small strict
- * reader used to check what the writers produce.
+ * json.h -- a tiny JSON writer into a capped strbuf (the tests read what
+ * it writes with their own strict reader, tests/support/json_read.h).
  *
  * The writer never emits invalid JSON for any input bytes: strings are
  * escaped (\" \\ \n \r \t, other control characters as \u00XX) and bytes
@@ -46,45 +46,5 @@ int json_add_strz(struct strbuf *sb, const char *s, size_t max)
 /* Append "key": (the key is escaped like any string). Returns 0 or -1. */
 int json_add_key(struct strbuf *sb, const char *key)
     __attribute__((warn_unused_result));
-
-/* ---- reading ---- */
-
-enum json_type { JSON_NULL, JSON_BOOL, JSON_NUM, JSON_STR, JSON_ARR, JSON_OBJ };
-
-/* A parsed value: a plain tree, freed with json_free(). */
-struct json_value {
-    enum json_type type;
-    int boolean;                  /* JSON_BOOL */
-    double num;                   /* JSON_NUM */
-    char *str;                    /* JSON_STR: decoded, NUL-terminated */
-    size_t str_len;
-    size_t n;                     /* JSON_ARR / JSON_OBJ: members */
-    struct json_value *items;     /* n children, in document order */
-    char **keys;                  /* JSON_OBJ: n decoded keys */
-};
-
-/* Deepest nesting the reader accepts. */
-#define JSON_MAX_DEPTH 64
-
-/*
- * Parse s[0..n) as one strict RFC 8259 document (no comments, no trailing
- * commas, valid UTF-8, no control characters in strings, nothing after the
- * value but whitespace). Returns a tree the caller frees with json_free(),
- * or NULL with `e` set ("json: ... at byte N").
- */
-struct json_value *json_parse(const char *s, size_t n, struct grd_err *e)
-    __attribute__((warn_unused_result));
-
-/* Check s[0..n) as json_parse() does, keeping nothing. Returns 0 or -1. */
-int json_validate(const char *s, size_t n, struct grd_err *e);
-
-/* Free a tree from json_parse(). NULL is a no-op. */
-void json_free(struct json_value *v);
-
-/* The member `key` of object o, or NULL (also when o is not an object). */
-const struct json_value *json_get(const struct json_value *o, const char *key);
-
-/* Item i of array a, or NULL (also when a is not an array). */
-const struct json_value *json_at(const struct json_value *a, size_t i);
 
 #endif
