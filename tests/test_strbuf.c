@@ -2,6 +2,7 @@
  * reader, sb_read_file(). */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +111,9 @@ static void unlink_file(const char *path)
     cr_expect_eq(rmdir(dir), 0);
 }
 
-/* Sizes around the reader's 8 KiB chunk, against limits around them: the
- * result, the bytes kept and their content, appended after what sb held. */
+/* Sizes around the reader's 64 KiB chunk, against limits around them: the
+ * result, the bytes kept and their content, appended after what sb held
+ * (the buffer is sized from fstat first, within max and the cap). */
 static const struct read_case {
     size_t size, max, cap;
     enum sb_read want;
@@ -124,6 +126,12 @@ static const struct read_case {
     {20001, 20000, 0, SB_READ_CUT, 20000},
     {20000, 100, 0, SB_READ_CUT, 100},
     {8192, 8191, 0, SB_READ_CUT, 8191},
+    {65536, 0, 0, SB_READ_OK, 65536},
+    {65536, 65535, 0, SB_READ_CUT, 65535},
+    {65537, 65536, 0, SB_READ_CUT, 65536},
+    {140000, 0, 0, SB_READ_OK, 140000},
+    {140000, 0, 70003, SB_READ_CAP, 70000},
+    {140000, 70000, 70003, SB_READ_CUT, 70000}, /* max and cap meet */
     {20000, 0, 10003, SB_READ_CAP, 10000},     /* 3 bytes of "pre" first */
     {20000, 30000, 10003, SB_READ_CAP, 10000},
 };
@@ -165,5 +173,32 @@ Test(strbuf, read_file_says_why_it_cannot_open)
     cr_expect_eq(sb_read_file(&sb, "/tmp", 0), SB_READ_IO, "a folder opens but cannot be read");
     cr_expect_eq(errno, EISDIR);
     cr_expect_eq(sb.len, 0);
+    sb_release(&sb);
+}
+
+/* A descriptor the caller opened (the student's file, O_NOFOLLOW) is read
+ * to its end and left open; a pipe (no size to presize from) too. */
+Test(strbuf, read_fd_reads_to_the_end_and_leaves_it_open)
+{
+    const char *path = file_of(70000);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW), p[2];
+    struct strbuf sb;
+
+    cr_assert(fd >= 0);
+    sb_init(&sb, 0);
+    cr_expect_eq(sb_read_fd(&sb, fd, 0), SB_READ_OK);
+    cr_expect_eq(sb.len, 70000);
+    cr_expect_eq(sb_str(&sb)[69999], 'a' + 69999 % 26);
+    cr_expect_neq(fcntl(fd, F_GETFD), -1, "the descriptor was closed");
+    close(fd);
+    unlink_file(path);
+    sb_release(&sb);
+
+    cr_assert_eq(pipe(p), 0);
+    cr_assert_eq(write(p[1], "through a pipe", 14), 14);
+    close(p[1]);
+    cr_expect_eq(sb_read_fd(&sb, p[0], 7), SB_READ_CUT);
+    cr_expect_str_eq(sb_str(&sb), "through");
+    close(p[0]);
     sb_release(&sb);
 }

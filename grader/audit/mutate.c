@@ -7,6 +7,7 @@
 
 #include "audit/mutate_internal.h"
 #include "build/srcrules.h"
+#include "core/strbuf.h"
 #include "core/util.h"
 
 /* ---- the operator file ------------------------------------------------ */
@@ -128,21 +129,20 @@ struct mut_ops *mut_ops_parse(const char *text, size_t len, const char *name,
 
 struct mut_ops *mut_ops_load(const char *path, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    char buf[1 << 16];
-    size_t n;
+    struct strbuf sb;
+    struct mut_ops *ops = NULL;
+    enum sb_read r;
 
-    if (f == NULL) {
-        err_set(e, path, 0, 0, "cannot read the mutation operators '%s'", path);
-        return NULL;
-    }
-    n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    if (n == sizeof buf) {
+    sb_init(&sb, 0);
+    r = sb_read_file(&sb, path, ((size_t)1 << 16) - 1);
+    if (r == SB_READ_CUT)
         err_set(e, path, 0, 0, "'%s' is over 64 KiB", path);
-        return NULL;
-    }
-    return mut_ops_parse(buf, n, path, e);
+    else if (r != SB_READ_OK)
+        err_set(e, path, 0, 0, "cannot read the mutation operators '%s'", path);
+    else
+        ops = mut_ops_parse(sb_str(&sb), sb.len, path, e);
+    sb_release(&sb);
+    return ops;
 }
 
 void mut_ops_free(struct mut_ops *ops)

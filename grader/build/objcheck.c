@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "build/objcheck_internal.h"
+#include "core/strbuf.h"
 
 #if !GRADER_PORTABLE
 #if defined(__x86_64__)
@@ -767,31 +768,18 @@ int obj_check_buffer(const unsigned char *buf, size_t len, const char *name,
 }
 
 /* Read `path` whole, or its first OBJ_MAX_BYTES + 1 bytes (enough to
- * tell "too big"); the buffer is sized from fstat so small objects cost
- * little. Returns NULL with `e` set on failure. */
+ * tell "too big"). Returns NULL with `e` set on failure. */
 static unsigned char *read_capped(const char *path, size_t *len, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    struct stat st;
-    size_t cap;
+    struct strbuf sb;
+    char *buf = NULL;
 
-    if (f == NULL) {
-        err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    cap = (size_t)OBJ_MAX_BYTES + 1;
-    if (fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (size_t)st.st_size < cap)
-        cap = (size_t)st.st_size + 1;
-    if ((buf = malloc(cap)) == NULL)
+    sb_init(&sb, (size_t)OBJ_MAX_BYTES + 1);
+    if (sb_load_file(&sb, path, (size_t)OBJ_MAX_BYTES + 1, e) >= 0 &&
+        (buf = sb_detach(&sb, len)) == NULL)
         err_set(e, path, 0, 0, "out of memory while reading the object");
-    else if ((*len = fread(buf, 1, cap, f)), ferror(f)) {
-        err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
+    sb_release(&sb);
+    return (unsigned char *)buf;
 }
 
 int obj_check(const char *path, struct obj_report *rep, struct grd_err *e)

@@ -12,6 +12,7 @@
  * the course grades on Linux with the ELF reader.
  */
 #include "build/objcheck_internal.h"
+#include "core/strbuf.h"
 
 #if GRADER_PORTABLE
 #include <errno.h>
@@ -40,35 +41,19 @@ int objc_platform_allowed(const char *name)
     return 0;
 }
 
-/* Read all of fd (at most NM_OUT_MAX bytes) into a new NUL-terminated
- * buffer; NULL when out of memory. */
+/* Read all of fd (at most NM_OUT_MAX bytes: the rest is not read; a read
+ * error ends it) into a new NUL-terminated buffer; NULL when out of
+ * memory. */
 static char *slurp_fd(int fd, size_t *len)
 {
-    size_t cap = 1 << 16;
-    char *buf = malloc(cap + 1), *grown;
-    ssize_t k;
+    struct strbuf sb;
 
-    *len = 0;
-    while (buf != NULL && (k = read(fd, buf + *len, cap - *len)) != 0) {
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            break;
-        *len += (size_t)k;
-        if (*len == cap && cap < NM_OUT_MAX) {
-            cap *= 2;
-            if ((grown = realloc(buf, cap + 1)) == NULL) {
-                free(buf);
-                return NULL;
-            }
-            buf = grown;
-        } else if (*len == cap) {
-            break;   /* past the cap: the rest is not read */
-        }
+    sb_init(&sb, 0);
+    if (sb_read_fd(&sb, fd, NM_OUT_MAX) == SB_READ_CAP) {
+        sb_release(&sb);
+        return NULL;
     }
-    if (buf != NULL)
-        buf[*len] = '\0';
-    return buf;
+    return sb_detach(&sb, len);
 }
 
 /* Run `nm -P path` ($NM overrides the tool) without a shell; its stdout in

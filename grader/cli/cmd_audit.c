@@ -96,18 +96,25 @@ static int parse_args(struct audit_args *a, int argc, char **argv)
 static int list_mutants(const struct audit_args *a, const struct mut_ops *ops)
 {
     struct grd_err e;
-    size_t n = 0, shown = 0;
+    size_t n = 0, shown = 0, len = 0;
     struct mut_mutant *m = NULL;
-    FILE *f = fopen(a->source, "rb");
-    char *src = malloc(1u << 20);
-    size_t len = f && src ? fread(src, 1, (1u << 20) - 1, f) : 0;
+    struct strbuf sb;
+    char *src;
 
-    if (f)
-        fclose(f);
-    if (!src || !f || mut_generate(ops, src, len, &m, &n, &e) < 0) {
+    /* at most 1 MiB less one byte of SOURCE (a longer one is listed from its
+     * start, as before) */
+    sb_init(&sb, 0);
+    err_clear(&e);
+    if (sb_read_file(&sb, a->source, ((size_t)1 << 20) - 1) < 0) {
+        sb_release(&sb);
+        err_set(&e, a->source, 0, 0, "cannot read '%s'", a->source);
+        return cli_fail(&e);
+    }
+    src = sb_detach(&sb, &len);
+    if (src == NULL || mut_generate(ops, src, len, &m, &n, &e) < 0) {
         free(src);
-        if (!f)
-            err_set(&e, a->source, 0, 0, "cannot read '%s'", a->source);
+        if (src == NULL)
+            err_set(&e, NULL, 0, 0, "out of memory");
         return cli_fail(&e);
     }
     for (size_t i = 0; i < n; i++) {

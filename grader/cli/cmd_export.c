@@ -89,16 +89,7 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 /* The whole file into sb (capped). 0, or -1 with e set. */
 static int read_whole(const char *path, struct strbuf *sb, struct grd_err *e)
 {
-    switch (sb_read_file(sb, path, 0)) {
-    case SB_READ_OPEN:
-        return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
-    case SB_READ_IO:
-        return err_set(e, path, 0, 0, "cannot read: %s", strerror(errno));
-    case SB_READ_CAP:
-        return err_set(e, path, 0, 0, "larger than %zu bytes", EXPORT_READ_MAX);
-    default:
-        return 0;
-    }
+    return sb_load_file(sb, path, 0, e) < 0 ? -1 : 0;
 }
 
 static int load_table(const char *path, struct gbx_table *t, struct grd_err *e)

@@ -2,9 +2,12 @@
 #include "core/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void sb_init(struct strbuf *sb, size_t cap)
 {
@@ -208,37 +211,91 @@ int sb_add_utf8(struct strbuf *sb, uint32_t cp)
     return sb_add(sb, b, 4);
 }
 
-/* The rest of f into sb, at most max bytes (0: no limit). */
-static enum sb_read read_stream(struct strbuf *sb, FILE *f, size_t max)
+/* Bytes read(2) asks for at a time. */
+#define READ_CHUNK ((size_t)64 << 10)
+
+/* Room for the whole file at once when fstat knows its size (golden data
+ * runs to megabytes: no copies by doubling), exactly, within the cap. A
+ * failure here is left to the reads, which report it. */
+static void presize(struct strbuf *sb, int fd, size_t max)
 {
-    char chunk[8192];
-    size_t k, got = 0;
+    struct stat st;
+    size_t want, need;
+    char *p;
 
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        int cut = max != 0 && k > max - got;
-        size_t take = cut ? max - got : k;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return;
+    want = (uintmax_t)st.st_size > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)st.st_size;
+    if (max != 0 && want > max)
+        want = max;
+    if (want > sb->cap - sb->len)
+        want = sb->cap - sb->len;
+    need = sb->len + want + 1;
+    if (need <= sb->alloc || (p = realloc(sb->buf, need)) == NULL)
+        return;
+    p[sb->len] = '\0';
+    sb->buf = p;
+    sb->alloc = need;
+}
 
+/* The rest of fd into sb, at most max bytes (0: no limit). */
+static enum sb_read read_fd(struct strbuf *sb, int fd, size_t max)
+{
+    char chunk[READ_CHUNK];
+    size_t got = 0;
+    ssize_t k;
+
+    presize(sb, fd, max);
+    while ((k = read(fd, chunk, sizeof chunk)) != 0) {
+        int cut;
+        size_t take;
+
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return SB_READ_IO;
+        cut = max != 0 && (size_t)k > max - got;
+        take = cut ? max - got : (size_t)k;
         if (sb_add(sb, chunk, take) != 0)
             return SB_READ_CAP;
         if (cut)
             return SB_READ_CUT;
         got += take;
     }
-    return ferror(f) ? SB_READ_IO : SB_READ_OK;
+    return SB_READ_OK;
+}
+
+enum sb_read sb_read_fd(struct strbuf *sb, int fd, size_t max)
+{
+    errno = 0;
+    return read_fd(sb, fd, max);
 }
 
 enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     enum sb_read r;
     int saved;
 
-    if (f == NULL)
+    if (fd < 0)
         return SB_READ_OPEN;
-    errno = 0;
-    r = read_stream(sb, f, max);
+    r = sb_read_fd(sb, fd, max);
     saved = errno;
-    fclose(f);
+    close(fd);
     errno = saved;
+    return r;
+}
+
+int sb_load_file(struct strbuf *sb, const char *path, size_t max, struct grd_err *e)
+{
+    enum sb_read r = sb_read_file(sb, path, max);
+
+    if (r == SB_READ_OPEN || r == SB_READ_IO)
+        return err_set(e, path, 0, 0, "cannot %s: %s", r == SB_READ_OPEN ? "open" : "read",
+                       strerror(errno));
+    if (r == SB_READ_CAP && sb->len == sb->cap)
+        return err_set(e, path, 0, 0, "larger than %zu bytes", sb->cap);
+    if (r == SB_READ_CAP)
+        return err_set(e, path, 0, 0, "out of memory");
     return r;
 }

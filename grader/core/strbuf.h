@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/err.h"
+
 struct strbuf {
     char *buf;       /* NULL until the first append; see sb_str() */
     size_t len;      /* bytes used, not counting the NUL */
@@ -79,7 +81,7 @@ enum sb_read {
     SB_READ_OK = 0,    /* the whole file was appended */
     SB_READ_CUT = 1,   /* the file holds more than `max` bytes: the first
                           `max` were appended */
-    SB_READ_OPEN = -1, /* fopen failed; errno says why; nothing appended */
+    SB_READ_OPEN = -1, /* open failed; errno says why; nothing appended */
     SB_READ_IO = -2,   /* a read failed; errno says why; what was read before
                           stays appended */
     SB_READ_CAP = -3,  /* sb's cap was hit or memory ran out (sb->truncated;
@@ -87,13 +89,30 @@ enum sb_read {
 };
 
 /*
- * Append the file at `path` (opened "rb") to sb, at most `max` bytes of it
- * (0: no limit but sb's cap), as git's strbuf_read_file() does. Returns an
- * enum sb_read; errno is kept from the failing call for SB_READ_OPEN and
- * SB_READ_IO. The one reader of whole files: each caller words its own
- * message from the result.
+ * Append the file at `path` to sb, at most `max` bytes of it (0: no limit
+ * but sb's cap), as git's strbuf_read_file() does; a regular file's size
+ * (fstat) sizes the buffer once. Returns an enum sb_read; errno is kept
+ * from the failing call for SB_READ_OPEN and SB_READ_IO. The one reader
+ * of whole files: each caller words its own message from the result.
  */
 enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
+    __attribute__((warn_unused_result));
+
+/*
+ * The same from an open descriptor, read to its end and left open: for a
+ * caller that opens the file itself (the student's source, O_NOFOLLOW).
+ * Never SB_READ_OPEN.
+ */
+enum sb_read sb_read_fd(struct strbuf *sb, int fd, size_t max)
+    __attribute__((warn_unused_result));
+
+/*
+ * sb_read_file() with its failures worded in e, about `path`: "cannot
+ * open: <why>", "cannot read: <why>", "larger than <cap> bytes" (sb's cap
+ * was reached) or "out of memory". Returns SB_READ_OK, SB_READ_CUT (no
+ * error: the caller says what a file past `max` means), or -1 with e set.
+ */
+int sb_load_file(struct strbuf *sb, const char *path, size_t max, struct grd_err *e)
     __attribute__((warn_unused_result));
 
 /* ---- reading ---- */

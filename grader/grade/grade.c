@@ -27,6 +27,7 @@
 #include "core/scratch.h"
 #include "core/sha256.h"
 #include "build/srcrules.h"
+#include "core/strbuf.h"
 #include "core/util.h"
 
 #if GRADER_STAFF
@@ -136,27 +137,28 @@ static void scratch_path(const struct job *j, const char *name, char *buf, size_
     snprintf(buf, n, "%s/%s", j->scratch, name);
 }
 
-/* Read the source, at most BLD_MAX_SOURCE bytes (+1 to notice more). */
+/* Read the source, at most BLD_MAX_SOURCE bytes (+1 to notice more),
+ * never through a link. A read that fails midway keeps what it read, as
+ * it always did (the source rules and the compiler judge those bytes). */
 static char *read_source(const char *path, size_t *len, struct grd_err *e)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    struct strbuf sb;
+    enum sb_read r;
     char *buf;
 
-    if (f == NULL) {
+    if (fd < 0) {
         err_set(e, NULL, 0, 0, "cannot read '%s': %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
         return NULL;
     }
-    buf = malloc(BLD_MAX_SOURCE + 2);
-    if (buf != NULL) {
-        *len = fread(buf, 1, BLD_MAX_SOURCE + 1, f);
-        buf[*len] = '\0';
-    } else {
+    sb_init(&sb, 0);
+    r = sb_read_fd(&sb, fd, BLD_MAX_SOURCE + 1);
+    close(fd);
+    if (r == SB_READ_CAP || (buf = sb_detach(&sb, len)) == NULL) {
+        sb_release(&sb);
         err_set(e, NULL, 0, 0, "out of memory");
+        return NULL;
     }
-    fclose(f);
     return buf;
 }
 

@@ -133,47 +133,21 @@ int gold_save(const struct gold *g, const char *path, struct grd_err *e)
 /* The file's bytes, NUL-terminated, into *text; 0 or -1 (e set). */
 static int slurp(const char *path, char **text, size_t *len, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    size_t cap, n = 0, got;
-    int no_room = 0;
-    char *buf;
+    struct strbuf sb;
+    enum sb_read r;
 
-    if (f == NULL)
-        return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
-    /* Room for the whole file at once (growing a buffer by doubling copied
-     * it several times over), and one byte to see it did not grow since. */
-    cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-    if (cap > GOLD_MAX_FILE + 1)
-        cap = GOLD_MAX_FILE + 1;
-    if ((buf = malloc(cap + 1)) == NULL) {
-        fclose(f);
-        return err_set(e, path, 0, 0, "out of memory");
-    }
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        char *bigger;
-        n += got;
-        if (n < cap)
-            continue;
-        if (cap > GOLD_MAX_FILE)
-            break;               /* n > GOLD_MAX_FILE: refused below */
-        if ((bigger = realloc(buf, 2 * cap + 1)) == NULL) {
-            no_room = 1;         /* never parse a part of the file */
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    fclose(f);
-    if (n > GOLD_MAX_FILE || no_room) {
-        free(buf);
-        return err_set(e, path, 0, 0, "larger than %zu bytes (or out of memory)",
-                       (size_t)GOLD_MAX_FILE);
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
+    /* sized once from fstat (core/strbuf.h): megabytes are not copied by
+     * doubling; a file cut by the cap or by memory is never parsed */
+    sb_init(&sb, GOLD_MAX_FILE);
+    r = sb_read_file(&sb, path, 0);
+    if (r == SB_READ_OK && (*text = sb_detach(&sb, len)) != NULL)
+        return 0;
+    sb_release(&sb);
+    if (r == SB_READ_OPEN || r == SB_READ_IO)
+        return err_set(e, path, 0, 0, "cannot %s: %s", r == SB_READ_OPEN ? "open" : "read",
+                       strerror(errno));
+    return err_set(e, path, 0, 0, "larger than %zu bytes (or out of memory)",
+                   (size_t)GOLD_MAX_FILE);
 }
 
 /* Check the closing "end <sha256>" line against the text before it; on

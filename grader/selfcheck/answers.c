@@ -13,6 +13,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "core/strbuf.h"
+
 /* The word tokens `make map` prints, after lower-casing. */
 static const char word_pattern[] = "^[a-z0-9']+$";
 
@@ -450,22 +452,15 @@ int ans_parse(const char *name, const char *buf, size_t len, struct ans_answers 
 
 int ans_load(const char *path, struct ans_answers *a, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    size_t len;
+    struct strbuf sb;
     int rc;
 
     memset(a, 0, sizeof *a);
-    if (f == NULL)
-        return err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
-    if ((buf = malloc(ANS_FILE_MAX + 1)) == NULL) {
-        fclose(f);
-        return err_set(e, path, 0, 0, "out of memory");
-    }
-    len = fread(buf, 1, ANS_FILE_MAX + 1, f);
-    fclose(f);
-    rc = ans_parse(path, buf, len, a, e);
-    free(buf);
+    sb_init(&sb, 0);
+    /* one byte past the limit: ans_parse says "larger than" */
+    if ((rc = sb_load_file(&sb, path, ANS_FILE_MAX + 1, e)) >= 0)
+        rc = ans_parse(path, sb_str(&sb), sb.len, a, e);
+    sb_release(&sb);
     return rc;
 }
 

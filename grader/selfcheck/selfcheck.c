@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "core/strbuf.h"
 #include "props/prop_util.h"
 
 #define VEC_FILE_MAX (4u << 20)
@@ -311,43 +312,19 @@ fail:
     return NULL;
 }
 
-/* Read a whole file of at most `cap` bytes. Returns the buffer (owned,
- * NUL-terminated) or NULL with e set. */
-static char *read_file(const char *path, size_t cap, size_t *len, struct grd_err *e)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-
-    if (f == NULL) {
-        err_set(e, path, 0, 0, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    if ((buf = malloc(cap + 1)) == NULL) {
-        fclose(f);
-        err_set(e, path, 0, 0, "out of memory");
-        return NULL;
-    }
-    *len = fread(buf, 1, cap + 1, f);
-    fclose(f);
-    if (*len > cap) {
-        free(buf);
-        err_set(e, path, 0, 0, "file larger than %zu bytes", cap);
-        return NULL;
-    }
-    buf[*len] = '\0';
-    return buf;
-}
-
 struct sc_vectors *sc_vectors_load(const char *path, struct grd_err *e)
 {
-    size_t len;
-    char *buf = read_file(path, VEC_FILE_MAX, &len, e);
-    struct sc_vectors *v;
+    struct strbuf sb;
+    struct sc_vectors *v = NULL;
+    int r;
 
-    if (buf == NULL)
-        return NULL;
-    v = sc_vectors_parse(path, buf, len, e);
-    free(buf);
+    sb_init(&sb, 0);
+    r = sb_load_file(&sb, path, VEC_FILE_MAX, e);
+    if (r == SB_READ_CUT)
+        err_set(e, path, 0, 0, "file larger than %zu bytes", (size_t)VEC_FILE_MAX);
+    else if (r == SB_READ_OK)
+        v = sc_vectors_parse(path, sb_str(&sb), sb.len, e);
+    sb_release(&sb);
     return v;
 }
 

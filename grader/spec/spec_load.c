@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/sha256.h"
+#include "core/strbuf.h"
 #include "spec/spec_internal.h"
 #include "spec/spec_yaml.h"
 
@@ -641,45 +642,30 @@ int spec_load_buffer(struct spec_set *s, const char *name, const char *buf,
     return rc;
 }
 
-/* Read at most the cap (and one byte more, to notice a bigger file). */
-static int read_capped(const char *path, char **out, size_t *len, struct grd_err *e)
+/* The spec file into sb, at most the cap. 0, or -1 with e set. */
+static int read_capped(const char *path, struct strbuf *sb, struct grd_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    int err;
+    enum sb_read r = sb_read_file(sb, path, SPEC_FILE_CAP);
 
-    if (f == NULL)
-        return err_set(e, NULL, 0, 0, "cannot read '%s': %s", path, strerror(errno));
-    buf = malloc(SPEC_FILE_CAP + 1);
-    if (buf == NULL) {
-        fclose(f);
-        return err_set(e, NULL, 0, 0, "out of memory");
-    }
-    errno = 0;
-    *len = fread(buf, 1, SPEC_FILE_CAP + 1, f);
-    err = ferror(f) ? (errno ? errno : EIO) : 0;
-    fclose(f);
-    if (err != 0 || *len > SPEC_FILE_CAP) {
-        free(buf);
-        if (err != 0)
-            return err_set(e, NULL, 0, 0, "cannot read '%s': %s", path, strerror(err));
+    if (r == SB_READ_OPEN || r == SB_READ_IO)
+        return err_set(e, NULL, 0, 0, "cannot read '%s': %s", path,
+                       strerror(errno ? errno : EIO));
+    if (r == SB_READ_CUT)
         return err_set(e, NULL, 0, 0, "'%s' is too large (spec files are limited to "
                        "1 MiB)", path);
-    }
-    *out = buf;
-    return 0;
+    return r == SB_READ_CAP ? err_set(e, NULL, 0, 0, "out of memory") : 0;
 }
 
 int spec_load(struct spec_set *s, const char *path, spec_check_fn check,
               struct grd_err *e)
 {
-    char *buf = NULL;
-    size_t len = 0;
+    struct strbuf sb;
     int rc;
 
-    if (read_capped(path, &buf, &len, e) != 0)
-        return -1;
-    rc = spec_load_buffer(s, path, buf, len, check, e);
-    free(buf);
+    sb_init(&sb, 0);
+    rc = read_capped(path, &sb, e);
+    if (rc == 0)
+        rc = spec_load_buffer(s, path, sb_str(&sb), sb.len, check, e);
+    sb_release(&sb);
     return rc;
 }
