@@ -1,4 +1,5 @@
-/* test_util.c -- core/util.h: the one array grower, ut_grow(). */
+/* test_util.c -- core/util.h: the one array grower, ut_grow() (with a
+ * ceiling: ut_grow_max; parallel arrays: ut_grow2). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,4 +50,44 @@ Test(util, grow_refuses_an_overflowing_size)
     cr_expect_null(ut_grow(v, &cap, SIZE_MAX, 1, 4), "the doubling overflows");
     cr_expect_eq(cap, 4);
     free(v);                    /* still valid after a refusal */
+}
+
+/* A list with a limit of its own: the doubling stops at the ceiling, and
+ * more than the ceiling is refused with nothing changed. */
+Test(util, grow_max_stops_at_the_ceiling)
+{
+    size_t cap = 0;
+    int *v = ut_grow_max(NULL, &cap, 1, sizeof *v, 64, 100), *w;
+
+    cr_assert_not_null(v);
+    cr_expect_eq(cap, 64);
+    w = ut_grow_max(v, &cap, 65, sizeof *v, 64, 100);
+    cr_assert_not_null(w);
+    cr_expect_eq(cap, 100, "doubled past the ceiling: %zu", cap);
+    w[99] = 1;
+    cr_expect_null(ut_grow_max(w, &cap, 101, sizeof *w, 64, 100));
+    cr_expect_eq(cap, 100);
+    free(w);
+}
+
+/* Parallel arrays of different element sizes keep one capacity. */
+Test(util, grow2_grows_both_arrays_together)
+{
+    size_t cap = 0;
+    char **names = NULL;
+    double *vals = NULL;
+
+    for (size_t n = 1; n <= 70; n++) {
+        cr_assert_eq(ut_grow2((void **)&names, sizeof *names, (void **)&vals,
+                              3 * sizeof *vals, &cap, n, 16), 0);
+        names[n - 1] = NULL;
+        vals[3 * n - 1] = (double)n;   /* the room is there (ASan sees it) */
+    }
+    cr_expect_eq(cap, 128);
+    cr_expect_eq(vals[3 * 70 - 1], 70);
+    cr_expect_eq(ut_grow2((void **)&names, sizeof *names, (void **)&vals, 0, &cap, 200, 16),
+                 -1, "a zero-sized second array is refused");
+    cr_expect_eq(cap, 128, "the capacity is unchanged on failure");
+    free(names);
+    free(vals);
 }

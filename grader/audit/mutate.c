@@ -202,14 +202,11 @@ static size_t token_len(const char *c, size_t i, size_t n, enum mut_tok *kind)
 
 static int push_token(struct mut_unit *u, size_t *cap, const struct mut_token *t)
 {
-    if (u->n_tok == *cap) {
-        size_t nc = *cap ? *cap * 2 : 1024;
-        struct mut_token *p = realloc(u->tok, nc * sizeof *p);
-        if (p == NULL)
-            return -1;
-        u->tok = p;
-        *cap = nc;
-    }
+    struct mut_token *p = ut_grow(u->tok, cap, u->n_tok + 1, sizeof *p, 1024);
+
+    if (p == NULL)
+        return -1;
+    u->tok = p;
     u->tok[u->n_tok++] = *t;
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "batch/batch.h"
 
 /* ---- reading CSV ---- */
@@ -22,17 +23,9 @@ static int push_cell(struct parse *p, struct grd_err *e)
 {
     char *c;
 
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 64;
-        char **v = realloc(p->cells, cap * sizeof *v);
-        size_t *a = v == NULL ? NULL : realloc(p->ats, cap * sizeof *a);
-
-        if (v != NULL)
-            p->cells = v;
-        if (a == NULL)
-            return err_set(e, p->name, 0, 0, "out of memory");
-        p->ats = a, p->cap = cap;
-    }
+    if (ut_grow2((void **)&p->cells, sizeof *p->cells, (void **)&p->ats, sizeof *p->ats,
+                 &p->cap, p->n + 1, 64) < 0)
+        return err_set(e, p->name, 0, 0, "out of memory");
     if (p->cell.truncated)
         return err_set(e, p->name, (int)p->line, 0, "field too large");
     if ((c = sb_detach(&p->cell, NULL)) == NULL)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
+
 #define OUT_CAP (64u << 10)      /* violations text; the rest is dropped */
 
 static const struct spec_rule default_rules[] = {
@@ -217,28 +219,15 @@ char *src_blank(const char *src, size_t len)
 }
 
 /* Growable, capped text of violations. */
-struct out {
-    char *s;
-    size_t len, cap;
-};
-
-static int out_add(struct out *o, const char *line)
+/* Append a violation line; one past OUT_CAP is dropped whole (the first
+ * violations say enough). 0, or -1 when out of memory. */
+static int out_add(struct strbuf *o, const char *line)
 {
     size_t n = strlen(line);
-    char *grown;
 
     if (o->len + n + 1 > OUT_CAP)
-        return 0;            /* drop: the first violations say enough */
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = (o->len + n + 1) * 2;
-        if ((grown = realloc(o->s, cap)) == NULL)
-            return -1;
-        o->s = grown;
-        o->cap = cap;
-    }
-    memcpy(o->s + o->len, line, n + 1);
-    o->len += n;
-    return 0;
+        return 0;
+    return sb_add(o, line, n);
 }
 
 /* 1-based line and column of byte `off` of b. */
@@ -326,7 +315,7 @@ static int match_rule(const struct spec_rule *r, const char *b, size_t n,
 
 /* Run every rule over the blanked text b[0..n), appending to `o`. */
 static int run_rules(const struct spec_rule *rules, size_t nrules, const char *b, size_t n,
-                     const char *name, struct out *o, struct grd_err *e)
+                     const char *name, struct strbuf *o, struct grd_err *e)
 {
     pcre2_match_context *mctx = pcre2_match_context_create(NULL);
     struct budget left = {SRC_WORK_BUDGET};
@@ -373,7 +362,7 @@ static int non_text(unsigned char c)
  * non-text byte and the first trigraph (gcc -std=c11 honours them; the
  * blanker does too, but a student never needs one). One line each.
  */
-static int check_text(const char *src, size_t len, const char *name, struct out *o)
+static int check_text(const char *src, size_t len, const char *name, struct strbuf *o)
 {
     char line[ERR_MSG_MAX];
     int ln, col, rc = 0;
@@ -402,24 +391,27 @@ static int check_text(const char *src, size_t len, const char *name, struct out 
 int src_check_rules(const struct spec_rule *rules, size_t n, const char *src, size_t len,
                     const char *src_name, char **violations, struct grd_err *e)
 {
-    struct out o = {NULL, 0, 0};
+    struct strbuf o;
     char *b;
     int rc;
 
     *violations = NULL;
+    sb_init(&o, 0);
     if (len > SRC_MAX_BYTES)
         return err_set(e, src_name, 0, 0, "source is larger than %u bytes", SRC_MAX_BYTES);
     if (check_text(src, len, src_name, &o) < 0 || (b = src_blank(src, len)) == NULL) {
-        free(o.s);
+        sb_release(&o);
         return err_set(e, NULL, 0, 0, "out of memory");
     }
     rc = run_rules(rules, n, b, strlen(b), src_name, &o, e);
     free(b);
     if (rc < 0) {
-        free(o.s);
+        sb_release(&o);
         return -1;
     }
-    *violations = o.s;
+    /* NULL when no line was kept, as callers test */
+    if (o.buf != NULL && (*violations = sb_detach(&o, NULL)) == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
     return 0;
 }
 

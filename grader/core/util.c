@@ -181,21 +181,41 @@ int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
     return 0;
 }
 
-void *ut_grow(void *v, size_t *cap, size_t need, size_t size, size_t first)
+void *ut_grow_max(void *v, size_t *cap, size_t need, size_t size, size_t first,
+                  size_t most)
 {
     size_t n = *cap ? *cap : (first ? first : 1);
 
     if (need <= *cap)
         return v;
-    if (size == 0)
+    if (size == 0 || need > most || most > SIZE_MAX / size)
         return NULL;
-    while (n < need) {
-        if (n > SIZE_MAX / 2)
-            return NULL;
-        n *= 2;
-    }
-    if (n > SIZE_MAX / size || (v = realloc(v, n * size)) == NULL)
+    while (n < need)
+        n = n > most / 2 ? most : n * 2;
+    if ((v = realloc(v, n * size)) == NULL)
         return NULL;
     *cap = n;
     return v;
+}
+
+void *ut_grow(void *v, size_t *cap, size_t need, size_t size, size_t first)
+{
+    /* half the address space at most: the doubling never overflows */
+    return size == 0 ? NULL : ut_grow_max(v, cap, need, size, first, SIZE_MAX / 2 / size);
+}
+
+int ut_grow2(void **a, size_t asize, void **b, size_t bsize, size_t *cap, size_t need,
+             size_t first)
+{
+    size_t ca = *cap, cb = *cap;
+    void *pa = ut_grow(*a, &ca, need, asize, first), *pb;
+
+    if (pa == NULL)
+        return -1;
+    *a = pa;
+    if ((pb = ut_grow(*b, &cb, need, bsize, first)) == NULL)
+        return -1;
+    *b = pb;
+    *cap = ca;
+    return 0;
 }

@@ -86,4 +86,21 @@ int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
 void *ut_grow(void *v, size_t *cap, size_t need, size_t size, size_t first)
     __attribute__((warn_unused_result));
 
+/*
+ * ut_grow() with a ceiling of `most` elements: need > most fails (NULL,
+ * nothing changed), and the doubling stops at `most` (a list with a limit
+ * of its own: files of a class, seeds of a pair).
+ */
+void *ut_grow_max(void *v, size_t *cap, size_t need, size_t size, size_t first,
+                  size_t most) __attribute__((warn_unused_result));
+
+/*
+ * ut_grow() of two parallel arrays that share one capacity *cap (element
+ * sizes asize and bsize): 0 when both have room for `need`, *a and *b
+ * updated; -1 when out of memory, *cap unchanged and both arrays still
+ * valid (the first may have grown).
+ */
+int ut_grow2(void **a, size_t asize, void **b, size_t bsize, size_t *cap, size_t need,
+             size_t first) __attribute__((warn_unused_result));
+
 #endif

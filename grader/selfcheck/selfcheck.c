@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "attention.h"
 #include "core/strbuf.h"
 #include "props/prop_util.h"
@@ -182,21 +183,12 @@ static int parse_number(const struct vline *l, size_t start, size_t tlen, float 
     return 0;
 }
 
-/* Make room for one more vector of dimension v->d. */
+/* Make room for one more vector of dimension v->d (> 0). */
 static int vec_grow(struct sc_vectors *v, struct grd_err *e)
 {
-    size_t cap = v->cap ? v->cap * 2 : 16;
-    void *w, *x;
-
-    if (v->n < v->cap)
-        return 0;
-    if ((w = realloc(v->words, cap * sizeof *v->words)) == NULL)
+    if (ut_grow2((void **)&v->words, sizeof *v->words, (void **)&v->vals,
+                 v->d * sizeof *v->vals, &v->cap, v->n + 1, 16) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
-    v->words = w;
-    if ((x = realloc(v->vals, cap * v->d * sizeof *v->vals)) == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
-    v->vals = x;
-    v->cap = cap;
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "build/srcrules.h"
 
 /* Token kinds: 1..255 a one-character punctuator, then these. */
@@ -36,18 +37,9 @@ static int push(struct sim_toks *t, unsigned kind, unsigned line)
 {
     if (t->n == SIM_MAX_TOKENS)
         return 0;            /* the rest of a huge file is not read */
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        uint16_t *k = realloc(t->kind, cap * sizeof *k);
-        unsigned *l;
-        if (k == NULL)
-            return -1;
-        t->kind = k;
-        if ((l = realloc(t->line, cap * sizeof *l)) == NULL)
-            return -1;
-        t->line = l;
-        t->cap = cap;
-    }
+    if (ut_grow2((void **)&t->kind, sizeof *t->kind, (void **)&t->line, sizeof *t->line,
+                 &t->cap, t->n + 1, 1024) < 0)
+        return -1;
     t->kind[t->n] = (uint16_t)kind;
     t->line[t->n++] = line;
     return 0;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "build/srcrules.h"
 #include "similar/similar_internal.h"
 #include "similar/sim_pairs.h"
@@ -52,19 +53,11 @@ void sim_class_free(struct sim_class *c)
 
 int sim_grow(void **v, size_t *cap, size_t need, size_t size, size_t most)
 {
-    size_t n = *cap ? *cap : 64;
-    void *p;
+    void *p = ut_grow_max(*v, cap, need, size, 64, most);
 
-    if (need <= *cap)
-        return 0;
-    if (need > most || need > SIZE_MAX / size)
-        return -1;
-    while (n < need)
-        n = n > most / 2 ? most : n * 2;
-    if ((p = realloc(*v, n * size)) == NULL)
+    if (p == NULL)
         return -1;
     *v = p;
-    *cap = n;
     return 0;
 }
 
