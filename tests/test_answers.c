@@ -37,7 +37,8 @@ static struct prop_verdict run(const char *dir, const char *property,
     memset(&v, 0, sizeof v);
     err_clear(&e);
     cr_assert_not_null(d, "property written.%s is not registered", property);
-    cr_assert_eq(d->run(&env, &t, &c, &v, &e), 0, "grader error: %s", e.msg);
+    cr_assert_eq(d->run(&(const struct prop_ctx){&env, &t, &c, d, &v, &e}), 0, "grader error: %s",
+                 e.msg);
     return v;
 }
 

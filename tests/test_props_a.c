@@ -101,9 +101,9 @@ static int test_passes(const struct spec_test *t, struct impl student, char *msg
     for (size_t i = 0; i < t->n_cases; i++) {
         struct prop_verdict v;
         struct grd_err e = {0};
+        const struct prop_ctx x = {&env, t, &t->cases[i], d, &v, &e};
         memset(&v, 0, sizeof v);
-        cr_assert(d->run(&env, t, &t->cases[i], &v, &e) == 0, "%s case %zu: grader error: "
-                  "%s", t->id, i, e.msg);
+        cr_assert(d->run(&x) == 0, "%s case %zu: grader error: %s", t->id, i, e.msg);
         if (!v.passed) {
             snprintf(msg, n, "%s: %s [hint: %s]", t->id, v.msg, v.hint);
             cr_assert(v.msg[0] != '\0', "%s failed without a message", t->id);
@@ -352,7 +352,8 @@ Test(props_a, reference_runners_need_the_reference)
 
     memset(&v, 0, sizeof v);
     cr_assert(t != NULL);
-    cr_expect(pc_run_matches_reference(&env, t, &t->cases[0], &v, &e) == -1);
+    cr_expect(pc_run_matches_reference(&(const struct prop_ctx){&env, t, &t->cases[0],
+                                                                  NULL, &v, &e}) == -1);
     cr_expect(strstr(e.msg, "reference") != NULL);
     cr_expect(!v.passed);
     spec_set_free(s);
@@ -379,9 +380,9 @@ Test(props_a, generic_runners_pass_on_the_reference_for_all_six_functions)
                                       .n_cases = 2, .tolerance = 1e-6};
                 struct prop_verdict v;
                 struct grd_err e = {0};
+                const struct prop_ctx x = {&env, &t, &cases[c], NULL, &v, &e};
                 memset(&v, 0, sizeof v);
-                cr_expect(runs[r](&env, &t, &cases[c], &v, &e) == 0, "%s runner %zu: %s",
-                          fns[f], r, e.msg);
+                cr_expect(runs[r](&x) == 0, "%s runner %zu: %s", fns[f], r, e.msg);
                 cr_expect(v.passed, "%s runner %zu case %zu: %s", fns[f], r, c, v.msg);
             }
 }

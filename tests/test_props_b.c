@@ -64,7 +64,7 @@ static int run_test(const struct impl *im, const struct spec_test *t,
         struct grd_err e;
         memset(&v, 0, sizeof v);
         memset(&e, 0, sizeof e);
-        cr_assert_eq(d->run(&env, t, &t->cases[i], &v, &e), 0,
+        cr_assert_eq(d->run(&(const struct prop_ctx){&env, t, &t->cases[i], d, &v, &e}), 0,
                      "%s case %zu: grader error: %s", t->id, i, e.msg);
         if (!v.passed) {
             snprintf(msg, n, "%s | hint: %s", v.msg, v.hint);

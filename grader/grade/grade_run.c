@@ -228,11 +228,12 @@ static double case_deadline(struct loop *L, const struct prop_def *d,
     struct prop_env env = {*L->reference, L->reference, L->o->seed, 0,
                            L->submission_dir, L->o->orc};
     struct prop_verdict v;
+    const struct prop_ctx x = {&env, t, c, d, &v, e};
     double t0;
 
     memset(&v, 0, sizeof v);
     t0 = ut_thread_cpu_ms();
-    if (d->run(&env, t, c, &v, e) < 0)
+    if (d->run(&x) < 0)
         return -1;
     return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (ut_thread_cpu_ms() - t0));
 }
@@ -248,13 +249,14 @@ static int try_case(struct loop *L, const struct prop_def *d, const struct spec_
     double left = L->budget_ms - charged_ms(L);
     struct prop_env env = {L->student, L->reference, L->o->seed, deadline,
                            L->submission_dir, L->o->orc};
+    const struct prop_ctx x = {&env, t, c, d, v, e};
 
     if (deadline > left)
         deadline = fmax(left, 1.0);
     if (L->h && L->h->set_deadline)
         L->h->set_deadline(L->h->self, deadline);
     memset(v, 0, sizeof *v);
-    return d->run(&env, t, c, v, e);
+    return d->run(&x);
 }
 
 /*

@@ -51,13 +51,29 @@ struct prop_verdict {
     char hint[PROP_MSG_MAX]; /* a hint tied to the likely mistake, or "" */
 };
 
+struct prop_def;
+
 /*
- * A property's checker. Returns 0 when the verdict is filled (pass or
- * fail), -1 on an error of the grader itself (e set).
+ * One run of one property on one case: what a run function is given (the
+ * context of Lua's lua_State, for properties). Every field is set by the
+ * caller (grade/grade_run.c run_case; the tests), none is NULL but `def`,
+ * which a caller outside the registry may leave NULL (tolerance 1e-5).
  */
-typedef int (*prop_run_fn)(const struct prop_env *env, const struct spec_test *t,
-                           const struct spec_case *c, struct prop_verdict *v,
-                           struct grd_err *e);
+struct prop_ctx {
+    const struct prop_env *env;   /* the implementations, seed, oracle */
+    const struct spec_test *t;    /* the test (its tolerance, its id) */
+    const struct spec_case *c;    /* the case (its keys) */
+    const struct prop_def *def;   /* the property run: its default_tol,
+                                     without a lookup by name */
+    struct prop_verdict *v;       /* filled by the run */
+    struct grd_err *e;            /* set on an error of the grader */
+};
+
+/*
+ * A property's checker. Returns 0 when x->v is filled (pass or fail), -1
+ * on an error of the grader itself (x->e set).
+ */
+typedef int (*prop_run_fn)(const struct prop_ctx *x);
 
 struct prop_def {
     const char *function;    /* short name: softmax, sdpa, ... */

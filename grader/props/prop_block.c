@@ -139,18 +139,17 @@ static int blk_build(struct blk_data *d, const struct prop_env *env,
 
 /* Call the submission on a copy of x0. -1 grader error, 0 the call failed
  * (verdict filled), 1 it returned ATTN_OK. */
-static int blk_call(const struct prop_env *env, struct blk_data *d,
-                    struct prop_verdict *v, struct grd_err *e)
+static int blk_call(const struct prop_ctx *x, struct blk_data *d)
 {
     struct call_result r;
 
     memcpy(d->x, d->x0, d->nd * sizeof *d->x);
-    if (env->student.ops->transformer_block(
-            env->student.self, d->x, d->n, d->d, d->heads, d->d_ff, d->w[0],
+    if (x->env->student.ops->transformer_block(
+            x->env->student.self, d->x, d->n, d->d, d->heads, d->d_ff, d->w[0],
             d->w[1], d->w[2], d->w[3], d->w1, d->b1, d->w2, d->b2, d->mask,
-            (float)d->eps, &r, e) < 0)
+            (float)d->eps, &r, x->e) < 0)
         return -1;
-    return pu_returned_ok(v, &r, FN);
+    return pu_returned_ok(x->v, &r, FN);
 }
 
 /* ---- the expected block and its wrong variants (oracle.h) ------------- */
@@ -231,55 +230,51 @@ static int check_want(const struct blk_data *d, const char *what, double tol,
     return 1;
 }
 
-typedef int (*blk_body)(const struct prop_env *env, struct blk_data *d,
-                        double tol, struct prop_verdict *v, struct grd_err *e);
+/* One property body between build and free: it makes its calls
+ * (blk_call) and checks them with the test's tolerance tol; -1, 0 (x->v
+ * failed) or 1 (passed). */
+typedef int (*blk_body)(const struct prop_ctx *x, struct blk_data *d, double tol);
 
-static int blk_run(const struct prop_env *env, const struct spec_test *t,
-                   const struct spec_case *c, struct prop_verdict *v,
-                   struct grd_err *e, blk_body body)
+/* The runner of every block property: build, body, free. */
+static int blk_run(const struct prop_ctx *x, blk_body body)
 {
     struct blk_data d;
     int ok;
 
-    if (blk_build(&d, env, t, c, e) < 0)
+    if (blk_build(&d, x->env, x->t, x->c, x->e) < 0)
         return -1;
-    ok = body(env, &d, pc_tol(t), v, e);
+    ok = body(x, &d, pc_tol(x));
     blk_free(&d);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+    return pu_outcome(ok, x->v);
 }
 
 /* ---- residual_path ------------------------------------------------------ */
 
 /* Wo = 0, W2 = 0 and b2 = 0 silence both sublayers: only the residual
  * path is left, and the block is LN(LN(X)). */
-static int residual_body(const struct prop_env *env, struct blk_data *d,
-                         double tol, struct prop_verdict *v, struct grd_err *e)
+static int residual_body(const struct prop_ctx *x, struct blk_data *d, double tol)
 {
     int ok;
 
     memset(d->w[3], 0, d->d * d->d * sizeof(float));
     memset(d->w2, 0, d->d_ff * d->d * sizeof(float));
     memset(d->b2, 0, d->d * sizeof(float));
-    if ((ok = blk_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = blk_call(env, d, v, e);
+    if ((ok = blk_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    ok = blk_call(x, d);
     if (ok != 1 || check_want(d, " with Wo = 0, W2 = 0, b2 = 0 (expected "
-                              "LN(LN(X)))", tol, v))
+                              "LN(LN(X)))", tol, x->v))
         return ok;
-    if (v->hint[0] == '\0')
-        pu_hint(v, "with both sublayers silenced only the residual connection "
+    if (x->v->hint[0] == '\0')
+        pu_hint(x->v, "with both sublayers silenced only the residual connection "
             "carries X through: the sublayer's output is added to its input "
             "rather than replacing it, X <- LN(X + sublayer(X))");
     return 0;
 }
 
-static int run_residual(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int run_residual(const struct prop_ctx *x)
 {
-    return blk_run(env, t, c, v, e, residual_body);
+    return blk_run(x, residual_body);
 }
 
 /* ---- post_norm ------------------------------------------------------- */
@@ -308,30 +303,27 @@ static int check_row_norm(const struct blk_data *d, size_t i, double tol,
     return 0;
 }
 
-static int post_norm_body(const struct prop_env *env, struct blk_data *d,
-                          double tol, struct prop_verdict *v, struct grd_err *e)
+static int post_norm_body(const struct prop_ctx *x, struct blk_data *d, double tol)
 {
-    int ok = blk_call(env, d, v, e);
+    int ok = blk_call(x, d);
     size_t at;
 
     if (ok != 1)
         return ok;
     at = pu_first_nonfinite(d->x, d->nd);
     if (at < d->nd)
-        return pu_fail(v, "%s: X[%zu][%zu] is %g after the block; every "
+        return pu_fail(x->v, "%s: X[%zu][%zu] is %g after the block; every "
                        "output must be finite", d->label, at / d->d,
                        at % d->d, (double)d->x[at]);
     for (size_t i = 0; i < d->n; i++)
-        if (!check_row_norm(d, i, tol, v))
+        if (!check_row_norm(d, i, tol, x->v))
             return 0;
     return 1;
 }
 
-static int run_post_norm(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct prop_verdict *v,
-                         struct grd_err *e)
+static int run_post_norm(const struct prop_ctx *x)
 {
-    return blk_run(env, t, c, v, e, post_norm_body);
+    return blk_run(x, post_norm_body);
 }
 
 /* ---- permutation_equivariance ---------------------------------------- */
@@ -357,8 +349,7 @@ static int check_block_perm(const struct blk_data *d, const float *out1,
     return 1;
 }
 
-static int perm_body(const struct prop_env *env, struct blk_data *d,
-                     double tol, struct prop_verdict *v, struct grd_err *e)
+static int perm_body(const struct prop_ctx *x, struct blk_data *d, double tol)
 {
     float *out1 = pu_floats(d->nd), *x0 = pu_floats(d->nd);
     size_t *p = calloc(d->n, sizeof *p);
@@ -366,18 +357,18 @@ static int perm_body(const struct prop_env *env, struct blk_data *d,
     int ok = -1;
 
     if (!out1 || !x0 || !p)
-        err_set(e, NULL, 0, 0, "out of memory");
-    else if ((ok = blk_call(env, d, v, e)) == 1) {
+        err_set(x->e, NULL, 0, 0, "out of memory");
+    else if ((ok = blk_call(x, d)) == 1) {
         memcpy(out1, d->x, d->nd * sizeof *out1);
         memcpy(x0, d->x0, d->nd * sizeof *x0);
         pu_rng_seed(&r, (uint64_t)d->nd * 31337u + d->d_ff);
         pu_permutation(p, d->n, &r);
         for (size_t i = 0; i < d->n; i++)
             memcpy(d->x0 + i * d->d, x0 + p[i] * d->d, d->d * sizeof *x0);
-        pc_fresh(&env->student);
-        ok = blk_call(env, d, v, e);
+        pc_fresh(&x->env->student);
+        ok = blk_call(x, d);
         if (ok == 1)
-            ok = check_block_perm(d, out1, p, tol, v);
+            ok = check_block_perm(d, out1, p, tol, x->v);
     }
     free(out1);
     free(x0);
@@ -385,38 +376,32 @@ static int perm_body(const struct prop_env *env, struct blk_data *d,
     return ok;
 }
 
-static int run_permutation(const struct prop_env *env,
-                           const struct spec_test *t,
-                           const struct spec_case *c, struct prop_verdict *v,
-                           struct grd_err *e)
+static int run_permutation(const struct prop_ctx *x)
 {
-    return blk_run(env, t, c, v, e, perm_body);
+    return blk_run(x, perm_body);
 }
 
 /* ---- full_vs_trusted ------------------------------------------------- */
 
-static int full_body(const struct prop_env *env, struct blk_data *d,
-                     double tol, struct prop_verdict *v, struct grd_err *e)
+static int full_body(const struct prop_ctx *x, struct blk_data *d, double tol)
 {
     int ok;
 
-    if ((ok = blk_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = blk_call(env, d, v, e);
-    if (ok != 1 || check_want(d, "", tol, v))
+    if ((ok = blk_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    ok = blk_call(x, d);
+    if (ok != 1 || check_want(d, "", tol, x->v))
         return ok;
-    if (v->hint[0] == '\0')
-        pu_hint(v, "X <- LN(X + MHA(X, X)), then X <- LN(X + FFN(X)) with "
+    if (x->v->hint[0] == '\0')
+        pu_hint(x->v, "X <- LN(X + MHA(X, X)), then X <- LN(X + FFN(X)) with "
                 "FFN(x) = relu(x.W1 + b1).W2 + b2; the same mask for every "
                 "head");
     return 0;
 }
 
-static int run_full(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e)
+static int run_full(const struct prop_ctx *x)
 {
-    return blk_run(env, t, c, v, e, full_body);
+    return blk_run(x, full_body);
 }
 
 /* ---- the table ------------------------------------------------------- */

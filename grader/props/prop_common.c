@@ -352,9 +352,9 @@ double pc_tol_of(const struct spec_test *t, const struct prop_def *d)
     return d != NULL ? d->default_tol : 1e-5;
 }
 
-double pc_tol(const struct spec_test *t)
+double pc_tol(const struct prop_ctx *x)
 {
-    return pc_tol_of(t, prop_find(t->function, t->property));
+    return pc_tol_of(x->t, x->def);
 }
 
 int pc_fn(const struct spec_test *t, enum impl_fn *fn)
@@ -362,15 +362,14 @@ int pc_fn(const struct spec_test *t, enum impl_fn *fn)
     return impl_fn_parse(t->function, fn);
 }
 
-int pc_setup(const struct prop_env *env, const struct spec_test *t,
-             const struct spec_case *c, struct pc_call *k, struct grd_err *e)
+int pc_setup(const struct prop_ctx *x, struct pc_call *k)
 {
     enum impl_fn fn;
 
     memset(k, 0, sizeof *k);
-    if (pc_fn(t, &fn) < 0)
-        return err_set(e, NULL, 0, 0, "unknown function '%s'", t->function);
-    return pc_build(fn, env, t, c, k, e);
+    if (pc_fn(x->t, &fn) < 0)
+        return err_set(x->e, NULL, 0, 0, "unknown function '%s'", x->t->function);
+    return pc_build(fn, x->env, x->t, x->c, k, x->e);
 }
 
 void pc_fresh(const struct impl *im)
@@ -379,20 +378,68 @@ void pc_fresh(const struct impl *im)
         im->ops->restart(im->self);
 }
 
-int pc_call_ok(const struct prop_env *env, struct pc_call *k, const char *fn,
-               struct prop_verdict *v, struct grd_err *e)
+int pc_call_ok(const struct prop_ctx *x, struct pc_call *k)
 {
     struct call_result r;
 
-    if (pc_invoke(&env->student, k, &r, e) < 0)
+    if (pc_invoke(&x->env->student, k, &r, x->e) < 0)
         return -1;
-    return pu_returned_ok(v, &r, fn);
+    return pu_returned_ok(x->v, &r, impl_fn_cname(k->fn));
+}
+
+int pc_call_again(const struct prop_ctx *x, struct pc_call *k)
+{
+    pc_fresh(&x->env->student);
+    return pc_call_ok(x, k);
+}
+
+int pc_no_call(const struct prop_ctx *x, struct pc_call *k)
+{
+    (void)x, (void)k;
+    return 1;
 }
 
 int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v)
 {
     pc_release(k);
-    if (ok < 0)
+    return pu_outcome(ok, v);
+}
+
+/* ---- the property runner ------------------------------------------------ */
+
+static int build_step(const struct prop_ctx *x, const struct pc_prop *p,
+                      struct pc_call *k)
+{
+    if (p->build != NULL)
+        return p->build(x, k);
+    if (p->fn == PC_TEST_FN)
+        return pc_setup(x, k);
+    return pc_build(p->fn, x->env, x->t, x->c, k, x->e);
+}
+
+int pc_steps(const struct prop_ctx *x, const struct pc_prop *p, void *arg)
+{
+    struct pc_call k;
+    char label[160];
+    int ok;
+
+    memset(&k, 0, sizeof k);
+    if (build_step(x, p, &k) < 0) {
+        pc_release(&k);
         return -1;
-    return ok ? pu_pass(v) : 0;
+    }
+    k.arg = arg;
+    ok = p->fill != NULL ? p->fill(x, &k) : 1;
+    pc_label(x->t, x->c, &k, label, sizeof label);
+    if (ok == 1)
+        ok = p->call != NULL ? p->call(x, &k) : pc_call_ok(x, &k);
+    if (ok == 1)
+        ok = p->check(x, &k, label);
+    pc_release(&k);
+    return ok;
+}
+
+int pc_run(const struct prop_ctx *x, const struct pc_prop *p)
+{
+    return pu_outcome(pc_steps(x, p, NULL), x->v);
 }

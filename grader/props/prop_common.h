@@ -11,6 +11,7 @@
  * drawn from the case's seed, its mask from the key `mask`. Every buffer is
  * owned by the pc_call and released by pc_release(). Property code may
  * change the inputs (in[], mask, init[]) between pc_build and pc_invoke.
+ * A property's run is usually a struct pc_prop handed to pc_run (below).
  *
  * Standard buffers per function (in[] order / out[] order):
  *   softmax    in: -                         out: x (in place, rows x cols)
@@ -56,6 +57,8 @@ struct pc_call {
                                    the in-place input, or NaN (owned) */
     struct orc *orc;            /* the run's oracle (prop_env.orc), for
                                    expected values */
+    void *arg;                  /* pc_steps' arg: the run function's own
+                                   state for its fill and check (not owned) */
 };
 
 /*
@@ -87,8 +90,6 @@ int pc_call_raw(const struct impl *im, const struct pc_call *k,
                 struct call_result *r, struct grd_err *e)
     __attribute__((warn_unused_result));
 
-/* Parse t's function into k (zeroed first) and build its standard call
- * for c; returns like pc_build. */
 /* pc_build with the draw-th independent set of inputs of the case's
  * shapes (draw 0: pc_build's own), from the run's seed: deterministic, yet
  * no draw is derivable from another. Same return and ownership. */
@@ -97,8 +98,9 @@ int pc_build_draw(enum impl_fn fn, const struct prop_env *env,
                   uint64_t draw, struct pc_call *k, struct grd_err *e)
     __attribute__((warn_unused_result));
 
-int pc_setup(const struct prop_env *env, const struct spec_test *t,
-             const struct spec_case *c, struct pc_call *k, struct grd_err *e)
+/* Parse x->t's function into k (zeroed first) and build its standard
+ * call for x->c; returns like pc_build. */
+int pc_setup(const struct prop_ctx *x, struct pc_call *k)
     __attribute__((warn_unused_result));
 
 /*
@@ -115,17 +117,60 @@ void pc_release(struct pc_call *k);
 
 /*
  * Make k's call on the student and check it returned ATTN_OK (see
- * pu_returned_ok, which names `fn` in the failure). Returns 1 when it did,
- * 0 with v failed, -1 on a grader error (e set).
+ * pu_returned_ok, which names k's function in the failure and keeps the
+ * call in x->v->call). Returns 1 when it did, 0 with x->v failed, -1 on a
+ * grader error (x->e set).
  */
-int pc_call_ok(const struct prop_env *env, struct pc_call *k, const char *fn,
-               struct prop_verdict *v, struct grd_err *e);
+int pc_call_ok(const struct prop_ctx *x, struct pc_call *k);
+
+/* pc_fresh on the student, then pc_call_ok: the second call of a property
+ * that compares two calls. Returns like pc_call_ok. */
+int pc_call_again(const struct prop_ctx *x, struct pc_call *k);
+
+/* A call step that makes no call (returns 1): for a property whose check
+ * makes its own calls (einval). */
+int pc_no_call(const struct prop_ctx *x, struct pc_call *k);
+
+/* The function a struct pc_prop's build takes from the test (t->function),
+ * for properties every function has. */
+#define PC_TEST_FN IMPL_FN_COUNT
 
 /*
- * Release k and turn a check's outcome into a run function's return value:
- * ok < 0 is a grader error (-1), ok == 0 a failed verdict (0), ok > 0 the
- * final check reached (pu_pass, 0).
+ * One property over the standard call, as pc_steps runs it: a small const
+ * table per property (in the manner of Lua's luaL_Reg rows), so that the
+ * sequence build, fill, label, call, check, release is written once.
+ * Steps that return int return 1 to go on, 0 with x->v failed (the
+ * sequence stops), -1 on a grader error (x->e set). A run function's own
+ * state (pc_steps' `arg`) is in k->arg from the fill step on.
+ *   fn     the API function of the standard call (PC_TEST_FN: the test's)
+ *   build  NULL: pc_build of fn (pc_setup for PC_TEST_FN); else builds k
+ *          itself and returns 0 or -1 (k then holds nothing, or what
+ *          pc_release frees)
+ *   fill   NULL, or changes k's inputs before the label and the call
+ *   call   NULL: pc_call_ok (ATTN_OK required); else another judgement of
+ *          the first call, or pc_no_call
+ *   check  judges k's outputs after the call; it may make further calls
+ *          (pc_call_again) and is given the label of the case (pc_label)
  */
+struct pc_prop {
+    enum impl_fn fn;
+    int (*build)(const struct prop_ctx *x, struct pc_call *k);
+    int (*fill)(const struct prop_ctx *x, struct pc_call *k);
+    int (*call)(const struct prop_ctx *x, struct pc_call *k);
+    int (*check)(const struct prop_ctx *x, struct pc_call *k, const char *label);
+};
+
+/* Run p's steps on x's case and release k: 1 when the check passed, 0 with
+ * x->v failed, -1 on a grader error (x->e set). x->v is not marked passed:
+ * for a property made of several runs (one per shape) or followed by
+ * another check (pc_check_seeded). */
+int pc_steps(const struct prop_ctx *x, const struct pc_prop *p, void *arg);
+
+/* pc_steps with no state, turned into a run function's return value
+ * (pu_outcome): the whole run of most properties. */
+int pc_run(const struct prop_ctx *x, const struct pc_prop *p);
+
+/* Release k, then pu_outcome(ok, v). */
 int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v);
 
 /* "case 2 (n_q=3, n_k=7, d_k=5, d_v=2, mask=causal)" into buf (size n):
@@ -137,8 +182,8 @@ char *pc_label(const struct spec_test *t, const struct spec_case *c,
  * of its property d (1e-5 when d is NULL). */
 double pc_tol_of(const struct spec_test *t, const struct prop_def *d);
 
-/* pc_tol_of() with the property of an API function t names (prop_find). */
-double pc_tol(const struct spec_test *t);
+/* pc_tol_of() of the run's test and property (x->t, x->def). */
+double pc_tol(const struct prop_ctx *x);
 
 /* The function a test is about (parsed from t->function); -1 if unknown. */
 int pc_fn(const struct spec_test *t, enum impl_fn *fn);
@@ -157,24 +202,12 @@ int pc_fn(const struct spec_test *t, enum impl_fn *fn);
  *                      floor_ms (keys `factor` default 50, `floor_ms` 20)
  *   matches_reference  (needs reference) |s - r| <= tol * max(1, |r|)
  */
-int pc_run_inputs_unchanged(const struct prop_env *env, const struct spec_test *t,
-                            const struct spec_case *c, struct prop_verdict *v,
-                            struct grd_err *e);
-int pc_run_einval(const struct prop_env *env, const struct spec_test *t,
-                  const struct spec_case *c, struct prop_verdict *v,
-                  struct grd_err *e);
-int pc_run_deterministic(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct prop_verdict *v,
-                         struct grd_err *e);
-int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e);
-int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct prop_verdict *v,
-                 struct grd_err *e);
-int pc_run_matches_reference(const struct prop_env *env, const struct spec_test *t,
-                             const struct spec_case *c, struct prop_verdict *v,
-                             struct grd_err *e);
+int pc_run_inputs_unchanged(const struct prop_ctx *x);
+int pc_run_einval(const struct prop_ctx *x);
+int pc_run_deterministic(const struct prop_ctx *x);
+int pc_run_no_leaks(const struct prop_ctx *x);
+int pc_run_speed(const struct prop_ctx *x);
+int pc_run_matches_reference(const struct prop_ctx *x);
 
 /*
  * After a `values` test's own check passed: in the staff build (with the
@@ -186,9 +219,7 @@ int pc_run_matches_reference(const struct prop_env *env, const struct spec_test 
  * without a reference: the student build checks the spec's values only),
  * 0 with v failed, -1 on a grader error (e set).
  */
-int pc_check_seeded(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e);
+int pc_check_seeded(const struct prop_ctx *x);
 
 /* NULL-terminated case keys of pc_build and the generic runners. */
 extern const char *const pc_generic_keys[];

@@ -89,30 +89,37 @@ static int copy_inputs(const struct pc_call *k, float **saved,
 
 static int outputs_written(const struct pc_call *k, struct prop_verdict *v);
 
-int pc_run_inputs_unchanged(const struct prop_env *env, const struct spec_test *t,
-                            const struct spec_case *c, struct prop_verdict *v,
-                            struct grd_err *e)
-{
-    struct pc_call k;
-    struct call_result r;
-    float *saved[PC_MAX_IN] = {0};
-    unsigned char *mask_copy;
-    char label[160];
-    int ok;
+/* What inputs_unchanged keeps of the inputs before the call. */
+struct saved_inputs {
+    float *in[PC_MAX_IN];
+    unsigned char *mask;
+};
 
-    if (pc_setup(env, t, c, &k, e) < 0)
-        return -1;
-    if (copy_inputs(&k, saved, &mask_copy, e) < 0 || pc_invoke(&env->student, &k, &r, e) < 0) {
-        free_copies(saved, k.n_in, NULL);
-        pc_release(&k);
-        return -1;
-    }
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pu_returned_ok(v, &r, impl_fn_cname(k.fn)) && outputs_written(&k, v) &&
-         inputs_equal(&k, saved, mask_copy, v, label);
-    free_copies(saved, k.n_in, mask_copy);
-    pc_release(&k);
-    return ok ? pu_pass(v) : 0;
+static int save_inputs(const struct prop_ctx *x, struct pc_call *k)
+{
+    struct saved_inputs *s = k->arg;
+
+    return copy_inputs(k, s->in, &s->mask, x->e) < 0 ? -1 : 1;
+}
+
+static int call_written(const struct prop_ctx *x, struct pc_call *k);
+
+static int inputs_kept(const struct prop_ctx *x, struct pc_call *k, const char *label)
+{
+    const struct saved_inputs *s = k->arg;
+
+    return inputs_equal(k, s->in, s->mask, x->v, label);
+}
+
+int pc_run_inputs_unchanged(const struct prop_ctx *x)
+{
+    static const struct pc_prop p = {PC_TEST_FN, NULL, save_inputs, call_written,
+                                     inputs_kept};
+    struct saved_inputs s = {{0}, NULL};
+    int ok = pc_steps(x, &p, &s);
+
+    free_copies(s.in, PC_MAX_IN, s.mask);
+    return pu_outcome(ok, x->v);
 }
 
 /* ---- einval -------------------------------------------------------------- */
@@ -270,22 +277,23 @@ static int try_bad(const struct impl *im, struct pc_call *k,
     return nothing_written(k, a, v);
 }
 
-int pc_run_einval(const struct prop_env *env, const struct spec_test *t,
-                  const struct spec_case *c, struct prop_verdict *v,
-                  struct grd_err *e)
+/* Every bad-argument variant of k's function in turn. */
+static int all_bad(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    struct pc_call k;
     int ok = 1;
 
-    if (pc_setup(env, t, c, &k, e) < 0)
-        return -1;
+    (void)label;
     for (size_t i = 0; i < N_BAD_ARGS && ok == 1; i++)
-        if (bad_args[i].fn == k.fn)
-            ok = try_bad(&env->student, &k, &bad_args[i], v, e);
-    pc_release(&k);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+        if (bad_args[i].fn == k->fn)
+            ok = try_bad(&x->env->student, k, &bad_args[i], x->v, x->e);
+    return ok;
+}
+
+int pc_run_einval(const struct prop_ctx *x)
+{
+    static const struct pc_prop p = {PC_TEST_FN, NULL, NULL, pc_no_call, all_bad};
+
+    return pc_run(x, &p);
 }
 
 /* Rotate each of k's inputs (and in-place initial contents) by one
@@ -346,6 +354,14 @@ static int invoke_ok(const struct impl *im, struct pc_call *k,
     return pu_returned_ok(v, r, impl_fn_cname(k->fn)) && outputs_written(k, v);
 }
 
+/* invoke_ok of the student: the call step of the properties here. */
+static int call_written(const struct prop_ctx *x, struct pc_call *k)
+{
+    struct call_result r;
+
+    return invoke_ok(&x->env->student, k, &r, x->v, x->e);
+}
+
 /* Copies of k's outputs into snap[]; 0 or -1 (e set, nothing kept). */
 static int snapshot(const struct pc_call *k, float **snap, struct grd_err *e)
 {
@@ -376,69 +392,59 @@ static int same_outputs(const struct pc_call *k, float *const *snap,
     return 1;
 }
 
-int pc_run_deterministic(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct prop_verdict *v,
-                         struct grd_err *e)
+/* After the first call: the same call again, then other inputs and the
+ * first again, each compared with the first. */
+static int same_again(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    struct pc_call k;
-    struct call_result r;
     float *snap[PC_MAX_OUT] = {0};
-    char label[160];
     int ok;
 
-    if (pc_setup(env, t, c, &k, e) < 0)
+    if ((ok = snapshot(k, snap, x->e)) < 0)
         return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = invoke_ok(&env->student, &k, &r, v, e);
-    if (ok == 1 && (ok = snapshot(&k, snap, e)) == 0) {
-        ok = invoke_ok(&env->student, &k, &r, v, e);
-        if (ok == 1)
-            ok = same_outputs(&k, snap, v, label);
-        /* then a call on other inputs, and the first inputs again: a
-         * remembered last call gains nothing there, and a buffer reused
-         * uninitialised shows */
-        if (ok == 1) {
-            rotate_inputs(&k, 0);
-            ok = invoke_ok(&env->student, &k, &r, v, e);
-            rotate_inputs(&k, 1);
-        }
-        if (ok == 1)
-            ok = invoke_ok(&env->student, &k, &r, v, e);
-        if (ok == 1)
-            ok = same_outputs(&k, snap, v, label);
+    ok = call_written(x, k);
+    if (ok == 1)
+        ok = same_outputs(k, snap, x->v, label);
+    /* then a call on other inputs, and the first inputs again: a
+     * remembered last call gains nothing there, and a buffer reused
+     * uninitialised shows */
+    if (ok == 1) {
+        rotate_inputs(k, 0);
+        ok = call_written(x, k);
+        rotate_inputs(k, 1);
     }
-    free_copies(snap, k.n_out, NULL);
-    pc_release(&k);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+    if (ok == 1)
+        ok = call_written(x, k);
+    if (ok == 1)
+        ok = same_outputs(k, snap, x->v, label);
+    free_copies(snap, k->n_out, NULL);
+    return ok;
 }
 
-int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e)
+int pc_run_deterministic(const struct prop_ctx *x)
 {
-    struct pc_call k;
-    struct call_result r;
-    enum impl_fn fn;
-    char label[160];
-    int ok;
+    static const struct pc_prop p = {PC_TEST_FN, NULL, NULL, call_written, same_again};
 
-    if (pc_setup(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    fn = k.fn; /* pc_release zeroes k */
-    ok = invoke_ok(&env->student, &k, &r, v, e);
-    pc_release(&k);
-    if (ok <= 0)
-        return ok;
-    if (r.live_allocs != 0) {
-        pu_fail(v, "%s left %ld allocation%s live after returning in %s",
-                impl_fn_cname(fn), r.live_allocs, r.live_allocs == 1 ? "" : "s", label);
-        pu_hint(v, "free every malloc before returning, on every path (early returns too)");
-        return 0;
-    }
-    return pu_pass(v);
+    return pc_run(x, &p);
+}
+
+/* The allocations the call left live (x->v->call: pu_returned_ok keeps it). */
+static int none_live(const struct prop_ctx *x, struct pc_call *k, const char *label)
+{
+    long live = x->v->call.live_allocs;
+
+    if (live == 0)
+        return 1;
+    pu_fail(x->v, "%s left %ld allocation%s live after returning in %s",
+            impl_fn_cname(k->fn), live, live == 1 ? "" : "s", label);
+    pu_hint(x->v, "free every malloc before returning, on every path (early returns too)");
+    return 0;
+}
+
+int pc_run_no_leaks(const struct prop_ctx *x)
+{
+    static const struct pc_prop p = {PC_TEST_FN, NULL, NULL, call_written, none_live};
+
+    return pc_run(x, &p);
 }
 
 /* ---- speed --------------------------------------------------------------- */
@@ -459,9 +465,7 @@ int pc_run_no_leaks(const struct prop_env *env, const struct spec_test *t,
 #define SPEED_REPEATS 3
 
 struct speed_run {
-    const struct prop_env *env;
-    const struct spec_test *t;
-    const struct spec_case *c;
+    const struct prop_ctx *x;
     enum impl_fn fn;
     double r_ms, s_ms;          /* fastest CPU times so far */
     float *got[SPEED_REPEATS];  /* each timed call's result (out[0]) */
@@ -477,16 +481,16 @@ static int timed_pair(struct speed_run *sr, int i, struct prop_verdict *v,
     struct pc_call k;
     int ok;
 
-    if (pc_build_draw(sr->fn, sr->env, sr->t, sr->c, (uint64_t)i, &k, e) < 0)
+    if (pc_build_draw(sr->fn, sr->x->env, sr->x->t, sr->x->c, (uint64_t)i, &k, e) < 0)
         return -1;
     if (i == 0)
-        pc_label(sr->t, sr->c, &k, sr->label, sizeof sr->label);
-    ok = pc_invoke(sr->env->reference, &k, &r, e) < 0 ? -1 : 0;
+        pc_label(sr->x->t, sr->x->c, &k, sr->label, sizeof sr->label);
+    ok = pc_invoke(sr->x->env->reference, &k, &r, e) < 0 ? -1 : 0;
     if (ok == 0 && (r.status != CALL_RETURNED || r.rc != ATTN_OK))
         ok = err_set(e, NULL, 0, 0, "the reference failed on %s", sr->label);
     if (ok == 0) {
         sr->r_ms = fmin(sr->r_ms, r.cpu_ms);
-        ok = invoke_ok(&sr->env->student, &k, &r, v, e);
+        ok = invoke_ok(&sr->x->env->student, &k, &r, v, e);
     }
     if (ok == 1) {
         sr->s_ms = fmin(sr->s_ms, r.cpu_ms);
@@ -511,17 +515,17 @@ static size_t first_apart(const float *a, const float *b, size_t n, double tol)
  * result? */
 static int recomputed(struct speed_run *sr, struct prop_verdict *v, struct grd_err *e)
 {
-    const struct prop_def *d = prop_find(sr->t->function, "matches_reference");
+    const struct prop_def *d = prop_find(sr->x->t->function, "matches_reference");
     double tol = d != NULL ? d->default_tol : 1e-4;
     struct pc_call k;
     size_t at;
     int ok = 1;
 
     for (int i = 0; i < SPEED_REPEATS && ok == 1; i++) {
-        pc_fresh(&sr->env->student);    /* no history: each call from scratch */
-        if (pc_build_draw(sr->fn, sr->env, sr->t, sr->c, (uint64_t)i, &k, e) < 0)
+        pc_fresh(&sr->x->env->student);    /* no history: each call from scratch */
+        if (pc_build_draw(sr->fn, sr->x->env, sr->x->t, sr->x->c, (uint64_t)i, &k, e) < 0)
             return -1;
-        ok = pc_call_ok(sr->env, &k, impl_fn_cname(sr->fn), v, e);
+        ok = pc_call_ok(sr->x, &k);
         /* the result only: the weights are judged by their own tests */
         if (ok == 1 && (at = first_apart(sr->got[i], k.out[0], k.out_len[0], tol)) <
                            k.out_len[0]) {
@@ -538,15 +542,16 @@ static int recomputed(struct speed_run *sr, struct prop_verdict *v, struct grd_e
     return ok;
 }
 
-int pc_run_speed(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct prop_verdict *v,
-                 struct grd_err *e)
+int pc_run_speed(const struct prop_ctx *x)
 {
-    double factor = spec_num(c, "factor", 50), floor_ms = spec_num(c, "floor_ms", 20);
-    struct speed_run sr = { env, t, c, IMPL_SOFTMAX, INFINITY, INFINITY, {0}, "" };
+    const struct spec_test *t = x->t;
+    struct prop_verdict *v = x->v;
+    struct grd_err *e = x->e;
+    double factor = spec_num(x->c, "factor", 50), floor_ms = spec_num(x->c, "floor_ms", 20);
+    struct speed_run sr = { x, IMPL_SOFTMAX, INFINITY, INFINITY, {0}, "" };
     int ok = 1;
 
-    if (env->reference == NULL)
+    if (x->env->reference == NULL)
         return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
     if (pc_fn(t, &sr.fn) < 0)
         return err_set(e, NULL, 0, 0, "unknown function '%s'", t->function);
@@ -585,72 +590,72 @@ static int outputs_close(const struct pc_call *k, float *const *ref, double tol,
     return 1;
 }
 
-/* Run the reference on k and keep its outputs in ref[]; 0 or -1 (e set). */
-static int run_reference(const struct impl *ref_im, struct pc_call *k, float **ref,
-                         const char *label, struct grd_err *e)
-{
-    struct call_result r;
+/* What a comparison with the reference keeps: its outputs, the
+ * tolerance, the hint for outputs that differ. */
+struct vs_reference {
+    float *ref[PC_MAX_OUT];
+    double tol;
+    const char *hint;
+};
 
-    if (pc_invoke(ref_im, k, &r, e) < 0)
+/* Run the reference on k and keep its outputs; 1 or -1 (e set). */
+static int run_reference(const struct prop_ctx *x, struct pc_call *k)
+{
+    struct vs_reference *vr = k->arg;
+    struct call_result r;
+    char label[160];
+
+    if (pc_invoke(x->env->reference, k, &r, x->e) < 0)
         return -1;
     if (r.status != CALL_RETURNED || r.rc != ATTN_OK)
-        return err_set(e, NULL, 0, 0, "the reference %s (rc %d) on %s",
-                       impl_status_name(r.status), r.rc, label);
-    return snapshot(k, ref, e);
+        return err_set(x->e, NULL, 0, 0, "the reference %s (rc %d) on %s",
+                       impl_status_name(r.status), r.rc,
+                       pc_label(x->t, x->c, k, label, sizeof label));
+    return snapshot(k, vr->ref, x->e) < 0 ? -1 : 1;
+}
+
+static int close_to_reference(const struct prop_ctx *x, struct pc_call *k,
+                              const char *label)
+{
+    const struct vs_reference *vr = k->arg;
+    int ok = outputs_close(k, vr->ref, vr->tol, x->v, label);
+
+    if (!ok && vr->hint != NULL)
+        pu_hint(x->v, "%s", vr->hint);
+    return ok;
 }
 
 /* The case's outputs against the reference's, within tol: 1, 0 (v set;
  * with `hint` when the outputs differ, not when the call failed), or -1.
  * The one comparison of matches_reference and the seeded check. */
-static int against_reference(const struct prop_env *env, const struct spec_test *t,
-                             const struct spec_case *c, double tol, const char *hint,
-                             struct prop_verdict *v, struct grd_err *e)
+static int against_reference(const struct prop_ctx *x, double tol, const char *hint)
 {
-    struct pc_call k;
-    struct call_result r;
-    float *ref[PC_MAX_OUT] = {0};
-    char label[160];
-    int ok;
+    static const struct pc_prop p = {PC_TEST_FN, NULL, run_reference, call_written,
+                                     close_to_reference};
+    struct vs_reference vr = {{0}, tol, hint};
+    int ok = pc_steps(x, &p, &vr);
 
-    if (pc_setup(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = run_reference(env->reference, &k, ref, label, e);
-    if (ok == 0)
-        ok = invoke_ok(&env->student, &k, &r, v, e);
-    if (ok == 1 && !(ok = outputs_close(&k, ref, tol, v, label)) && hint != NULL)
-        pu_hint(v, "%s", hint);
-    free_copies(ref, k.n_out, NULL);
-    pc_release(&k);
+    free_copies(vr.ref, PC_MAX_OUT, NULL);
     return ok;
 }
 
-int pc_run_matches_reference(const struct prop_env *env, const struct spec_test *t,
-                             const struct spec_case *c, struct prop_verdict *v,
-                             struct grd_err *e)
+int pc_run_matches_reference(const struct prop_ctx *x)
 {
-    int ok;
-
-    if (env->reference == NULL)
-        return err_set(e, NULL, 0, 0, "'%s' needs the reference solution", t->id);
-    ok = against_reference(env, t, c, pc_tol(t), NULL, v, e);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+    if (x->env->reference == NULL)
+        return err_set(x->e, NULL, 0, 0, "'%s' needs the reference solution", x->t->id);
+    return pu_outcome(against_reference(x, pc_tol(x), NULL), x->v);
 }
 
 /* ---- values on seeded inputs --------------------------------------------- */
 
-int pc_check_seeded(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e)
+int pc_check_seeded(const struct prop_ctx *x)
 {
-    const struct prop_def *d = prop_find(t->function, "matches_reference");
+    const struct prop_def *d = prop_find(x->t->function, "matches_reference");
 
-    if (env->reference == NULL)
+    if (x->env->reference == NULL)
         return 1;
-    return against_reference(env, t, c, d != NULL ? d->default_tol : 1e-4,
+    return against_reference(x, d != NULL ? d->default_tol : 1e-4,
                              "the spec's values matched, but the same shape with inputs "
                              "drawn from the course seed did not: the values must be "
-                             "computed, not remembered", v, e);
+                             "computed, not remembered");
 }

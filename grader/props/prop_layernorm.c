@@ -77,32 +77,50 @@ static void ln_fill(struct ln_data *d, struct pu_rng *r)
 }
 
 /* The standard random case: rows, cols (defaults 4 x 8), filled. */
-static int ln_build(struct ln_data *d, const struct prop_env *env,
-                    const struct spec_test *t, const struct spec_case *c,
-                    struct grd_err *e)
+static int ln_build(const struct prop_ctx *x, struct ln_data *d)
 {
     struct pu_rng r;
 
-    if (ln_alloc(d, t, c, pu_size(c, "rows", 4), pu_size(c, "cols", 8), e) < 0)
+    if (ln_alloc(d, x->t, x->c, pu_size(x->c, "rows", 4), pu_size(x->c, "cols", 8),
+                 x->e) < 0)
         return -1;
-    pu_rng_seed(&r, pu_case_seed(env, t, c));
+    pu_rng_seed(&r, pu_case_seed(x->env, x->t, x->c));
     ln_fill(d, &r);
-    d->orc = env->orc;
     return 0;
 }
 
 /* Call the submission on a copy of d->in. -1: grader error; 0: the call
  * failed (verdict filled); 1: it returned ATTN_OK. */
-static int ln_call(const struct prop_env *env, struct ln_data *d,
-                   struct prop_verdict *v, struct grd_err *e)
+static int ln_call(const struct prop_ctx *x, struct ln_data *d)
 {
+    const struct impl *im = &x->env->student;
     struct call_result r;
 
     memcpy(d->x, d->in, d->n * sizeof *d->x);
-    if (env->student.ops->layer_norm(env->student.self, d->x, d->rows, d->cols,
-                                     (float)d->eps, &r, e) < 0)
+    if (im->ops->layer_norm(im->self, d->x, d->rows, d->cols, (float)d->eps, &r, x->e) < 0)
         return -1;
-    return pu_returned_ok(v, &r, FN);
+    return pu_returned_ok(x->v, &r, FN);
+}
+
+/* Build a case, call the submission on it, check the result: 1 to go on,
+ * 0 with x->v failed, -1 (x->e set); a build returns 0 or -1 and leaves
+ * nothing to free on failure. */
+typedef int (*ln_step)(const struct prop_ctx *x, struct ln_data *d);
+
+/* The runner of every property here: build, call, check, free. */
+static int ln_run(const struct prop_ctx *x, ln_step build, ln_step check)
+{
+    struct ln_data d;
+    int ok;
+
+    if (build(x, &d) < 0)
+        return -1;
+    d.orc = x->env->orc;
+    ok = ln_call(x, &d);
+    if (ok == 1)
+        ok = check(x, &d);
+    ln_free(&d);
+    return pu_outcome(ok, x->v);
 }
 
 /* Mean and population variance of n floats, two passes in double. */
@@ -249,23 +267,14 @@ static int check_moments(const struct ln_data *d, double tol,
     return 1;
 }
 
-static int run_mean_zero_var_one(const struct prop_env *env,
-                                 const struct spec_test *t,
-                                 const struct spec_case *c,
-                                 struct prop_verdict *v, struct grd_err *e)
+static int moments_step(const struct prop_ctx *x, struct ln_data *d)
 {
-    struct ln_data d;
-    int ok;
+    return check_moments(d, pc_tol(x), x->v);
+}
 
-    if (ln_build(&d, env, t, c, e) < 0)
-        return -1;
-    ok = ln_call(env, &d, v, e);
-    if (ok == 1)
-        ok = check_moments(&d, pc_tol(t), v);
-    ln_free(&d);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+static int run_mean_zero_var_one(const struct prop_ctx *x)
+{
+    return ln_run(x, ln_build, moments_step);
 }
 
 /* ---- constant_row ----------------------------------------------------- */
@@ -279,14 +288,13 @@ static const double default_constants[] = {0.0, 2.5, -3.0, 1024.0};
  * exactly, the deviations are exactly 0, and a correct implementation
  * writes exactly 0. Default tolerance 1e-6 is only a guard.
  */
-static int const_build(struct ln_data *d, const struct spec_test *t,
-                       const struct spec_case *c, struct grd_err *e)
+static int const_build(const struct prop_ctx *x, struct ln_data *d)
 {
-    const struct spec_param *p = spec_param(c, "values");
+    const struct spec_param *p = spec_param(x->c, "values");
     const double *vals = p ? p->list : default_constants;
     size_t rows = p ? p->list_len : 4;
 
-    if (ln_alloc(d, t, c, rows, pu_size(c, "cols", 8), e) < 0)
+    if (ln_alloc(d, x->t, x->c, rows, pu_size(x->c, "cols", 8), x->e) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++)
         d->in[i] = (float)vals[i / d->cols];
@@ -311,24 +319,14 @@ static int check_zeros(const struct ln_data *d, double tol,
     return 1;
 }
 
-static int run_constant_row(const struct prop_env *env,
-                            const struct spec_test *t,
-                            const struct spec_case *c, struct prop_verdict *v,
-                            struct grd_err *e)
+static int zeros_step(const struct prop_ctx *x, struct ln_data *d)
 {
-    struct ln_data d;
-    int ok;
+    return check_zeros(d, pc_tol(x), x->v);
+}
 
-    if (const_build(&d, t, c, e) < 0)
-        return -1;
-    d.orc = env->orc;
-    ok = ln_call(env, &d, v, e);
-    if (ok == 1)
-        ok = check_zeros(&d, pc_tol(t), v);
-    ln_free(&d);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+static int run_constant_row(const struct prop_ctx *x)
+{
+    return ln_run(x, const_build, zeros_step);
 }
 
 /* ---- population_variance ---------------------------------------------- */
@@ -365,23 +363,14 @@ static int check_unit_variance(const struct ln_data *d, double tol,
     return 1;
 }
 
-static int run_population_variance(const struct prop_env *env,
-                                   const struct spec_test *t,
-                                   const struct spec_case *c,
-                                   struct prop_verdict *v, struct grd_err *e)
+static int unit_variance_step(const struct prop_ctx *x, struct ln_data *d)
 {
-    struct ln_data d;
-    int ok;
+    return ln_finite(d, x->v) && check_unit_variance(d, pc_tol(x), x->v);
+}
 
-    if (ln_build(&d, env, t, c, e) < 0)
-        return -1;
-    ok = ln_call(env, &d, v, e);
-    if (ok == 1)
-        ok = ln_finite(&d, v) && check_unit_variance(&d, pc_tol(t), v);
-    ln_free(&d);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+static int run_population_variance(const struct prop_ctx *x)
+{
+    return ln_run(x, ln_build, unit_variance_step);
 }
 
 /* ---- values ----------------------------------------------------------- */
@@ -389,20 +378,20 @@ static int run_population_variance(const struct prop_env *env,
 /* Hand-computed rows from the spec: `values` in, `expected` out, `cols`
  * per row. Default tolerance 1e-4 (relative above 1): the spec writes
  * expected values to 6 decimals. */
-static int values_build(struct ln_data *d, const struct spec_test *t,
-                        const struct spec_case *c, const struct spec_param **ex,
-                        struct grd_err *e)
+static int values_build(const struct prop_ctx *x, struct ln_data *d)
 {
+    const struct spec_test *t = x->t;
+    const struct spec_case *c = x->c;
     const struct spec_param *in = spec_param(c, "values");
+    const struct spec_param *ex = spec_param(c, "expected");
     size_t cols = pu_size(c, "cols", 0);
 
-    *ex = spec_param(c, "expected");
-    if (!in || !*ex || in->kind != SPEC_LIST || (*ex)->kind != SPEC_LIST ||
-        cols == 0 || in->list_len != (*ex)->list_len || in->list_len % cols)
-        return err_set(e, t->file, c->line, c->col, "'%s': a values case needs "
+    if (!in || !ex || in->kind != SPEC_LIST || ex->kind != SPEC_LIST ||
+        cols == 0 || in->list_len != ex->list_len || in->list_len % cols)
+        return err_set(x->e, t->file, c->line, c->col, "'%s': a values case needs "
                        "lists 'values' and 'expected' of equal length, a "
                        "multiple of 'cols'", t->id);
-    if (ln_alloc(d, t, c, in->list_len / cols, cols, e) < 0)
+    if (ln_alloc(d, t, c, in->list_len / cols, cols, x->e) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++)
         d->in[i] = (float)in->list[i];
@@ -423,26 +412,18 @@ static int check_values(const struct ln_data *d, const double *want,
     return 1;
 }
 
-static int run_values(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+/* The spec's expected rows (values_build checked them), then the
+ * seeded check. */
+static int values_step(const struct prop_ctx *x, struct ln_data *d)
 {
-    struct ln_data d;
-    const struct spec_param *ex;
-    int ok;
+    if (!check_values(d, spec_param(x->c, "expected")->list, pc_tol(x), x->v))
+        return 0;
+    return pc_check_seeded(x);
+}
 
-    if (values_build(&d, t, c, &ex, e) < 0)
-        return -1;
-    d.orc = env->orc;
-    ok = ln_call(env, &d, v, e);
-    if (ok == 1)
-        ok = check_values(&d, ex->list, pc_tol(t), v);
-    if (ok == 1)
-        ok = pc_check_seeded(env, t, c, v, e);
-    ln_free(&d);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+static int run_values(const struct prop_ctx *x)
+{
+    return ln_run(x, values_build, values_step);
 }
 
 /* ---- eps_used --------------------------------------------------------- */
@@ -452,23 +433,18 @@ static int run_values(const struct prop_env *env, const struct spec_test *t,
  * tolerance 2e-4, relative above 1, for the reasons of mean_zero_var_one;
  * eps outside the root changes outputs by ~30% at var ~ 1.
  */
-static int run_eps_used(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int eps_step(const struct prop_ctx *x, struct ln_data *d)
 {
-    struct ln_data d;
-    int ok;
+    int ok = ln_finite(d, x->v);
 
-    if (ln_build(&d, env, t, c, e) < 0)
-        return -1;
-    ok = ln_call(env, &d, v, e);
-    if (ok == 1 && (ok = ln_finite(&d, v)) == 1 &&
-        (ok = ln_vs_trusted(&d, pc_tol(t), v)) < 0)
-        err_set(e, NULL, 0, 0, "out of memory");
-    ln_free(&d);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+    if (ok == 1 && (ok = ln_vs_trusted(d, pc_tol(x), x->v)) < 0)
+        err_set(x->e, NULL, 0, 0, "out of memory");
+    return ok;
+}
+
+static int run_eps_used(const struct prop_ctx *x)
+{
+    return ln_run(x, ln_build, eps_step);
 }
 
 /* ---- the table -------------------------------------------------------- */

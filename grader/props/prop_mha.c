@@ -102,30 +102,27 @@ static int check_weights(const struct pmha_data *d, double tol,
     return 0;
 }
 
-static int one_head_body(const struct prop_env *env, struct pmha_data *d,
-                         double tol, struct prop_verdict *v, struct grd_err *e)
+static int one_head_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
     int ok;
 
-    if ((ok = one_head_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = pmha_call(env, d, 1, v, e);
+    if ((ok = one_head_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    ok = pmha_call(x, d, 1);
     if (ok != 1)
         return ok;
-    if (!pmha_check_out(d, "", tol, v))
+    if (!pmha_check_out(d, "", tol, x->v))
         return 0;
-    if (check_weights(d, tol, v))
+    if (check_weights(d, tol, x->v))
         return 1;
-    pu_hint(v, "with one head the weights are softmax(Q K^T / sqrt(d_model)) "
+    pu_hint(x->v, "with one head the weights are softmax(Q K^T / sqrt(d_model)) "
             "of the projections Q = Xq.Wq and K = Xkv.Wk");
     return 0;
 }
 
-static int run_one_head(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int run_one_head(const struct prop_ctx *x)
 {
-    return pmha_run(env, t, c, v, e, 1, 1, one_head_body);
+    return pmha_run(x, 1, 1, one_head_body);
 }
 
 /* ---- head_split_column_blocks ------------------------------------------- */
@@ -141,32 +138,28 @@ static void sharpen_heads(struct pmha_data *d)
             d->w[0][r * dm + col] *= (float)(1 + col / dh);
 }
 
-static int head_split_body(const struct prop_env *env, struct pmha_data *d,
-                           double tol, struct prop_verdict *v,
-                           struct grd_err *e)
+static int head_split_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
     int ok;
 
     sharpen_heads(d);
-    if ((ok = pmha_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = pmha_call(env, d, 0, v, e);
+    if ((ok = pmha_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    ok = pmha_call(x, d, 0);
     if (ok != 1)
         return ok;
-    if (pmha_check_out(d, "", tol, v))
+    if (pmha_check_out(d, "", tol, x->v))
         return 1;
-    if (v->hint[0] == '\0')
-        pu_hint(v, "head h uses columns [h*d_head, (h+1)*d_head) of Q, K and "
+    if (x->v->hint[0] == '\0')
+        pu_hint(x->v, "head h uses columns [h*d_head, (h+1)*d_head) of Q, K and "
                 "V with the scale 1/sqrt(d_head), and writes the same columns "
                 "of the concatenation");
     return 0;
 }
 
-static int run_head_split(const struct prop_env *env, const struct spec_test *t,
-                          const struct spec_case *c, struct prop_verdict *v,
-                          struct grd_err *e)
+static int run_head_split(const struct prop_ctx *x)
 {
-    return pmha_run(env, t, c, v, e, 1, 2, head_split_body);
+    return pmha_run(x, 1, 2, head_split_body);
 }
 
 /* ---- additive_over_heads_through_wo ------------------------------------- */
@@ -181,54 +174,50 @@ static void wo_only_head(struct pmha_data *d, const float *wo_full, size_t h)
             d->w[3][r * dm + col] = r / dh == h ? wo_full[r * dm + col] : 0.0f;
 }
 
-static int additive_head(const struct prop_env *env, struct pmha_data *d,
-                         size_t h, double tol, struct prop_verdict *v,
-                         struct grd_err *e)
+static int additive_head(const struct prop_ctx *x, struct pmha_data *d,
+                         size_t h, double tol)
 {
     const size_t dh = d->s.d_model / d->s.heads;
     char what[96];
     int ok;
 
-    if ((ok = pmha_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = pmha_call(env, d, 0, v, e);
+    if ((ok = pmha_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    ok = pmha_call(x, d, 0);
     if (ok != 1)
         return ok;
     snprintf(what, sizeof what, " with Wo zero outside rows [%zu, %zu) "
              "(head %zu's contribution only)", h * dh, (h + 1) * dh, h);
-    if (pmha_check_out(d, what, tol, v))
+    if (pmha_check_out(d, what, tol, x->v))
         return 1;
-    if (v->hint[0] == '\0')
-        pu_hint(v, "out = concat(head_0, ..., head_H-1) . Wo, so rows "
+    if (x->v->hint[0] == '\0')
+        pu_hint(x->v, "out = concat(head_0, ..., head_H-1) . Wo, so rows "
                 "[h*d_head, (h+1)*d_head) of Wo multiply head h's output: "
                 "are the heads concatenated in order, each in its own "
                 "column block?");
     return 0;
 }
 
-static int additive_body(const struct prop_env *env, struct pmha_data *d,
-                         double tol, struct prop_verdict *v, struct grd_err *e)
+static int additive_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
     const size_t n = d->s.d_model * d->s.d_model;
     float *wo = pu_floats(n);
     int ok = 1;
 
     if (wo == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
+        return err_set(x->e, NULL, 0, 0, "out of memory");
     memcpy(wo, d->w[3], n * sizeof *wo);
     for (size_t h = 0; ok == 1 && h < d->s.heads; h++) {
         wo_only_head(d, wo, h);
-        ok = additive_head(env, d, h, tol, v, e);
+        ok = additive_head(x, d, h, tol);
     }
     free(wo);
     return ok;
 }
 
-static int run_additive(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int run_additive(const struct prop_ctx *x)
 {
-    return pmha_run(env, t, c, v, e, 1, 2, additive_body);
+    return pmha_run(x, 1, 2, additive_body);
 }
 
 /* ---- self_attention_permutation_equivariance ----------------------------- */
@@ -270,8 +259,7 @@ struct perm_scratch {
     size_t *p;
 };
 
-static int perm_body(const struct prop_env *env, struct pmha_data *d,
-                     double tol, struct prop_verdict *v, struct grd_err *e)
+static int perm_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
     const size_t n = d->s.n_q * d->s.d_model;
     struct perm_scratch s = {pu_floats(n), pu_floats(n),
@@ -279,31 +267,28 @@ static int perm_body(const struct prop_env *env, struct pmha_data *d,
     struct pu_rng r;
     int ok = -1;
 
-    if (s.out1 && s.x0 && s.p && (ok = pmha_call(env, d, 0, v, e)) == 1) {
+    if (s.out1 && s.x0 && s.p && (ok = pmha_call(x, d, 0)) == 1) {
         memcpy(s.out1, d->out, n * sizeof *s.out1);
         memcpy(s.x0, d->xq, n * sizeof *s.x0);
         pu_rng_seed(&r, (uint64_t)n * 7919u + d->s.heads);
         pu_permutation(s.p, d->s.n_q, &r);
         permute_rows(d->xq, s.x0, s.p, d->s.n_q, d->s.d_model);
-        pc_fresh(&env->student);
-        ok = pmha_call(env, d, 0, v, e);
+        pc_fresh(&x->env->student);
+        ok = pmha_call(x, d, 0);
         if (ok == 1)
-            ok = check_permuted(d, s.out1, s.p, tol, v);
+            ok = check_permuted(d, s.out1, s.p, tol, x->v);
     }
     if (ok < 0 && !(s.out1 && s.x0 && s.p))
-        err_set(e, NULL, 0, 0, "out of memory");
+        err_set(x->e, NULL, 0, 0, "out of memory");
     free(s.out1);
     free(s.x0);
     free(s.p);
     return ok;
 }
 
-static int run_permutation(const struct prop_env *env,
-                           const struct spec_test *t,
-                           const struct spec_case *c, struct prop_verdict *v,
-                           struct grd_err *e)
+static int run_permutation(const struct prop_ctx *x)
 {
-    return pmha_run(env, t, c, v, e, 1, 2, perm_body);
+    return pmha_run(x, 1, 2, perm_body);
 }
 
 /* ---- cross_attention --------------------------------------------------- */
@@ -338,35 +323,32 @@ static int permute_kv(struct pmha_data *d, struct grd_err *e)
     return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory") : 0;
 }
 
-static int cross_body(const struct prop_env *env, struct pmha_data *d,
-                      double tol, struct prop_verdict *v, struct grd_err *e)
+static int cross_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
     int ok;
 
-    if ((ok = pmha_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = pmha_call(env, d, 0, v, e);
-    if (ok != 1 || !pmha_check_out(d, "", tol, v))
+    if ((ok = pmha_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    ok = pmha_call(x, d, 0);
+    if (ok != 1 || !pmha_check_out(d, "", tol, x->v))
         return ok == 1 ? 0 : ok;
-    if (permute_kv(d, e) < 0)
+    if (permute_kv(d, x->e) < 0)
         return -1;
-    if ((ok = pmha_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    pc_fresh(&env->student);
-    ok = pmha_call(env, d, 0, v, e);
-    if (ok != 1 || pmha_check_out(d, " after permuting the rows of Xkv", tol, v))
+    if ((ok = pmha_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    pc_fresh(&x->env->student);
+    ok = pmha_call(x, d, 0);
+    if (ok != 1 || pmha_check_out(d, " after permuting the rows of Xkv", tol, x->v))
         return ok;
-    if (v->hint[0] == '\0')
-        pu_hint(v, "the order of the keys/values does not matter to a query: "
+    if (x->v->hint[0] == '\0')
+        pu_hint(x->v, "the order of the keys/values does not matter to a query: "
                 "is row j of Xkv paired with anything but key j?");
     return 0;
 }
 
-static int run_cross(const struct prop_env *env, const struct spec_test *t,
-                     const struct spec_case *c, struct prop_verdict *v,
-                     struct grd_err *e)
+static int run_cross(const struct prop_ctx *x)
 {
-    return pmha_run(env, t, c, v, e, 0, 2, cross_body);
+    return pmha_run(x, 0, 2, cross_body);
 }
 
 /* ---- einval_heads_not_dividing ----------------------------------------- */
@@ -426,36 +408,33 @@ static float *sentinels(size_t n)
     return x;
 }
 
-static int run_einval_heads(const struct prop_env *env,
-                            const struct spec_test *t,
-                            const struct spec_case *c, struct prop_verdict *v,
-                            struct grd_err *e)
+static int run_einval_heads(const struct prop_ctx *x)
 {
-    size_t nq = pu_size(c, "n_q", 3), nkv = pu_size(c, "n_kv", nq);
-    size_t dm = pu_size(c, "d_model", 6), heads = pu_size(c, "heads", 4);
+    size_t nq = pu_size(x->c, "n_q", 3), nkv = pu_size(x->c, "n_kv", nq);
+    size_t dm = pu_size(x->c, "d_model", 6), heads = pu_size(x->c, "heads", 4);
     size_t nmax = (nq > nkv ? nq : nkv) * dm, nw = (heads ? heads : 1) * nq * nkv;
-    float *x = pu_floats(nmax), *w = pu_floats(dm * dm);
+    float *in = pu_floats(nmax), *w = pu_floats(dm * dm);
     float *out = sentinels(nq * dm), *wts = sentinels(nw);
     struct call_result r;
     char label[160];
     int rc = -1;
 
     snprintf(label, sizeof label, "case %zu (d_model=%zu, heads=%zu)",
-             (size_t)(c - t->cases) + 1, dm, heads);
-    if (nq && nkv && dm && nmax <= (1u << 20) && x && w && out && wts &&
-        einval_heads_call(env, x, w, out, wts, nq, nkv, dm, heads, &r, e) == 0)
-        rc = judge_einval(&r, out, nq * dm, wts, nw, label, v);
+             (size_t)(x->c - x->t->cases) + 1, dm, heads);
+    if (nq && nkv && dm && nmax <= (1u << 20) && in && w && out && wts &&
+        einval_heads_call(x->env, in, w, out, wts, nq, nkv, dm, heads, &r, x->e) == 0)
+        rc = judge_einval(&r, out, nq * dm, wts, nw, label, x->v);
     if (rc == 0)
-        pu_hint(v, "d_head = d_model / heads must be a whole number: check "
+        pu_hint(x->v, "d_head = d_model / heads must be a whole number: check "
                 "heads != 0 and d_model %% heads == 0 before writing anything");
-    free(x);
+    free(in);
     free(w);
     free(out);
     free(wts);
     if (rc < 0)
-        return e && e->msg[0] ? -1 : err_set(e, NULL, 0, 0, "'%s': bad case "
-                                             "or out of memory", t->id);
-    return rc ? pu_pass(v) : 0;
+        return x->e && x->e->msg[0] ? -1 : err_set(x->e, NULL, 0, 0, "'%s': bad case "
+                                             "or out of memory", x->t->id);
+    return rc ? pu_pass(x->v) : 0;
 }
 
 /* ---- weights_rows_sum_to_one -------------------------------------------- */
@@ -488,22 +467,19 @@ static int check_weight_row(const struct pmha_data *d, size_t h, size_t i,
     return 0;
 }
 
-static int rows_sum_body(const struct prop_env *env, struct pmha_data *d,
-                         double tol, struct prop_verdict *v, struct grd_err *e)
+static int rows_sum_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
-    int ok = pmha_call(env, d, 1, v, e);
+    int ok = pmha_call(x, d, 1);
 
     for (size_t h = 0; ok == 1 && h < d->s.heads; h++)
         for (size_t i = 0; ok == 1 && i < d->s.n_q; i++)
-            ok = check_weight_row(d, h, i, tol, v);
+            ok = check_weight_row(d, h, i, tol, x->v);
     return ok;
 }
 
-static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int run_rows_sum(const struct prop_ctx *x)
 {
-    return pmha_run(env, t, c, v, e, 1, 2, rows_sum_body);
+    return pmha_run(x, 1, 2, rows_sum_body);
 }
 
 /* ---- weights_layout ---------------------------------------------------- */
@@ -522,32 +498,29 @@ static int layout_swapped(const struct pmha_data *d, double tol)
     return 1;
 }
 
-static int layout_body(const struct prop_env *env, struct pmha_data *d,
-                       double tol, struct prop_verdict *v, struct grd_err *e)
+static int layout_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
     int ok;
 
-    if ((ok = pmha_expect(d, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, d->label);
-    ok = pmha_call(env, d, 1, v, e);
-    if (ok != 1 || check_weights(d, tol, v))
+    if ((ok = pmha_expect(d, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    ok = pmha_call(x, d, 1);
+    if (ok != 1 || check_weights(d, tol, x->v))
         return ok;
     if (layout_swapped(d, tol))
-        pu_hint(v, "the weights are written n_q x heads x n_kv: the buffer "
+        pu_hint(x->v, "the weights are written n_q x heads x n_kv: the buffer "
                 "is heads x n_q x n_kv, weights[h][i][j] at (h * n_q + i) * "
                 "n_kv + j");
     else
-        pu_hint(v, "weights[h][i][j] is head h's softmax weight of key j for "
+        pu_hint(x->v, "weights[h][i][j] is head h's softmax weight of key j for "
                 "query i, from head h's column block of Q and K and the "
                 "scale 1/sqrt(d_head)");
     return 0;
 }
 
-static int run_layout(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_layout(const struct prop_ctx *x)
 {
-    return pmha_run(env, t, c, v, e, 1, 2, layout_body);
+    return pmha_run(x, 1, 2, layout_body);
 }
 
 /* ---- the table --------------------------------------------------------- */

@@ -146,20 +146,19 @@ int pmha_expect(struct pmha_data *d, struct grd_err *e)
 
 /* Call the submission with d's inputs (weights NULL unless `with_w`).
  * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */
-int pmha_call(const struct prop_env *env, struct pmha_data *d,
-             int with_w, struct prop_verdict *v, struct grd_err *e)
+int pmha_call(const struct prop_ctx *x, struct pmha_data *d, int with_w)
 {
     struct call_result r;
 
     memset(d->out, 0, d->s.n_q * d->s.d_model * sizeof *d->out);
     memset(d->weights, 0, d->s.heads * d->s.n_q * d->s.n_kv * sizeof(float));
-    if (env->student.ops->multi_head(env->student.self, d->xq, d->s.n_q,
+    if (x->env->student.ops->multi_head(x->env->student.self, d->xq, d->s.n_q,
                                      d->xkv, d->s.n_kv, d->s.d_model,
                                      d->s.heads, d->w[0], d->w[1], d->w[2],
                                      d->w[3], d->mask, d->out,
-                                     with_w ? d->weights : NULL, &r, e) < 0)
+                                     with_w ? d->weights : NULL, &r, x->e) < 0)
         return -1;
-    return pu_returned_ok(v, &r, FN);
+    return pu_returned_ok(x->v, &r, FN);
 }
 
 /* First index where |got - want| > tol * max(1, |want|), or n. */
@@ -244,18 +243,14 @@ int pmha_check_out(const struct pmha_data *d, const char *what, double tol,
     return 0;
 }
 
-int pmha_run(const struct prop_env *env, const struct spec_test *t,
-            const struct spec_case *c, struct prop_verdict *v,
-            struct grd_err *e, int self, size_t heads, mha_body body)
+int pmha_run(const struct prop_ctx *x, int self, size_t heads, pmha_body body)
 {
     struct pmha_data d;
     int ok;
 
-    if (mha_build(&d, env, t, c, self, heads, e) < 0)
+    if (mha_build(&d, x->env, x->t, x->c, self, heads, x->e) < 0)
         return -1;
-    ok = body(env, &d, pc_tol(t), v, e);
+    ok = body(x, &d, pc_tol(x));
     mha_free(&d);
-    if (ok < 0)
-        return -1;
-    return ok ? pu_pass(v) : 0;
+    return pu_outcome(ok, x->v);
 }

@@ -36,8 +36,7 @@ int pmha_expect(struct pmha_data *d, struct grd_err *e);
 
 /* Call the submission with d's inputs (weights NULL unless `with_w`).
  * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */
-int pmha_call(const struct prop_env *env, struct pmha_data *d,
-             int with_w, struct prop_verdict *v, struct grd_err *e);
+int pmha_call(const struct prop_ctx *x, struct pmha_data *d, int with_w);
 
 /* First index where |got - want| > tol * max(1, |want|), or n. */
 size_t pmha_first_far(const float *got, const double *want, size_t n,
@@ -48,15 +47,14 @@ size_t pmha_first_far(const float *got, const double *want, size_t n,
 int pmha_check_out(const struct pmha_data *d, const char *what, double tol,
                   struct prop_verdict *v);
 
-/* Run one property body between build and free; the body returns -1, 0
- * (failed) or 1 (passed). */
-typedef int (*mha_body)(const struct prop_env *env, struct pmha_data *d,
-                        double tol, struct prop_verdict *v, struct grd_err *e);
+/* One property body between build and free: it makes its calls
+ * (pmha_call) and checks them, with the test's tolerance tol; returns -1,
+ * 0 (x->v failed) or 1 (passed). */
+typedef int (*pmha_body)(const struct prop_ctx *x, struct pmha_data *d, double tol);
 
-/* Build c's data (self-attention and heads defaulting to `self` and
- * `heads`), run body, free; returns like a prop_run_fn. */
-int pmha_run(const struct prop_env *env, const struct spec_test *t,
-            const struct spec_case *c, struct prop_verdict *v,
-            struct grd_err *e, int self, size_t heads, mha_body body);
+/* The runner of every mha property: build x's case (self-attention and
+ * heads defaulting to `self` and `heads`), run body, free; returns like a
+ * prop_run_fn. */
+int pmha_run(const struct prop_ctx *x, int self, size_t heads, pmha_body body);
 
 #endif

@@ -9,7 +9,6 @@
 #include "props/oracle.h"
 #include "props/prop_util.h"
 
-#define FN "attn_positional_encoding"
 #define U 0x1p-24
 /*
  * Error per position of a float PE. The angle p*w is formed in float: w
@@ -26,12 +25,6 @@ static const char *const keys_formula[] = {"n", "d", "per_position", NULL};
 static const char *const keys_offset[] = {"n", "d", "offsets", NULL};
 static const char *const keys_perm[] = {"n", "d", "scale", NULL};
 static const char *const keys_values[] = {"n", "d", "expected", NULL};
-
-static int build(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct pc_call *k, struct grd_err *e)
-{
-    return pc_build(IMPL_PE, env, t, c, k, e);
-}
 
 /* k's n x d encoding by formula g from the oracle, fresh in *tab: 0,
  * ORC_MISSING (nothing allocated) or -1 (e set). */
@@ -52,31 +45,6 @@ static int pe_table(const struct pc_call *k, enum orc_pe g, double **tab, struct
 static double pe_atol(double tol, double per_pos, size_t p)
 {
     return tol + per_pos * (double)p;
-}
-
-/* Build the case, call the student, label; then check(k). */
-typedef int (*check_fn)(const struct spec_test *t, const struct spec_case *c,
-                        const struct pc_call *k, struct prop_verdict *v,
-                        const char *label, struct grd_err *e);
-
-static int run_with(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e, check_fn check)
-{
-    struct pc_call k;
-    struct call_result r;
-    char label[160];
-    int ok;
-
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_invoke(&env->student, &k, &r, e);
-    if (ok == 0)
-        ok = pu_returned_ok(v, &r, FN);
-    if (ok == 1)
-        ok = check(t, c, &k, v, label, e);
-    return pc_finish(&k, ok, v);
 }
 
 /* ---- formula, bounded ---------------------------------------------------- */
@@ -114,24 +82,22 @@ static void formula_hint(struct prop_verdict *v, const struct pc_call *k, size_t
                 2 * (i / 2), d);
 }
 
-static int check_formula(const struct spec_test *t, const struct spec_case *c,
-                         const struct pc_call *k, struct prop_verdict *v,
-                         const char *label, struct grd_err *e)
+static int check_formula(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    double per_pos = spec_num(c, "per_position", PE_PER_POS), tol = pc_tol(t), *tab;
-    int rc = pe_table(k, ORC_PE_RIGHT, &tab, e);
+    double per_pos = spec_num(x->c, "per_position", PE_PER_POS), tol = pc_tol(x), *tab;
+    int rc = pe_table(k, ORC_PE_RIGHT, &tab, x->e);
 
     if (rc != 0)
-        return rc < 0 ? -1 : pu_no_oracle(v, label);
+        return rc < 0 ? -1 : pu_no_oracle(x->v, label);
     for (size_t p = 0; p < k->n; p++)
         for (size_t i = 0; i < k->d; i++) {
             double want = tab[p * k->d + i], got = k->out[0][p * k->d + i];
             double atol = pe_atol(tol, per_pos, p);
             if (pu_close(want, got, atol, 0))
                 continue;
-            pu_fail(v, "PE[%zu][%zu] is %.9g, expected %s(...) = %.9g +- %.2e in %s", p, i,
+            pu_fail(x->v, "PE[%zu][%zu] is %.9g, expected %s(...) = %.9g +- %.2e in %s", p, i,
                     got, i % 2 ? "cos" : "sin", want, atol, label);
-            formula_hint(v, k, p, i, got);
+            formula_hint(x->v, k, p, i, got);
             free(tab);
             return 0;
         }
@@ -139,36 +105,33 @@ static int check_formula(const struct spec_test *t, const struct spec_case *c,
     return 1;
 }
 
-static int run_formula(const struct prop_env *env, const struct spec_test *t,
-                       const struct spec_case *c, struct prop_verdict *v,
-                       struct grd_err *e)
+static int run_formula(const struct prop_ctx *x)
 {
-    return run_with(env, t, c, v, e, check_formula);
+    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_formula};
+
+    return pc_run(x, &p);
 }
 
-static int check_bounded(const struct spec_test *t, const struct spec_case *c,
-                         const struct pc_call *k, struct prop_verdict *v,
-                         const char *label, struct grd_err *e)
+static int check_bounded(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    (void)t, (void)c, (void)e;
     for (size_t i = 0; i < k->out_len[0]; i++) {
-        float x = k->out[0][i];
-        if (x >= -1.0f && x <= 1.0f)
+        float y = k->out[0][i];
+        if (y >= -1.0f && y <= 1.0f)
             continue;
-        pu_fail(v, "PE[%zu][%zu] is %.9g, outside [-1, 1], in %s", i / k->d, i % k->d,
-                (double)x, label);
-        pu_hint(v, "every entry is a sine or a cosine: is the angle itself stored "
+        pu_fail(x->v, "PE[%zu][%zu] is %.9g, outside [-1, 1], in %s", i / k->d, i % k->d,
+                (double)y, label);
+        pu_hint(x->v, "every entry is a sine or a cosine: is the angle itself stored "
                 "somewhere instead of sin(angle)?");
         return 0;
     }
     return 1;
 }
 
-static int run_bounded(const struct prop_env *env, const struct spec_test *t,
-                       const struct spec_case *c, struct prop_verdict *v,
-                       struct grd_err *e)
+static int run_bounded(const struct prop_ctx *x)
 {
-    return run_with(env, t, c, v, e, check_bounded);
+    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_bounded};
+
+    return pc_run(x, &p);
 }
 
 /* ---- rows_distinct ------------------------------------------------------- */
@@ -185,32 +148,29 @@ static double row_dist(const float *a, const float *b, size_t d)
 /* Every two positions differ somewhere by more than tol (the first pair
  * of columns alone, at frequency 1, separates positions by >= 2|sin(1/2)|
  * for neighbours). */
-static int check_distinct(const struct spec_test *t, const struct spec_case *c,
-                          const struct pc_call *k, struct prop_verdict *v,
-                          const char *label, struct grd_err *e)
+static int check_distinct(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    const double tol = pc_tol(t);
+    const double tol = pc_tol(x);
 
-    (void)c, (void)e;
     for (size_t p = 0; p < k->n; p++)
         for (size_t q = p + 1; q < k->n; q++) {
             double dist = row_dist(k->out[0] + p * k->d, k->out[0] + q * k->d, k->d);
             if (dist > tol)
                 continue;
-            pu_fail(v, "positions %zu and %zu get encodings that differ by at most %.3g "
+            pu_fail(x->v, "positions %zu and %zu get encodings that differ by at most %.3g "
                     "(need > %g) in %s", p, q, dist, tol, label);
-            pu_hint(v, "the encoding must tell positions apart: is the angle built from "
+            pu_hint(x->v, "the encoding must tell positions apart: is the angle built from "
                     "the position p (not the column i)?");
             return 0;
         }
     return 1;
 }
 
-static int run_distinct(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int run_distinct(const struct prop_ctx *x)
 {
-    return run_with(env, t, c, v, e, check_distinct);
+    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_distinct};
+
+    return pc_run(x, &p);
 }
 
 /* ---- relative_offset ----------------------------------------------------- */
@@ -230,10 +190,10 @@ static double pair_dot(const struct pc_call *k, size_t p, size_t off)
 
 /* Entries err by pe_atol each; a dot of d terms in [-1, 1] errs by at
  * most d * (atol(p) + atol(p + off)). */
-static int check_offset_one(const struct spec_test *t, const struct pc_call *k,
-                            size_t off, struct prop_verdict *v, const char *label)
+static int check_offset_one(const struct prop_ctx *x, const struct pc_call *k,
+                            size_t off, const char *label)
 {
-    double d0 = pair_dot(k, 0, off), tol = pc_tol(t);
+    double d0 = pair_dot(k, 0, off), tol = pc_tol(x);
 
     for (size_t p = 1; p + off < k->n; p++) {
         double dp = pair_dot(k, p, off);
@@ -241,10 +201,10 @@ static int check_offset_one(const struct spec_test *t, const struct pc_call *k,
                                       pe_atol(tol, PE_PER_POS, off));
         if (fabs(dp - d0) <= atol)
             continue;
-        pu_fail(v, "PE(%zu) . PE(%zu) = %.6f but PE(0) . PE(%zu) = %.6f: the same offset "
+        pu_fail(x->v, "PE(%zu) . PE(%zu) = %.6f but PE(0) . PE(%zu) = %.6f: the same offset "
                 "%zu gives different dot products (tolerance %.2e) in %s", p, p + off, dp,
                 off, d0, off, atol, label);
-        pu_hint(v, "within a pair (sin, cos) of one frequency the dot product depends only "
+        pu_hint(x->v, "within a pair (sin, cos) of one frequency the dot product depends only "
                 "on the offset: both columns of a pair must use the same frequency, "
                 "1/10000^(2*floor(i/2)/d)");
         return 0;
@@ -252,29 +212,27 @@ static int check_offset_one(const struct spec_test *t, const struct pc_call *k,
     return 1;
 }
 
-static int check_offset(const struct spec_test *t, const struct spec_case *c,
-                        const struct pc_call *k, struct prop_verdict *v,
-                        const char *label, struct grd_err *e)
+static int check_offset(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
     static const double def[] = {1, 3, 7};
-    const struct spec_param *p = spec_param(c, "offsets");
+    const struct spec_param *p = spec_param(x->c, "offsets");
     const double *offs = p && p->kind == SPEC_LIST ? p->list : def;
     size_t n = p && p->kind == SPEC_LIST ? p->list_len : 3;
 
     for (size_t i = 0; i < n; i++) {
         if (!(offs[i] >= 1 && offs[i] < (double)k->n))
-            return err_set(e, NULL, c->line, c->col, "offsets must be in 1..n-1");
-        if (!check_offset_one(t, k, (size_t)offs[i], v, label))
+            return err_set(x->e, NULL, x->c->line, x->c->col, "offsets must be in 1..n-1");
+        if (!check_offset_one(x, k, (size_t)offs[i], label))
             return 0;
     }
     return 1;
 }
 
-static int run_offset(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_offset(const struct prop_ctx *x)
 {
-    return run_with(env, t, c, v, e, check_offset);
+    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_offset};
+
+    return pc_run(x, &p);
 }
 
 /* ---- breaks_permutation_symmetry ----------------------------------------- */
@@ -348,9 +306,8 @@ static double swapped_rows_gap(const float *pe, const size_t *p, size_t n, size_
     return m;
 }
 
-static int judge_symmetry(const struct spec_test *t, const struct pc_call *k,
-                          const float *X, const size_t *p, struct prop_verdict *v,
-                          const char *label, struct grd_err *e)
+static int judge_symmetry(const struct prop_ctx *x, const struct pc_call *k,
+                          const float *X, const size_t *p, const char *label)
 {
     double bare = 0, with = 0;
     int rc = symmetry_gap(k->orc, X, NULL, p, k->n, k->d, &bare);
@@ -361,76 +318,72 @@ static int judge_symmetry(const struct spec_test *t, const struct pc_call *k,
     else if (rc == 0)
         with = swapped_rows_gap(k->out[0], p, k->n, k->d);
     if (rc != 0)
-        return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory") : pu_no_oracle(v, label);
+        return rc < 0 ? err_set(x->e, NULL, 0, 0, "out of memory") : pu_no_oracle(x->v, label);
     if (bare > 1e-9)  /* the test's own premise: attention alone is blind to order */
-        return err_set(e, NULL, 0, 0, "pe symmetry check: trusted attention is not "
+        return err_set(x->e, NULL, 0, 0, "pe symmetry check: trusted attention is not "
                        "permutation-equivariant (gap %g)", bare);
-    if (with > pc_tol(t))
+    if (with > pc_tol(x))
         return 1;
-    pu_fail(v, "self-attention over X + PE with X's rows reordered only reorders the "
+    pu_fail(x->v, "self-attention over X + PE with X's rows reordered only reorders the "
             "output (largest difference %.3g, need > %g): the encoding does not mark "
-            "positions, in %s", with, pc_tol(t), label);
-    pu_hint(v, "attention on its own does not know the order of words; PE must differ "
+            "positions, in %s", with, pc_tol(x), label);
+    pu_hint(x->v, "attention on its own does not know the order of words; PE must differ "
             "from position to position so that the same word at two places enters the "
             "attention differently");
     return 0;
 }
 
-static int run_perm(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e)
+/* Self-attention over X + PE, X's rows permuted, against the same
+ * without PE. */
+static int check_perm(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    struct pc_call k;
-    struct call_result r;
     struct pu_rng rng;
-    char label[160];
-    float *X = NULL;
-    size_t *p = NULL;
+    float *X = pu_floats(k->out_len[0]);
+    size_t *p = calloc(k->n, sizeof *p);
     int ok;
 
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_invoke(&env->student, &k, &r, e);
-    if (ok == 0 && (ok = pu_returned_ok(v, &r, FN)) == 1) {
-        X = pu_floats(k.out_len[0]);
-        p = calloc(k.n, sizeof *p);
-        if (!X || !p || k.n < 2) {
-            ok = err_set(e, NULL, 0, 0, k.n < 2 ? "'%s' needs n >= 2" : "out of memory",
-                         t->id);
-        } else {
-            pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ 0x9e37);
-            pu_fill_gauss(X, k.out_len[0], &rng, spec_num(c, "scale", 1.0));
-            pu_permutation(p, k.n, &rng);
-            if (p[0] == 0 && p[1] == 1) { p[0] = 1; p[1] = 0; } /* never the identity */
-            ok = judge_symmetry(t, &k, X, p, v, label, e);
-        }
+    if (!X || !p || k->n < 2) {
+        ok = err_set(x->e, NULL, 0, 0, k->n < 2 ? "'%s' needs n >= 2" : "out of memory",
+                     x->t->id);
+    } else {
+        pu_rng_seed(&rng, pu_case_seed(x->env, x->t, x->c) ^ 0x9e37);
+        pu_fill_gauss(X, k->out_len[0], &rng, spec_num(x->c, "scale", 1.0));
+        pu_permutation(p, k->n, &rng);
+        if (p[0] == 0 && p[1] == 1) { p[0] = 1; p[1] = 0; } /* never the identity */
+        ok = judge_symmetry(x, k, X, p, label);
     }
     free(X);
     free(p);
-    return pc_finish(&k, ok, v);
+    return ok;
+}
+
+static int run_perm(const struct prop_ctx *x)
+{
+    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_perm};
+
+    return pc_run(x, &p);
 }
 
 /* ---- values -------------------------------------------------------------- */
 
-static int check_values(const struct spec_test *t, const struct spec_case *c,
-                        const struct pc_call *k, struct prop_verdict *v,
-                        const char *label, struct grd_err *e)
+static int check_seeded(const struct prop_ctx *x);
+
+static int check_values(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    const struct spec_param *ex = spec_param(c, "expected");
+    const struct spec_param *ex = spec_param(x->c, "expected");
 
     if (ex == NULL || ex->kind != SPEC_LIST || ex->list_len != k->out_len[0])
-        return err_set(e, NULL, c->line, c->col, "pe 'values' case needs a list "
+        return err_set(x->e, NULL, x->c->line, x->c->col, "pe 'values' case needs a list "
                        "'expected' of n*d = %zu numbers", k->out_len[0]);
     for (size_t i = 0; i < k->out_len[0]; i++) {
-        if (pu_close(ex->list[i], k->out[0][i], pc_tol(t), 0))
+        if (pu_close(ex->list[i], k->out[0][i], pc_tol(x), 0))
             continue;
-        pu_fail(v, "PE[%zu][%zu] is %.9g, expected %.9g +- %g in %s", i / k->d, i % k->d,
-                (double)k->out[0][i], ex->list[i], pc_tol(t), label);
-        formula_hint(v, k, i / k->d, i % k->d, k->out[0][i]);
+        pu_fail(x->v, "PE[%zu][%zu] is %.9g, expected %.9g +- %g in %s", i / k->d, i % k->d,
+                (double)k->out[0][i], ex->list[i], pc_tol(x), label);
+        formula_hint(x->v, k, i / k->d, i % k->d, k->out[0][i]);
         return 0;
     }
-    return 1;
+    return check_seeded(x);
 }
 
 /* One PE call of n x d into a fresh buffer (*out, caller frees): 1 when it
@@ -453,33 +406,31 @@ static int pe_call(const struct impl *im, size_t n, size_t d, float **out,
  * build the same test also compares the function with the reference on a
  * shape drawn from the run's seed, which the student's tree never holds.
  */
-static int check_seeded(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int check_seeded(const struct prop_ctx *x)
 {
     struct pu_rng rng;
     float *ref = NULL, *got = NULL;
     size_t n, d;
     int ok;
 
-    if (env->reference == NULL)
+    if (x->env->reference == NULL)
         return 1;
-    pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ 0x5eede0u);
+    pu_rng_seed(&rng, pu_case_seed(x->env, x->t, x->c) ^ 0x5eede0u);
     /* an even d, as in the spec's cases (an odd d is pe.formula's) */
     n = 3 + (size_t)(pu_rng_u64(&rng) % 30);
     d = 2 * (2 + (size_t)(pu_rng_u64(&rng) % 15));
-    ok = pe_call(env->reference, n, d, &ref, v, e);
+    ok = pe_call(x->env->reference, n, d, &ref, x->v, x->e);
     if (ok == 0)
-        ok = err_set(e, NULL, 0, 0, "the reference failed on pe (n=%zu, d=%zu)", n, d);
+        ok = err_set(x->e, NULL, 0, 0, "the reference failed on pe (n=%zu, d=%zu)", n, d);
     if (ok == 1)
-        ok = pe_call(&env->student, n, d, &got, v, e);
+        ok = pe_call(&x->env->student, n, d, &got, x->v, x->e);
     for (size_t i = 0; ok == 1 && i < n * d; i++) {
         if (pu_close(ref[i], got[i], 1e-4, 0))
             continue;
-        pu_fail(v, "PE[%zu][%zu] is %.9g, the reference gives %.9g at (n=%zu, d=%zu), "
+        pu_fail(x->v, "PE[%zu][%zu] is %.9g, the reference gives %.9g at (n=%zu, d=%zu), "
                 "a shape drawn from the course seed", i / d, i % d, (double)got[i],
                 (double)ref[i], n, d);
-        pu_hint(v, "the spec's values matched, but another shape did not: the values "
+        pu_hint(x->v, "the spec's values matched, but another shape did not: the values "
                 "must be computed, not remembered");
         ok = 0;
     }
@@ -488,22 +439,11 @@ static int check_seeded(const struct prop_env *env, const struct spec_test *t,
     return ok;
 }
 
-static int run_values(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_values(const struct prop_ctx *x)
 {
-    if (run_with(env, t, c, v, e, check_values) < 0)
-        return -1;
-    if (!v->passed)
-        return 0;
-    switch (check_seeded(env, t, c, v, e)) {
-    case 1:
-        return pu_pass(v);
-    case 0:
-        return 0;
-    default:
-        return -1;
-    }
+    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_values};
+
+    return pc_run(x, &p);
 }
 
 /* ---- the table ----------------------------------------------------------- */

@@ -13,7 +13,6 @@
 #include "props/oracle.h"
 #include "props/prop_util.h"
 
-#define FN "attn_scaled_dot_product"
 #define U 0x1p-24
 
 static const char *const keys_shape[] = {"n_q", "n_k", "d_k", "d_v", "scale", "mask", NULL};
@@ -25,12 +24,6 @@ static const char *const keys_values[] = {"n_q", "n_k", "d_k", "d_v", "q", "k", 
                                           "expected", "expected_weights", NULL};
 
 /* ---- shared helpers ------------------------------------------------------ */
-
-int psd_build(const struct prop_env *env, const struct spec_test *t,
-              const struct spec_case *c, struct pc_call *k, struct grd_err *e)
-{
-    return pc_build(IMPL_SDPA, env, t, c, k, e);
-}
 
 static double max_abs(const float *x, size_t n)
 {
@@ -130,45 +123,25 @@ static int row_hidden(const struct pc_call *k, size_t i)
     return 1;
 }
 
-int psd_run_with(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct prop_verdict *v,
-                 struct grd_err *e, psd_check_fn check)
-{
-    struct pc_call k;
-    char label[160];
-    int ok;
-
-    if (psd_build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1)
-        ok = check(env, t, c, &k, v, label, e);
-    return pc_finish(&k, ok, v);
-}
-
 /* ---- weights_rows_sum_to_one --------------------------------------------- */
 
-static int check_rows(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct pc_call *k,
-                      struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    double tol = pc_tol(t) + 2.0 * (double)k->n_k * U;
+    double tol = pc_tol(x) + 2.0 * (double)k->n_k * U;
 
-    (void)env, (void)c, (void)e;
     for (size_t i = 0; i < k->n_q; i++) {
         const float *w = k->out[1] + i * k->n_k;
         double sum = 0.0;
         for (size_t j = 0; j < k->n_k; j++) {
             if (!(w[j] >= 0.0f && w[j] <= 1.0f + 2 * U))
-                return pu_fail(v, "weight (%zu, %zu) is %.9g, outside [0, 1], in %s", i,
+                return pu_fail(x->v, "weight (%zu, %zu) is %.9g, outside [0, 1], in %s", i,
                                j, (double)w[j], label);
             sum += w[j];
         }
         if (!row_hidden(k, i) && fabs(sum - 1.0) > tol) {
-            pu_fail(v, "row %zu of the weights sums to %.6f (expected 1 +- %.1e) in %s", i,
+            pu_fail(x->v, "row %zu of the weights sums to %.6f (expected 1 +- %.1e) in %s", i,
                     sum, tol, label);
-            pu_hint(v, "%s", sum == 0.0 ? "fill `weights` when it is not NULL" :
+            pu_hint(x->v, "%s", sum == 0.0 ? "fill `weights` when it is not NULL" :
                     "softmax along the row of Q K^T/sqrt(d_k): each query's weights over "
                     "the keys sum to one");
             return 0;
@@ -177,11 +150,11 @@ static int check_rows(const struct prop_env *env, const struct spec_test *t,
     return 1;
 }
 
-static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int run_rows_sum(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_rows);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_rows};
+
+    return pc_run(x, &p);
 }
 
 /* ---- masked_weights_zero, fully_masked_row, causal ---------------------- */
@@ -204,21 +177,18 @@ static int masked_exact_zero(const struct pc_call *k, struct prop_verdict *v,
     return 1;
 }
 
-static int check_masked(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct pc_call *k,
-                        struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_masked(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    (void)env, (void)c;
-    if (!masked_exact_zero(k, v, label))
+    if (!masked_exact_zero(k, x->v, label))
         return 0;
-    return psd_matches_trusted(k, pc_tol(t), v, label, e);
+    return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static int run_masked(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_masked(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_masked);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_masked};
+
+    return pc_run(x, &p);
 }
 
 /* A query with every key hidden: weights 0, output 0, never NaN. */
@@ -246,28 +216,24 @@ static int hidden_rows_zero(const struct pc_call *k, struct prop_verdict *v,
     return 1;
 }
 
-static int check_full(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct pc_call *k,
-                      struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_full(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    (void)env, (void)c;
-    if (!hidden_rows_zero(k, v, label) || !masked_exact_zero(k, v, label))
+    if (!hidden_rows_zero(k, x->v, label) || !masked_exact_zero(k, x->v, label))
         return 0;
-    return psd_matches_trusted(k, pc_tol(t), v, label, e);
+    return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static int run_full(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e)
+static int run_full(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_full);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_full};
+
+    return pc_run(x, &p);
 }
 
 /* Causal: query i's output depends only on keys 0..i. Redraw the keys and
  * values from h = n_k/2 on; outputs of queries before h must not move. */
-static int check_causal_future(const struct prop_env *env, struct pc_call *k,
-                               double tol, struct prop_verdict *v, const char *label,
-                               struct grd_err *e)
+static int check_causal_future(const struct prop_ctx *x, struct pc_call *k,
+                               double tol, const char *label)
 {
     size_t h = k->n_k / 2, nq = k->n_q < h ? k->n_q : h;
     double atol = psd_out_atol(k, tol);
@@ -276,47 +242,43 @@ static int check_causal_future(const struct prop_env *env, struct pc_call *k,
     int ok;
 
     if (before == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
+        return err_set(x->e, NULL, 0, 0, "out of memory");
     memcpy(before, k->out[0], k->out_len[0] * sizeof *before);
     pu_rng_seed(&rng, 0xca05a1);
     pu_fill_gauss(k->in[1] + h * k->d_k, (k->n_k - h) * k->d_k, &rng, 3.0);
     pu_fill_gauss(k->in[2] + h * k->d_v, (k->n_k - h) * k->d_v, &rng, 3.0);
-    pc_fresh(&env->student);
-    ok = pc_call_ok(env, k, FN, v, e);
+    ok = pc_call_again(x, k);
     for (size_t i = 0; ok == 1 && i < nq * k->d_v; i++)
         if (!pu_close(before[i], k->out[0][i], atol, 0)) {
-            ok = pu_fail(v, "with a causal mask, changing keys/values %zu.. moved the output "
+            ok = pu_fail(x->v, "with a causal mask, changing keys/values %zu.. moved the output "
                          "of query %zu (column %zu: %.9g became %.9g) in %s", h,
                          i / k->d_v, i % k->d_v, (double)before[i], (double)k->out[0][i],
                          label);
-            pu_hint(v, "query i may only see keys 0..i: the future must not leak");
+            pu_hint(x->v, "query i may only see keys 0..i: the future must not leak");
         }
     free(before);
     return ok;
 }
 
-static int check_causal(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct pc_call *k,
-                        struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_causal(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
     int ok;
 
-    (void)c;
     if (strcmp(k->mask_kind, "causal") != 0)
-        return err_set(e, NULL, 0, 0, "'%s' needs mask: causal", t->id);
-    if (!masked_exact_zero(k, v, label))
+        return err_set(x->e, NULL, 0, 0, "'%s' needs mask: causal", x->t->id);
+    if (!masked_exact_zero(k, x->v, label))
         return 0;
-    ok = psd_matches_trusted(k, pc_tol(t), v, label, e);
+    ok = psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
     if (ok != 1)
         return ok;
-    return check_causal_future(env, k, pc_tol(t), v, label, e);
+    return check_causal_future(x, k, pc_tol(x), label);
 }
 
-static int run_causal(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_causal(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_causal);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_causal};
+
+    return pc_run(x, &p);
 }
 
 /* ---- permutations ------------------------------------------------------- */
@@ -373,9 +335,8 @@ static int close_permuted(const float *got, const float *want, size_t rows, size
 
 /* Snapshot out/weights, permute (queries or keys+values), call again, and
  * compare; 1 when the outputs moved exactly as the permutation says. */
-static int permuted_call(const struct prop_env *env, const struct spec_test *t,
-                         struct pc_call *k, int by_key, struct prop_verdict *v,
-                         const char *label, struct grd_err *e)
+static int permuted_call(const struct prop_ctx *x, struct pc_call *k, int by_key,
+                         const char *label)
 {
     size_t n = by_key ? k->n_k : k->n_q, *p = calloc(n, sizeof *p);
     float *o1 = pu_floats(k->out_len[0]), *w1 = pu_floats(k->out_len[1]);
@@ -393,74 +354,65 @@ static int permuted_call(const struct prop_env *env, const struct spec_test *t,
                   permute_rows(k->in[0], k->n_q, k->d_k, p)) ||
         permute_mask(k, p, by_key) < 0)
         goto done;
-    pc_fresh(&env->student);
-    if ((ok = pc_call_ok(env, k, FN, v, e)) != 1)
+    if ((ok = pc_call_again(x, k)) != 1)
         goto done;
     ok = close_permuted(k->out[0], o1, k->n_q, k->d_v, by_key ? NULL : p, 1,
-                        psd_out_atol(k, pc_tol(t)), "out", v, label) &&
-         close_permuted(k->out[1], w1, k->n_q, k->n_k, p, !by_key, w_atol(k, pc_tol(t)),
-                        "weight", v, label);
+                        psd_out_atol(k, pc_tol(x)), "out", x->v, label) &&
+         close_permuted(k->out[1], w1, k->n_q, k->n_k, p, !by_key, w_atol(k, pc_tol(x)),
+                        "weight", x->v, label);
 done:
     if (ok < 0 && !(p && o1 && w1))
-        err_set(e, NULL, 0, 0, "out of memory");
+        err_set(x->e, NULL, 0, 0, "out of memory");
     free(p);
     free(o1);
     free(w1);
     return ok;
 }
 
-static int check_qperm(const struct prop_env *env, const struct spec_test *t,
-                       const struct spec_case *c, struct pc_call *k,
-                       struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_qperm(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
     int ok;
 
-    (void)c;
-    ok = permuted_call(env, t, k, 0, v, label, e);
+    ok = permuted_call(x, k, 0, label);
     if (ok == 0)
-        pu_hint(v, "each query is answered on its own: reordering the queries must only "
+        pu_hint(x->v, "each query is answered on its own: reordering the queries must only "
                 "reorder the output rows. Is a query's position (or a mask you did not "
                 "get) used?");
     return ok;
 }
 
-static int run_qperm(const struct prop_env *env, const struct spec_test *t,
-                     const struct spec_case *c, struct prop_verdict *v,
-                     struct grd_err *e)
+static int run_qperm(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_qperm);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_qperm};
+
+    return pc_run(x, &p);
 }
 
-static int check_kvperm(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct pc_call *k,
-                        struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_kvperm(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
     int ok;
 
-    (void)c;
-    ok = permuted_call(env, t, k, 1, v, label, e);
+    ok = permuted_call(x, k, 1, label);
     if (ok == 0)
-        pu_hint(v, "attention is a weighted average over the (key, value) pairs: their "
+        pu_hint(x->v, "attention is a weighted average over the (key, value) pairs: their "
                 "order must not matter. Is V_j paired with the wrong key, or a causal "
                 "mask applied that the caller did not ask for?");
     return ok;
 }
 
-static int run_kvperm(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_kvperm(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_kvperm);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_kvperm};
+
+    return pc_run(x, &p);
 }
 
 /* ---- affine_in_v, output_in_value_range ---------------------------------- */
 
 /* out' for V' = a V + b must be a out + b: the weights sum to one. */
-static int check_affine(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct pc_call *k,
-                        struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_affine(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    double a = spec_num(c, "a", 2.0), *b = calloc(k->d_v, sizeof *b), atol;
+    double a = spec_num(x->c, "a", 2.0), *b = calloc(k->d_v, sizeof *b), atol;
     float *o1 = pu_floats(k->out_len[0]);
     struct pu_rng rng;
     int ok;
@@ -468,7 +420,7 @@ static int check_affine(const struct prop_env *env, const struct spec_test *t,
     if (!b || !o1) {
         free(b);
         free(o1);
-        return err_set(e, NULL, 0, 0, "out of memory");
+        return err_set(x->e, NULL, 0, 0, "out of memory");
     }
     pu_rng_seed(&rng, 0xaff1e);
     for (size_t j = 0; j < k->d_v; j++)
@@ -476,18 +428,17 @@ static int check_affine(const struct prop_env *env, const struct spec_test *t,
     memcpy(o1, k->out[0], k->out_len[0] * sizeof *o1);
     for (size_t i = 0; i < k->in_len[2]; i++)
         k->in[2][i] = (float)(a * k->in[2][i] + b[i % k->d_v]);
-    atol = psd_out_atol(k, pc_tol(t));  /* on the new V: covers |a V + b| */
-    pc_fresh(&env->student);
-    ok = pc_call_ok(env, k, FN, v, e);
+    atol = psd_out_atol(k, pc_tol(x));  /* on the new V: covers |a V + b| */
+    ok = pc_call_again(x, k);
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++) {
         size_t r = i / k->d_v;
         double want = row_hidden(k, r) ? 0.0 : a * o1[i] + b[i % k->d_v];
         if (!pu_close(want, k->out[0][i], atol, 0)) {
-            ok = pu_fail(v, "with V' = %g V + b, out (%zu, %zu) is %.9g, expected %g*%.9g "
+            ok = pu_fail(x->v, "with V' = %g V + b, out (%zu, %zu) is %.9g, expected %g*%.9g "
                          "+ %.6g = %.9g +- %.2e in %s", a, r, i % k->d_v,
                          (double)k->out[0][i], a, (double)o1[i], b[i % k->d_v], want, atol,
                          label);
-            pu_hint(v, "a weighted average moves with its values: Attn(Q, K, aV + b) = "
+            pu_hint(x->v, "a weighted average moves with its values: Attn(Q, K, aV + b) = "
                     "a Attn(Q, K, V) + b only when each query's weights sum to one");
         }
     }
@@ -496,21 +447,18 @@ static int check_affine(const struct prop_env *env, const struct spec_test *t,
     return ok;
 }
 
-static int run_affine(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_affine(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_affine);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_affine};
+
+    return pc_run(x, &p);
 }
 
 /* out[i][c] lies between the smallest and largest visible V[j][c]. */
-static int check_range(const struct prop_env *env, const struct spec_test *t,
-                       const struct spec_case *c, struct pc_call *k,
-                       struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_range(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    double atol = psd_out_atol(k, pc_tol(t));
+    double atol = psd_out_atol(k, pc_tol(x));
 
-    (void)env, (void)c, (void)e;
     for (size_t i = 0; i < k->n_q; i++)
         for (size_t col = 0; col < k->d_v && !row_hidden(k, i); col++) {
             double lo = INFINITY, hi = -INFINITY, o = k->out[0][i * k->d_v + col];
@@ -521,21 +469,21 @@ static int check_range(const struct prop_env *env, const struct spec_test *t,
                 }
             if (o >= lo - atol && o <= hi + atol)
                 continue;
-            pu_fail(v, "out (%zu, %zu) is %.9g, outside the range [%.6g, %.6g] of column "
+            pu_fail(x->v, "out (%zu, %zu) is %.9g, outside the range [%.6g, %.6g] of column "
                     "%zu of the visible values (tolerance %.2e) in %s", i, col, o, lo, hi,
                     col, atol, label);
-            pu_hint(v, "a weighted average of values cannot leave their range: are the "
+            pu_hint(x->v, "a weighted average of values cannot leave their range: are the "
                     "weights normalised (divided by the row's sum of exponentials)?");
             return 0;
         }
     return 1;
 }
 
-static int run_range(const struct prop_env *env, const struct spec_test *t,
-                     const struct spec_case *c, struct prop_verdict *v,
-                     struct grd_err *e)
+static int run_range(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_range);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_range};
+
+    return pc_run(x, &p);
 }
 
 /* ---- cq_k_over_c_invariance --------------------------------------------- */
@@ -543,31 +491,28 @@ static int run_range(const struct prop_env *env, const struct spec_test *t,
 /* Q K^T is unchanged by Q -> cQ, K -> K/c. Scaling rounds each input once
  * (none for a power of two), which moves a logit by ~2u relatively:
  * within out_atol. */
-static int check_cq(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct pc_call *k,
-                    struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_cq(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    double s = spec_num(c, "c", 4.0);
+    double s = spec_num(x->c, "c", 4.0);
     float *o1 = pu_floats(k->out_len[0]);
     double atol;
     int ok;
 
     if (o1 == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
+        return err_set(x->e, NULL, 0, 0, "out of memory");
     memcpy(o1, k->out[0], k->out_len[0] * sizeof *o1);
     for (size_t i = 0; i < k->in_len[0]; i++)
         k->in[0][i] = (float)(s * k->in[0][i]);
     for (size_t i = 0; i < k->in_len[1]; i++)
         k->in[1][i] = (float)(k->in[1][i] / s);
-    pc_fresh(&env->student);
-    ok = pc_call_ok(env, k, FN, v, e);
-    atol = psd_out_atol(k, pc_tol(t));
+    ok = pc_call_again(x, k);
+    atol = psd_out_atol(k, pc_tol(x));
     for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++)
         if (!pu_close(o1[i], k->out[0][i], atol, 0)) {
-            ok = pu_fail(v, "with Q*%g and K/%g, out (%zu, %zu) changed from %.9g to %.9g in "
+            ok = pu_fail(x->v, "with Q*%g and K/%g, out (%zu, %zu) changed from %.9g to %.9g in "
                          "%s", s, s, i / k->d_v, i % k->d_v, (double)o1[i],
                          (double)k->out[0][i], label);
-            pu_hint(v, "the scores are the dot products Q_i . K_j: scaling Q up and K down "
+            pu_hint(x->v, "the scores are the dot products Q_i . K_j: scaling Q up and K down "
                     "by the same factor must change nothing. Are Q and K both used, each "
                     "once, in the score?");
         }
@@ -575,11 +520,11 @@ static int check_cq(const struct prop_env *env, const struct spec_test *t,
     return ok;
 }
 
-static int run_cq(const struct prop_env *env, const struct spec_test *t,
-                  const struct spec_case *c, struct prop_verdict *v,
-                  struct grd_err *e)
+static int run_cq(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_cq);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_cq};
+
+    return pc_run(x, &p);
 }
 
 /* ---- the table ----------------------------------------------------------- */

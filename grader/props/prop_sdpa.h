@@ -11,10 +11,6 @@
 
 #include "props/prop_common.h"
 
-/* k = the standard sdpa call of case c (see pc_build). */
-int psd_build(const struct prop_env *env, const struct spec_test *t,
-              const struct spec_case *c, struct pc_call *k, struct grd_err *e);
-
 /* Absolute tolerance on an output of k for a test's tolerance tol (the
  * float error of the logits and the weighted sum; see prop_sdpa.c). */
 double psd_out_atol(const struct pc_call *k, double tol);
@@ -40,32 +36,11 @@ int psd_close_matrix(const float *got, const double *want, size_t rows, size_t c
 int psd_matches_trusted(const struct pc_call *k, double tol, struct prop_verdict *v,
                         const char *label, struct grd_err *e);
 
-/* Build, call, then check(k) -- the shape of most properties here. */
-typedef int (*psd_check_fn)(const struct prop_env *env, const struct spec_test *t,
-                            const struct spec_case *c, struct pc_call *k,
-                            struct prop_verdict *v, const char *label, struct grd_err *e);
-
-/* Build c's call, call the student (ATTN_OK required), then check; returns
- * like a prop_run_fn. */
-int psd_run_with(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct prop_verdict *v,
-                 struct grd_err *e, psd_check_fn check);
-
 /* The runners of prop_sdpa_values.c (prop_run_fn). */
-int psd_run_retrieval(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e);
-int psd_run_scale_d(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e);
-int psd_run_non_square(const struct prop_env *env, const struct spec_test *t,
-                       const struct spec_case *c, struct prop_verdict *v,
-                       struct grd_err *e);
-int psd_run_null(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct prop_verdict *v,
-                 struct grd_err *e);
-int psd_run_values(const struct prop_env *env, const struct spec_test *t,
-                   const struct spec_case *c, struct prop_verdict *v,
-                   struct grd_err *e);
+int psd_run_retrieval(const struct prop_ctx *x);
+int psd_run_scale_d(const struct prop_ctx *x);
+int psd_run_non_square(const struct prop_ctx *x);
+int psd_run_null(const struct prop_ctx *x);
+int psd_run_values(const struct prop_ctx *x);
 
 #endif

@@ -11,7 +11,6 @@
 #include "props/prop_sdpa.h"
 #include "props/prop_util.h"
 
-#define FN "attn_scaled_dot_product"
 
 /* ---- retrieval ----------------------------------------------------------- */
 
@@ -30,38 +29,41 @@ static void fill_retrieval(struct pc_call *k, double strength)
         k->in[0][i * k->d_k + i % k->n_k] = (float)(strength * sqrt((double)k->d_k));
 }
 
-int psd_run_retrieval(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+/* Check the shape and write the one-hot keys and matching queries. */
+static int retrieval_fill(const struct prop_ctx *x, struct pc_call *k)
 {
-    struct pc_call k;
-    char label[160];
-    double atol;
-    int ok;
+    if (k->n_k > k->d_k)
+        return err_set(x->e, NULL, x->c->line, x->c->col, "'%s' needs n_k <= d_k", x->t->id);
+    fill_retrieval(k, spec_num(x->c, "strength", 30.0));
+    return 1;
+}
 
-    if (psd_build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    if (k.n_k > k.d_k) {
-        pc_release(&k);
-        return err_set(e, NULL, c->line, c->col, "'%s' needs n_k <= d_k", t->id);
-    }
-    fill_retrieval(&k, spec_num(c, "strength", 30.0));
-    ok = pc_call_ok(env, &k, FN, v, e);
-    atol = psd_out_atol(&k, pc_tol(t));
-    for (size_t i = 0; ok == 1 && i < k.out_len[0]; i++) {
-        size_t q = i / k.d_v, j = q % k.n_k;
-        double want = k.in[2][j * k.d_v + i % k.d_v];
-        if (!pu_close(want, k.out[0][i], atol, 0)) {
-            ok = pu_fail(v, "query %zu equals key %zu (one-hot, large) but out (%zu, %zu) is "
-                         "%.9g, expected that key's value %.9g in %s", q, j, q, i % k.d_v,
-                         (double)k.out[0][i], want, label);
-            pu_hint(v, "a query that resembles one key far more than the others must "
+static int check_retrieval(const struct prop_ctx *x, struct pc_call *k, const char *label)
+{
+    double atol = psd_out_atol(k, pc_tol(x));
+    int ok = 1;
+
+    for (size_t i = 0; ok == 1 && i < k->out_len[0]; i++) {
+        size_t q = i / k->d_v, j = q % k->n_k;
+        double want = k->in[2][j * k->d_v + i % k->d_v];
+        if (!pu_close(want, k->out[0][i], atol, 0)) {
+            ok = pu_fail(x->v, "query %zu equals key %zu (one-hot, large) but out (%zu, %zu) "
+                         "is %.9g, expected that key's value %.9g in %s", q, j, q,
+                         i % k->d_v, (double)k->out[0][i], want, label);
+            pu_hint(x->v, "a query that resembles one key far more than the others must "
                     "return that key's value: check the indexing of K (row j is K[j*d_k + "
                     "t]) and the scale 1/sqrt(d_k)");
         }
     }
-    return pc_finish(&k, ok, v);
+    return ok;
+}
+
+int psd_run_retrieval(const struct prop_ctx *x)
+{
+    static const struct pc_prop p = {IMPL_SDPA, NULL, retrieval_fill, NULL,
+                                     check_retrieval};
+
+    return pc_run(x, &p);
 }
 
 /* ---- scale_across_d ----------------------------------------------------- */
@@ -137,119 +139,120 @@ static int judge_scale(const struct pc_call *k, double got, const double mm[3],
     return 0;
 }
 
-/* One d_k of the sweep: unit Gaussian Q, K; d_v = 1. */
-static int scale_at(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, size_t d, struct prop_verdict *v,
-                    struct grd_err *e)
-{
-    struct pc_call k;
-    struct pu_rng rng;
+/* One d_k of the sweep and the trusted mean largest weight there. */
+struct scale_at {
+    size_t d;
     double mm[3];
+};
+
+/* One d_k of the sweep: unit Gaussian Q, K; d_v = 1. */
+static int scale_fill(const struct prop_ctx *x, struct pc_call *k)
+{
+    struct scale_at *sa = k->arg;
+    const size_t d = sa->d;
+    struct pu_rng rng;
     char label[160];
     int ok;
 
-    if (psd_build(env, t, c, &k, e) < 0)
-        return -1;
-    k.d_k = d;
-    k.d_v = 1;
-    free(k.in[0]);
-    free(k.in[1]);
-    k.in[0] = pu_floats(k.n_q * d);
-    k.in[1] = pu_floats(k.n_k * d);
-    k.in_len[0] = k.n_q * d;
-    k.in_len[1] = k.n_k * d;
-    if (!k.in[0] || !k.in[1])
-        return pc_finish(&k, err_set(e, NULL, 0, 0, "out of memory"), v);
-    pu_rng_seed(&rng, pu_case_seed(env, t, c) + d);
-    pu_fill_gauss(k.in[0], k.in_len[0], &rng, 1.0);
-    pu_fill_gauss(k.in[1], k.in_len[1], &rng, 1.0);
-    ok = trusted_mean_max(&k, mm, e);
-    pc_label(t, c, &k, label, sizeof label);
+    k->d_k = d;
+    k->d_v = 1;
+    free(k->in[0]);
+    free(k->in[1]);
+    k->in[0] = pu_floats(k->n_q * d);
+    k->in[1] = pu_floats(k->n_k * d);
+    k->in_len[0] = k->n_q * d;
+    k->in_len[1] = k->n_k * d;
+    if (!k->in[0] || !k->in[1])
+        return err_set(x->e, NULL, 0, 0, "out of memory");
+    pu_rng_seed(&rng, pu_case_seed(x->env, x->t, x->c) + d);
+    pu_fill_gauss(k->in[0], k->in_len[0], &rng, 1.0);
+    pu_fill_gauss(k->in[1], k->in_len[1], &rng, 1.0);
+    ok = trusted_mean_max(k, sa->mm, x->e);
     if (ok != 0)
-        return pc_finish(&k, ok < 0 ? -1 : pu_no_oracle(v, label), v);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1)
-        ok = judge_scale(&k, mean_max_f(k.out[1], k.n_q, k.n_k), mm, pc_tol(t), v, label);
-    pc_release(&k);
-    return ok;
+        return ok < 0 ? -1 : pu_no_oracle(x->v, pc_label(x->t, x->c, k, label, sizeof label));
+    return 1;
 }
 
-int psd_run_scale_d(const struct prop_env *env, const struct spec_test *t,
-                    const struct spec_case *c, struct prop_verdict *v,
-                    struct grd_err *e)
+static int check_scale(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
+    const struct scale_at *sa = k->arg;
+
+    return judge_scale(k, mean_max_f(k->out[1], k->n_q, k->n_k), sa->mm, pc_tol(x), x->v,
+                       label);
+}
+
+int psd_run_scale_d(const struct prop_ctx *x)
+{
+    static const struct pc_prop steps = {IMPL_SDPA, NULL, scale_fill, NULL, check_scale};
     static const double def[] = {4, 16, 64, 256, 512};
+    const struct spec_case *c = x->c;
     const struct spec_param *p = spec_param(c, "d_list");
     const double *ds = p && p->kind == SPEC_LIST ? p->list : def;
     size_t n = p && p->kind == SPEC_LIST ? p->list_len : 5;
 
     for (size_t i = 0; i < n; i++) {
+        struct scale_at sa = {0, {0}};
         int ok;
         if (!(ds[i] >= 1 && ds[i] <= 4096))
-            return err_set(e, NULL, c->line, c->col, "d_list values must be in 1..4096");
-        ok = scale_at(env, t, c, (size_t)ds[i], v, e);
+            return err_set(x->e, NULL, c->line, c->col, "d_list values must be in 1..4096");
+        sa.d = (size_t)ds[i];
+        ok = pc_steps(x, &steps, &sa);
         if (ok != 1)
             return ok;
     }
-    return pu_pass(v);
+    return pu_pass(x->v);
 }
 
 /* ---- non_square, null_weights_and_mask ---------------------------------- */
 
-static int check_trusted(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct pc_call *k,
-                         struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_trusted(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
     int ok;
 
-    (void)env, (void)c;
-    ok = psd_matches_trusted(k, pc_tol(t), v, label, e);
+    ok = psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
     if (ok == 0)
-        pu_hint(v, "with n_q != n_k and d_k != d_v every index must use the right size: "
+        pu_hint(x->v, "with n_q != n_k and d_k != d_v every index must use the right size: "
                 "Q_i is Q[i*d_k + t], K_j is K[j*d_k + t], V_j is V[j*d_v + c], the "
                 "weights are n_q x n_k");
     return ok;
 }
 
-int psd_run_non_square(const struct prop_env *env, const struct spec_test *t,
-                       const struct spec_case *c, struct prop_verdict *v,
-                       struct grd_err *e)
+int psd_run_non_square(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_trusted);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_trusted};
+
+    return pc_run(x, &p);
 }
 
-static int check_null(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct pc_call *k,
-                      struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_null(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
     struct call_result r;
     double *out, *w;
     int ok;
 
-    (void)c;
     memset(k->out[0], 0, k->out_len[0] * sizeof(float));
-    if (env->student.ops->scaled_dot_product(env->student.self, k->in[0], k->in[1],
+    if (x->env->student.ops->scaled_dot_product(x->env->student.self, k->in[0], k->in[1],
                                              k->in[2], k->n_q, k->n_k, k->d_k, k->d_v,
-                                             NULL, k->out[0], NULL, &r, e) < 0)
+                                             NULL, k->out[0], NULL, &r, x->e) < 0)
         return -1;
-    if (!pu_returned_ok(v, &r, FN)) {
-        pu_hint(v, "weights and mask may both be NULL: test each before using it");
+    if (!pu_returned_ok(x->v, &r, impl_fn_cname(IMPL_SDPA))) {
+        pu_hint(x->v, "weights and mask may both be NULL: test each before using it");
         return 0;
     }
-    if ((ok = psd_trusted(k, NULL, psd_api_scale(k), &out, &w, e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(v, label);
-    ok = psd_close_matrix(k->out[0], out, k->n_q, k->d_v, psd_out_atol(k, pc_tol(t)), "out", v,
+    if ((ok = psd_trusted(k, NULL, psd_api_scale(k), &out, &w, x->e)) != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, label);
+    ok = psd_close_matrix(k->out[0], out, k->n_q, k->d_v, psd_out_atol(k, pc_tol(x)), "out", x->v,
                           label);
     free(out);
     free(w);
     return ok;
 }
 
-int psd_run_null(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct prop_verdict *v,
-                 struct grd_err *e)
+int psd_run_null(const struct prop_ctx *x)
 {
-    return psd_run_with(env, t, c, v, e, check_null);
+    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_null};
+
+    return pc_run(x, &p);
 }
 
 /* ---- values -------------------------------------------------------------- */
@@ -267,46 +270,38 @@ static int list_into(const struct spec_case *c, const char *key, float *dst, siz
     return 0;
 }
 
-static int check_values(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct pc_call *k,
-                        struct prop_verdict *v, const char *label, struct grd_err *e)
+static int check_values(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    const struct spec_param *ew = spec_param(c, "expected_weights");
+    const struct spec_param *ew = spec_param(x->c, "expected_weights");
     double *want = calloc(k->out_len[0] + k->out_len[1], sizeof *want);
     int ok;
 
     if (want == NULL)
-        return err_set(e, NULL, 0, 0, "out of memory");
+        return err_set(x->e, NULL, 0, 0, "out of memory");
     for (size_t i = 0; i < k->out_len[0]; i++)  /* list_into checked "expected" */
-        want[i] = spec_param(c, "expected")->list[i];
-    ok = pc_call_ok(env, k, FN, v, e);
-    if (ok == 1)
-        ok = psd_close_matrix(k->out[0], want, k->n_q, k->d_v, pc_tol(t), "out", v, label);
+        want[i] = spec_param(x->c, "expected")->list[i];
+    ok = psd_close_matrix(k->out[0], want, k->n_q, k->d_v, pc_tol(x), "out", x->v, label);
     if (ok == 1 && ew != NULL && ew->kind == SPEC_LIST && ew->list_len == k->out_len[1])
-        ok = psd_close_matrix(k->out[1], ew->list, k->n_q, k->n_k, pc_tol(t), "weight", v,
+        ok = psd_close_matrix(k->out[1], ew->list, k->n_q, k->n_k, pc_tol(x), "weight", x->v,
                               label);
     free(want);
-    return ok;
+    return ok == 1 ? pc_check_seeded(x) : ok;
 }
 
-int psd_run_values(const struct prop_env *env, const struct spec_test *t,
-                   const struct spec_case *c, struct prop_verdict *v,
-                   struct grd_err *e)
+/* The spec's Q, K, V (and a check of its expected output's length). */
+static int values_fill(const struct prop_ctx *x, struct pc_call *k)
 {
-    struct pc_call k;
-    char label[160];
-    int ok;
-
-    if (psd_build(env, t, c, &k, e) < 0)
+    if (list_into(x->c, "q", k->in[0], k->in_len[0], x->e) < 0 ||
+        list_into(x->c, "k", k->in[1], k->in_len[1], x->e) < 0 ||
+        list_into(x->c, "v", k->in[2], k->in_len[2], x->e) < 0 ||
+        list_into(x->c, "expected", k->out[0], k->out_len[0], x->e) < 0)
         return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    if (list_into(c, "q", k.in[0], k.in_len[0], e) < 0 ||
-        list_into(c, "k", k.in[1], k.in_len[1], e) < 0 ||
-        list_into(c, "v", k.in[2], k.in_len[2], e) < 0 ||
-        list_into(c, "expected", k.out[0], k.out_len[0], e) < 0)
-        return pc_finish(&k, -1, v);
-    ok = check_values(env, t, c, &k, v, label, e);
-    if (ok == 1)
-        ok = pc_check_seeded(env, t, c, v, e);
-    return pc_finish(&k, ok, v);
+    return 1;
+}
+
+int psd_run_values(const struct prop_ctx *x)
+{
+    static const struct pc_prop p = {IMPL_SDPA, NULL, values_fill, NULL, check_values};
+
+    return pc_run(x, &p);
 }

@@ -8,7 +8,6 @@
 #include "props/prop_defs.h"
 #include "props/prop_util.h"
 
-#define FN "attn_softmax_rows"
 /* float32 unit roundoff */
 #define U 0x1p-24
 
@@ -16,13 +15,6 @@ static const char *const keys_shape[] = {"rows", "cols", "scale", NULL};
 static const char *const keys_stable[] = {"rows", "cols", "magnitude", NULL};
 static const char *const keys_shift[] = {"rows", "cols", "scale", "shift", NULL};
 static const char *const keys_values[] = {"cols", "values", "expected", NULL};
-
-/* Build the standard call of c; then the caller fills k->init[0]. */
-static int build(const struct prop_env *env, const struct spec_test *t,
-                 const struct spec_case *c, struct pc_call *k, struct grd_err *e)
-{
-    return pc_build(IMPL_SOFTMAX, env, t, c, k, e);
-}
 
 /* ---- rows_sum_to_one ----------------------------------------------------- */
 
@@ -32,24 +24,23 @@ static int build(const struct prop_env *env, const struct spec_test *t,
  * tol + 2*cols*u. An entry may exceed 1 by one rounding when x/s is done
  * as x*(1/s).
  */
-static int check_rows(const struct pc_call *k, double tol, struct prop_verdict *v,
-                      const char *label)
+static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    const double row_tol = tol + 2.0 * (double)k->cols * U;
+    const double row_tol = pc_tol(x) + 2.0 * (double)k->cols * U;
 
     for (size_t r = 0; r < k->rows; r++) {
         const float *y = k->out[0] + r * k->cols;
         double sum = 0.0;
         for (size_t j = 0; j < k->cols; j++) {
             if (!(y[j] >= 0.0f && y[j] <= 1.0f + 2 * U))
-                return pu_fail(v, "entry (%zu, %zu) is %.9g, outside [0, 1], in %s", r, j,
+                return pu_fail(x->v, "entry (%zu, %zu) is %.9g, outside [0, 1], in %s", r, j,
                                (double)y[j], label);
             sum += y[j];
         }
         if (fabs(sum - 1.0) > row_tol) {
-            pu_fail(v, "row %zu sums to %.6f (expected 1 +- %.1e) in %s", r, sum,
+            pu_fail(x->v, "row %zu sums to %.6f (expected 1 +- %.1e) in %s", r, sum,
                     row_tol, label);
-            pu_hint(v, "each row sums to %.4g on a %zu-column input: normalising over the "
+            pu_hint(x->v, "each row sums to %.4g on a %zu-column input: normalising over the "
                     "wrong axis, or forgetting to divide by the sum?", sum, k->cols);
             return 0;
         }
@@ -57,21 +48,11 @@ static int check_rows(const struct pc_call *k, double tol, struct prop_verdict *
     return 1;
 }
 
-static int run_rows_sum(const struct prop_env *env, const struct spec_test *t,
-                        const struct spec_case *c, struct prop_verdict *v,
-                        struct grd_err *e)
+static int run_rows_sum(const struct prop_ctx *x)
 {
-    struct pc_call k;
-    char label[160];
-    int ok;
+    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, NULL, NULL, check_rows};
 
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1)
-        ok = check_rows(&k, pc_tol(t), v, label);
-    return pc_finish(&k, ok, v);
+    return pc_run(x, &p);
 }
 
 /* ---- stable -------------------------------------------------------------- */
@@ -117,9 +98,31 @@ static double stable_expected(const struct pc_call *k, const size_t *hot, size_t
     return j == hot[r] ? 1.0 : 0.0;
 }
 
-static int check_stable(const struct pc_call *k, const size_t *hot, double tol,
-                        struct prop_verdict *v, const char *label, double m)
+/* The run's state: the magnitude and each row's dominant column. */
+struct stable {
+    double m;
+    size_t *hot;
+};
+
+static int fill_stable_step(const struct prop_ctx *x, struct pc_call *k)
 {
+    struct stable *st = k->arg;
+    struct pu_rng rng;
+
+    if ((st->hot = calloc(k->rows, sizeof *st->hot)) == NULL)
+        return err_set(x->e, NULL, 0, 0, "out of memory");
+    pu_rng_seed(&rng, pu_case_seed(x->env, x->t, x->c) ^ 0x5717ab1e);
+    fill_stable(k, st->m, &rng, st->hot);
+    return 1;
+}
+
+static int check_stable(const struct prop_ctx *x, struct pc_call *k, const char *label)
+{
+    const struct stable *st = k->arg;
+    const size_t *hot = st->hot;
+    const double tol = pc_tol(x), m = st->m;
+    struct prop_verdict *v = x->v;
+
     for (size_t r = 0; r < k->rows; r++)
         for (size_t j = 0; j < k->cols; j++) {
             double want = stable_expected(k, hot, r, j), got = k->out[0][r * k->cols + j];
@@ -142,31 +145,15 @@ static int check_stable(const struct pc_call *k, const size_t *hot, double tol,
     return 1;
 }
 
-static int run_stable(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_stable(const struct prop_ctx *x)
 {
-    double m = spec_num(c, "magnitude", 1e4);
-    struct pc_call k;
-    struct pu_rng rng;
-    size_t *hot;
-    char label[160];
-    int ok;
+    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, fill_stable_step, NULL,
+                                     check_stable};
+    struct stable st = {spec_num(x->c, "magnitude", 1e4), NULL};
+    int ok = pc_steps(x, &p, &st);
 
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    if ((hot = calloc(k.rows, sizeof *hot)) == NULL) {
-        pc_release(&k);
-        return err_set(e, NULL, 0, 0, "out of memory");
-    }
-    pu_rng_seed(&rng, pu_case_seed(env, t, c) ^ 0x5717ab1e);
-    fill_stable(&k, m, &rng, hot);
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1)
-        ok = check_stable(&k, hot, pc_tol(t), v, label, m);
-    free(hot);
-    return pc_finish(&k, ok, v);
+    free(st.hot);
+    return pu_outcome(ok, x->v);
 }
 
 /* ---- shift_invariance ---------------------------------------------------- */
@@ -205,33 +192,30 @@ static int check_shift(const struct pc_call *k, const float *base, double shift,
     return 1;
 }
 
-static int run_shift(const struct prop_env *env, const struct spec_test *t,
-                     const struct spec_case *c, struct prop_verdict *v,
-                     struct grd_err *e)
+/* The first call's output, then the shifted call checked against it. */
+static int shift_step(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    double shift = spec_num(c, "shift", 100.0);
-    struct pc_call k;
-    float *base = NULL;
-    char label[160];
+    double shift = spec_num(x->c, "shift", 100.0);
+    float *base = pu_floats(k->out_len[0]);
     int ok;
 
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1 && (base = pu_floats(k.out_len[0])) == NULL)
-        ok = err_set(e, NULL, 0, 0, "out of memory");
-    if (ok == 1) {
-        memcpy(base, k.out[0], k.out_len[0] * sizeof *base);
-        for (size_t i = 0; i < k.out_len[0]; i++)
-            k.init[0][i] = (float)(k.init[0][i] + row_shift(&k, shift, i / k.cols));
-        pc_fresh(&env->student);
-        ok = pc_call_ok(env, &k, FN, v, e);
-    }
+    if (base == NULL)
+        return err_set(x->e, NULL, 0, 0, "out of memory");
+    memcpy(base, k->out[0], k->out_len[0] * sizeof *base);
+    for (size_t i = 0; i < k->out_len[0]; i++)
+        k->init[0][i] = (float)(k->init[0][i] + row_shift(k, shift, i / k->cols));
+    ok = pc_call_again(x, k);
     if (ok == 1)
-        ok = check_shift(&k, base, shift, pc_tol(t), v, label);
+        ok = check_shift(k, base, shift, pc_tol(x), x->v, label);
     free(base);
-    return pc_finish(&k, ok, v);
+    return ok;
+}
+
+static int run_shift(const struct prop_ctx *x)
+{
+    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, NULL, NULL, shift_step};
+
+    return pc_run(x, &p);
 }
 
 /* ---- monotonic ----------------------------------------------------------- */
@@ -239,19 +223,18 @@ static int run_shift(const struct prop_env *env, const struct spec_test *t,
 /* Within a row a larger logit never gets a smaller weight (exp is
  * increasing and every entry shares the row's divisor); rounding can only
  * make two weights equal, so the check is exact. */
-static int check_monotonic(const struct pc_call *k, struct prop_verdict *v,
-                           const char *label)
+static int check_monotonic(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
     for (size_t r = 0; r < k->rows; r++) {
-        const float *x = k->init[0] + r * k->cols, *y = k->out[0] + r * k->cols;
+        const float *in = k->init[0] + r * k->cols, *y = k->out[0] + r * k->cols;
         for (size_t a = 0; a < k->cols; a++)
             for (size_t b = 0; b < k->cols; b++) {
-                if (!(x[a] < x[b]) || y[a] <= y[b])
+                if (!(in[a] < in[b]) || y[a] <= y[b])
                     continue;
-                pu_fail(v, "row %zu: logit %zu (%.6g) < logit %zu (%.6g) but weight %.6g > "
-                        "%.6g in %s", r, a, (double)x[a], b, (double)x[b], (double)y[a],
+                pu_fail(x->v, "row %zu: logit %zu (%.6g) < logit %zu (%.6g) but weight %.6g > "
+                        "%.6g in %s", r, a, (double)in[a], b, (double)in[b], (double)y[a],
                         (double)y[b], label);
-                pu_hint(v, "softmax keeps the order of a row: each entry is exp(x_j) over "
+                pu_hint(x->v, "softmax keeps the order of a row: each entry is exp(x_j) over "
                         "the same row sum. Is the sum taken over the row?");
                 return 0;
             }
@@ -259,35 +242,29 @@ static int check_monotonic(const struct pc_call *k, struct prop_verdict *v,
     return 1;
 }
 
-static int run_monotonic(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct prop_verdict *v,
-                         struct grd_err *e)
+static int run_monotonic(const struct prop_ctx *x)
 {
-    struct pc_call k;
-    char label[160];
-    int ok;
+    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, NULL, NULL, check_monotonic};
 
-    if (build(env, t, c, &k, e) < 0)
-        return -1;
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1)
-        ok = check_monotonic(&k, v, label);
-    return pc_finish(&k, ok, v);
+    return pc_run(x, &p);
 }
 
 /* ---- values -------------------------------------------------------------- */
 
-/* Logits and expected weights written in the spec. */
-static int values_setup(const struct spec_case *c, struct pc_call *k,
-                        const struct spec_param **exp, struct grd_err *e)
+/* Logits written in the spec (build step; check_values reads the expected
+ * weights). */
+static int values_setup(const struct prop_ctx *x, struct pc_call *k)
 {
+    const struct spec_case *c = x->c;
     const struct spec_param *in = spec_param(c, "values");
+    const struct spec_param *exp = spec_param(c, "expected");
+    struct grd_err *e = x->e;
 
-    *exp = spec_param(c, "expected");
+    k->fn = IMPL_SOFTMAX;
+    k->mask_kind = "none";
     k->cols = pu_size(c, "cols", in && in->kind == SPEC_LIST ? in->list_len : 1);
-    if (!in || !*exp || in->kind != SPEC_LIST || (*exp)->kind != SPEC_LIST ||
-        in->list_len != (*exp)->list_len || k->cols == 0 || in->list_len % k->cols)
+    if (!in || !exp || in->kind != SPEC_LIST || exp->kind != SPEC_LIST ||
+        in->list_len != exp->list_len || k->cols == 0 || in->list_len % k->cols)
         return err_set(e, NULL, c->line, c->col, "softmax 'values' case needs lists "
                        "'values' and 'expected' of equal length, a multiple of 'cols'");
     k->rows = in->list_len / k->cols;
@@ -303,9 +280,11 @@ static int values_setup(const struct spec_case *c, struct pc_call *k,
     return 0;
 }
 
-static int check_values(const struct pc_call *k, const double *want, double tol,
-                        struct prop_verdict *v, const char *label)
+static int check_values(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
+    const double *want = spec_param(x->c, "expected")->list, tol = pc_tol(x);
+    struct prop_verdict *v = x->v;
+
     for (size_t i = 0; i < k->out_len[0]; i++) {
         if (pu_close(want[i], k->out[0][i], tol, 0))
             continue;
@@ -314,32 +293,14 @@ static int check_values(const struct pc_call *k, const double *want, double tol,
                 (double)k->init[0][i], label);
         return 0;
     }
-    return 1;
+    return pc_check_seeded(x);
 }
 
-static int run_values(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_values(const struct prop_ctx *x)
 {
-    const struct spec_param *exp;
-    struct pc_call k;
-    char label[160];
-    int ok;
+    static const struct pc_prop p = {IMPL_SOFTMAX, values_setup, NULL, NULL, check_values};
 
-    memset(&k, 0, sizeof k);
-    k.fn = IMPL_SOFTMAX;
-    k.mask_kind = "none";
-    if (values_setup(c, &k, &exp, e) < 0) {
-        pc_release(&k);
-        return -1;
-    }
-    pc_label(t, c, &k, label, sizeof label);
-    ok = pc_call_ok(env, &k, FN, v, e);
-    if (ok == 1)
-        ok = check_values(&k, exp->list, pc_tol(t), v, label);
-    if (ok == 1)
-        ok = pc_check_seeded(env, t, c, v, e);
-    return pc_finish(&k, ok, v);
+    return pc_run(x, &p);
 }
 
 /* ---- the table ----------------------------------------------------------- */

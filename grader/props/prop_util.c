@@ -166,6 +166,13 @@ int pu_pass(struct prop_verdict *v)
     return 0;
 }
 
+int pu_outcome(int ok, struct prop_verdict *v)
+{
+    if (ok < 0)
+        return -1;
+    return ok ? pu_pass(v) : 0;
+}
+
 int pu_returned_ok(struct prop_verdict *v, const struct call_result *r,
                    const char *fn)
 {

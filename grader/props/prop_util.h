@@ -58,6 +58,13 @@ void pu_hint(struct prop_verdict *v, const char *fmt, ...)
 int pu_pass(struct prop_verdict *v);
 
 /*
+ * Turn a check's outcome into a run function's return value: ok < 0 is a
+ * grader error (-1), ok == 0 a failed verdict (0), ok > 0 the final check
+ * reached (pu_pass, 0). The last step of every property runner.
+ */
+int pu_outcome(int ok, struct prop_verdict *v);
+
+/*
  * Check a call that is expected to return ATTN_OK. Returns 1 when it did.
  * Otherwise fills the verdict (crashed / timed out / called exit() /
  * not implemented / returned ATTN_EINVAL for valid arguments / ...) naming

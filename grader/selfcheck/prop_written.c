@@ -31,12 +31,6 @@ struct written {
     struct sc_vectors *vs;   /* NULL: the hash-seeded vectors */
 };
 
-/* The test's tolerance: the spec's, else its written property's default. */
-static double written_tol(const struct spec_test *t)
-{
-    return pc_tol_of(t, sc_written_find(t->property));
-}
-
 /* `e` with its file made relative to `dir` when it lies inside it. */
 static void relative_err(const char *dir, struct grd_err *e)
 {
@@ -196,19 +190,15 @@ static int check_pairs(const struct written *w, const struct sc_map *m, double t
     return pu_pass(v);
 }
 
-static int run_top_pairs(const struct prop_env *env, const struct spec_test *t,
-                         const struct spec_case *c, struct prop_verdict *v,
-                         struct grd_err *e)
+static int run_top_pairs(const struct prop_ctx *x)
 {
     struct written w;
     struct sc_map m;
 
-    (void)c;
-    (void)e;
-    if (!written_load(env, &w, v))
+    if (!written_load(x->env, &w, x->v))
         return 0;
-    if (student_map(env, &w.words, w.vs, w.a.pe, &m, v)) {
-        check_pairs(&w, &m, written_tol(t), v);
+    if (student_map(x->env, &w.words, w.vs, w.a.pe, &m, x->v)) {
+        check_pairs(&w, &m, pc_tol(x), x->v);
         sc_map_release(&m);
     }
     written_release(&w);
@@ -275,22 +265,18 @@ static int part3_input(const struct written *w, struct sc_words *words,
     return 1;
 }
 
-static int run_part3(const struct prop_env *env, const struct spec_test *t,
-                     const struct spec_case *c, struct prop_verdict *v,
-                     struct grd_err *e)
+static int run_part3(const struct prop_ctx *x)
 {
     struct written w;
     struct sc_words words;
     struct sc_vectors *vs = NULL;
     struct sc_map orig, mod;
 
-    (void)c;
-    (void)e;
-    if (!written_load(env, &w, v))
+    if (!written_load(x->env, &w, x->v))
         return 0;
-    if (part3_input(&w, &words, &vs, v) && student_map(env, &w.words, w.vs, w.a.pe, &orig, v)) {
-        if (student_map(env, &words, vs, w.a.pe, &mod, v)) {
-            compare_weights(&w, &orig, &mod, written_tol(t), v);
+    if (part3_input(&w, &words, &vs, x->v) && student_map(x->env, &w.words, w.vs, w.a.pe, &orig, x->v)) {
+        if (student_map(x->env, &words, vs, w.a.pe, &mod, x->v)) {
+            compare_weights(&w, &orig, &mod, pc_tol(x), x->v);
             sc_map_release(&mod);
         }
         sc_map_release(&orig);
@@ -342,26 +328,22 @@ static int check_perm(const struct written *w, const struct sc_perm *p, double t
     return pu_pass(v);
 }
 
-static int run_part4(const struct prop_env *env, const struct spec_test *t,
-                     const struct spec_case *c, struct prop_verdict *v,
-                     struct grd_err *e)
+static int run_part4(const struct prop_ctx *x)
 {
     struct written w;
     size_t order[SC_MAX_WORDS];
     struct sc_perm p;
     struct grd_err ce;
 
-    (void)c;
-    (void)e;
     err_clear(&ce);
-    if (!written_load(env, &w, v))
+    if (!written_load(x->env, &w, x->v))
         return 0;
-    if (part4_claims(&w, order, v)) {
-        if (sc_permute(&env->student, &w.words, w.vs, order, 1, &p, &ce) == SC_OK) {
-            check_perm(&w, &p, written_tol(t), v);
+    if (part4_claims(&w, order, x->v)) {
+        if (sc_permute(&x->env->student, &w.words, w.vs, order, 1, &p, &ce) == SC_OK) {
+            check_perm(&w, &p, pc_tol(x), x->v);
             sc_perm_release(&p);
         } else {
-            fail_err(env->submission_dir, v, &ce);
+            fail_err(x->env->submission_dir, x->v, &ce);
         }
     }
     written_release(&w);
@@ -412,28 +394,25 @@ static void pending(struct prop_verdict *v, const char *field)
         snprintf(v->msg, sizeof v->msg, "manual: pending (a TA reads '%s')", field);
 }
 
-static int run_manual(const struct prop_env *env, const struct spec_test *t,
-                      const struct spec_case *c, struct prop_verdict *v,
-                      struct grd_err *e)
+static int run_manual(const struct prop_ctx *x)
 {
-    const char *field = spec_str(c, "field", "part2");
+    const char *field = spec_str(x->c, "field", "part2");
     struct written w;
 
-    (void)t;
     if (strcmp(field, "part2") != 0 && strcmp(field, "part3.note") != 0)
-        return err_set(e, NULL, c->line, c->col, "unknown manual field '%s' "
+        return err_set(x->e, NULL, x->c->line, x->c->col, "unknown manual field '%s' "
                        "(expected 'part2' or 'part3.note')", field);
     /* Pending whatever the file holds: a TA scores the item, and a problem
      * with the file (missing, malformed, the field empty) is what the TA
      * reads first, not a failure that would score 0 before they do. */
-    if (written_load(env, &w, v)) {
-        manual_present(&w.a, field, v);
+    if (written_load(x->env, &w, x->v)) {
+        manual_present(&w.a, field, x->v);
         written_release(&w);
     } else {
         /* The load error is already the message of every numeric check. */
-        snprintf(v->msg, sizeof v->msg, "answers.yaml could not be read (see above)");
+        snprintf(x->v->msg, sizeof x->v->msg, "answers.yaml could not be read (see above)");
     }
-    pending(v, field);
+    pending(x->v, field);
     return 0;
 }
 
