@@ -52,6 +52,7 @@ struct prop_verdict {
 };
 
 struct prop_def;
+struct pc_prop; /* props/prop_common.h */
 
 /*
  * One run of one property on one case: what a run function is given (the
@@ -83,6 +84,10 @@ struct prop_def {
     double default_tol;      /* used when the spec gives no tolerance */
     int needs_reference;     /* 1: only in the staff build */
     const char *summary;     /* one line for docs and --list */
+    const struct pc_prop *steps; /* with run = pc_run_def: the steps of a
+                                    property over the standard call
+                                    (prop_common.h); NULL for a run
+                                    function of its own */
 };
 
 /* The property (function, property) of an API function, or NULL. The

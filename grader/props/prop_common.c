@@ -443,3 +443,11 @@ int pc_run(const struct prop_ctx *x, const struct pc_prop *p)
 {
     return pu_outcome(pc_steps(x, p, NULL), x->v);
 }
+
+int pc_run_def(const struct prop_ctx *x)
+{
+    if (x->def == NULL || x->def->steps == NULL)
+        return err_set(x->e, NULL, 0, 0, "property '%s.%s' has no steps to run",
+                       x->t->function, x->t->property);
+    return pc_run(x, x->def->steps);
+}

@@ -170,6 +170,13 @@ int pc_steps(const struct prop_ctx *x, const struct pc_prop *p, void *arg);
  * (pu_outcome): the whole run of most properties. */
 int pc_run(const struct prop_ctx *x, const struct pc_prop *p);
 
+/* The run function of a table row that names its steps: pc_run of
+ * x->def->steps (a grader error when there are none). A property file
+ * defines `static const struct pc_prop` steps beside its checks and its
+ * row reads {function, property, pc_run_def, keys, tol, needs_reference,
+ * summary, &steps}. */
+int pc_run_def(const struct prop_ctx *x);
+
 /* Release k, then pu_outcome(ok, v). */
 int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v);
 

@@ -105,12 +105,7 @@ static int check_formula(const struct prop_ctx *x, struct pc_call *k, const char
     return 1;
 }
 
-static int run_formula(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_formula};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_formula = {IMPL_PE, NULL, NULL, NULL, check_formula};
 
 static int check_bounded(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
@@ -127,12 +122,7 @@ static int check_bounded(const struct prop_ctx *x, struct pc_call *k, const char
     return 1;
 }
 
-static int run_bounded(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_bounded};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_bounded = {IMPL_PE, NULL, NULL, NULL, check_bounded};
 
 /* ---- rows_distinct ------------------------------------------------------- */
 
@@ -166,12 +156,7 @@ static int check_distinct(const struct prop_ctx *x, struct pc_call *k, const cha
     return 1;
 }
 
-static int run_distinct(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_distinct};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_distinct = {IMPL_PE, NULL, NULL, NULL, check_distinct};
 
 /* ---- relative_offset ----------------------------------------------------- */
 
@@ -228,12 +213,7 @@ static int check_offset(const struct prop_ctx *x, struct pc_call *k, const char 
     return 1;
 }
 
-static int run_offset(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_offset};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_offset = {IMPL_PE, NULL, NULL, NULL, check_offset};
 
 /* ---- breaks_permutation_symmetry ----------------------------------------- */
 
@@ -357,12 +337,7 @@ static int check_perm(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-static int run_perm(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_perm};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_perm = {IMPL_PE, NULL, NULL, NULL, check_perm};
 
 /* ---- values -------------------------------------------------------------- */
 
@@ -439,12 +414,7 @@ static int check_seeded(const struct prop_ctx *x)
     return ok;
 }
 
-static int run_values(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_PE, NULL, NULL, NULL, check_values};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_values = {IMPL_PE, NULL, NULL, NULL, check_values};
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -455,25 +425,25 @@ static int run_values(const struct prop_ctx *x)
  * (32u*128 = 2.4e-4 is the worst case, realistic errors are 10x below).
  */
 const struct prop_def prop_pe_defs[] = {
-    {"pe", "formula", run_formula, keys_formula, 2e-6, 0,
-     "every entry matches the sinusoid formula (tolerance grows with p)"},
-    {"pe", "bounded", run_bounded, keys_shape, 0, 0,
-     "every entry is in [-1, 1]"},
-    {"pe", "rows_distinct", run_distinct, keys_shape, 1e-3, 0,
-     "no two positions get the same encoding"},
-    {"pe", "relative_offset", run_offset, keys_offset, 2e-6, 0,
-     "PE(p) . PE(p+k) depends only on k"},
-    {"pe", "breaks_permutation_symmetry", run_perm, keys_perm, 1e-2, 0,
-     "with PE added, self-attention is no longer blind to word order"},
-    {"pe", "values", run_values, keys_values, 1e-6, 0,
-     "hand-computed values written in the spec"},
+    {"pe", "formula", pc_run_def, keys_formula, 2e-6, 0,
+     "every entry matches the sinusoid formula (tolerance grows with p)", &steps_formula},
+    {"pe", "bounded", pc_run_def, keys_shape, 0, 0,
+     "every entry is in [-1, 1]", &steps_bounded},
+    {"pe", "rows_distinct", pc_run_def, keys_shape, 1e-3, 0,
+     "no two positions get the same encoding", &steps_distinct},
+    {"pe", "relative_offset", pc_run_def, keys_offset, 2e-6, 0,
+     "PE(p) . PE(p+k) depends only on k", &steps_offset},
+    {"pe", "breaks_permutation_symmetry", pc_run_def, keys_perm, 1e-2, 0,
+     "with PE added, self-attention is no longer blind to word order", &steps_perm},
+    {"pe", "values", pc_run_def, keys_values, 1e-6, 0,
+     "hand-computed values written in the spec", &steps_values},
     {"pe", "einval", pc_run_einval, pc_generic_keys, 0, 0,
-     "NULL pe or a zero size returns ATTN_EINVAL and writes nothing"},
+     "NULL pe or a zero size returns ATTN_EINVAL and writes nothing", NULL},
     {"pe", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
-     "two calls give bit-identical results"},
+     "two calls give bit-identical results", NULL},
     {"pe", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
-     "every allocation freed before returning"},
+     "every allocation freed before returning", NULL},
     {"pe", "matches_reference", pc_run_matches_reference, pc_generic_keys, 1e-4, 1,
-     "elementwise agreement with the reference"},
+     "elementwise agreement with the reference", NULL},
 };
 const size_t prop_pe_count = sizeof prop_pe_defs / sizeof prop_pe_defs[0];

@@ -150,12 +150,7 @@ static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *l
     return 1;
 }
 
-static int run_rows_sum(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_rows};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_rows_sum = {IMPL_SDPA, NULL, NULL, NULL, check_rows};
 
 /* ---- masked_weights_zero, fully_masked_row, causal ---------------------- */
 
@@ -184,12 +179,7 @@ static int check_masked(const struct prop_ctx *x, struct pc_call *k, const char 
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static int run_masked(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_masked};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_masked = {IMPL_SDPA, NULL, NULL, NULL, check_masked};
 
 /* A query with every key hidden: weights 0, output 0, never NaN. */
 static int hidden_rows_zero(const struct pc_call *k, struct prop_verdict *v,
@@ -223,12 +213,7 @@ static int check_full(const struct prop_ctx *x, struct pc_call *k, const char *l
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static int run_full(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_full};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_full = {IMPL_SDPA, NULL, NULL, NULL, check_full};
 
 /* Causal: query i's output depends only on keys 0..i. Redraw the keys and
  * values from h = n_k/2 on; outputs of queries before h must not move. */
@@ -274,12 +259,7 @@ static int check_causal(const struct prop_ctx *x, struct pc_call *k, const char 
     return check_causal_future(x, k, pc_tol(x), label);
 }
 
-static int run_causal(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_causal};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_causal = {IMPL_SDPA, NULL, NULL, NULL, check_causal};
 
 /* ---- permutations ------------------------------------------------------- */
 
@@ -371,9 +351,8 @@ done:
 
 static int check_qperm(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    int ok;
+    int ok = permuted_call(x, k, 0, label);
 
-    ok = permuted_call(x, k, 0, label);
     if (ok == 0)
         pu_hint(x->v, "each query is answered on its own: reordering the queries must only "
                 "reorder the output rows. Is a query's position (or a mask you did not "
@@ -381,18 +360,10 @@ static int check_qperm(const struct prop_ctx *x, struct pc_call *k, const char *
     return ok;
 }
 
-static int run_qperm(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_qperm};
-
-    return pc_run(x, &p);
-}
-
 static int check_kvperm(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    int ok;
+    int ok = permuted_call(x, k, 1, label);
 
-    ok = permuted_call(x, k, 1, label);
     if (ok == 0)
         pu_hint(x->v, "attention is a weighted average over the (key, value) pairs: their "
                 "order must not matter. Is V_j paired with the wrong key, or a causal "
@@ -400,12 +371,8 @@ static int check_kvperm(const struct prop_ctx *x, struct pc_call *k, const char 
     return ok;
 }
 
-static int run_kvperm(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_kvperm};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_qperm = {IMPL_SDPA, NULL, NULL, NULL, check_qperm};
+static const struct pc_prop steps_kvperm = {IMPL_SDPA, NULL, NULL, NULL, check_kvperm};
 
 /* ---- affine_in_v, output_in_value_range ---------------------------------- */
 
@@ -447,12 +414,7 @@ static int check_affine(const struct prop_ctx *x, struct pc_call *k, const char 
     return ok;
 }
 
-static int run_affine(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_affine};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_affine = {IMPL_SDPA, NULL, NULL, NULL, check_affine};
 
 /* out[i][c] lies between the smallest and largest visible V[j][c]. */
 static int check_range(const struct prop_ctx *x, struct pc_call *k, const char *label)
@@ -479,12 +441,7 @@ static int check_range(const struct prop_ctx *x, struct pc_call *k, const char *
     return 1;
 }
 
-static int run_range(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_range};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_range = {IMPL_SDPA, NULL, NULL, NULL, check_range};
 
 /* ---- cq_k_over_c_invariance --------------------------------------------- */
 
@@ -520,12 +477,7 @@ static int check_cq(const struct prop_ctx *x, struct pc_call *k, const char *lab
     return ok;
 }
 
-static int run_cq(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_cq};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_cq = {IMPL_SDPA, NULL, NULL, NULL, check_cq};
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -536,45 +488,45 @@ static int run_cq(const struct prop_ctx *x)
  * weighted sum by n_k*u*max|V|; 1e-4 covers d_k, n_k <= 128 at unit scale.
  */
 const struct prop_def prop_sdpa_defs[] = {
-    {"sdpa", "weights_rows_sum_to_one", run_rows_sum, keys_shape, 1e-5, 0,
-     "each query's weights are in [0, 1] and sum to 1"},
-    {"sdpa", "masked_weights_zero", run_masked, keys_shape, 1e-5, 0,
-     "hidden keys get weight exactly 0; the output still matches"},
-    {"sdpa", "fully_masked_row", run_full, keys_shape, 1e-5, 0,
-     "a query with every key hidden gets zero weights and output, never NaN"},
-    {"sdpa", "causal", run_causal, keys_shape, 1e-5, 0,
-     "with a causal mask the future does not leak into the past"},
-    {"sdpa", "query_permutation_equivariance", run_qperm, keys_shape, 1e-5, 0,
-     "permuting the queries permutes the output rows"},
-    {"sdpa", "kv_permutation_invariance", run_kvperm, keys_shape, 1e-5, 0,
-     "permuting keys and values together changes nothing"},
-    {"sdpa", "affine_in_v", run_affine, keys_affine, 1e-5, 0,
-     "Attn(Q, K, aV + b) = a Attn(Q, K, V) + b"},
-    {"sdpa", "output_in_value_range", run_range, keys_shape, 1e-5, 0,
-     "each output lies within its column's range of values"},
-    {"sdpa", "cq_k_over_c_invariance", run_cq, keys_cq, 1e-5, 0,
-     "Attn(cQ, K/c, V) = Attn(Q, K, V)"},
-    {"sdpa", "retrieval", psd_run_retrieval, keys_retrieval, 1e-5, 0,
-     "a query equal to a one-hot key returns that key's value"},
+    {"sdpa", "weights_rows_sum_to_one", pc_run_def, keys_shape, 1e-5, 0,
+     "each query's weights are in [0, 1] and sum to 1", &steps_rows_sum},
+    {"sdpa", "masked_weights_zero", pc_run_def, keys_shape, 1e-5, 0,
+     "hidden keys get weight exactly 0; the output still matches", &steps_masked},
+    {"sdpa", "fully_masked_row", pc_run_def, keys_shape, 1e-5, 0,
+     "a query with every key hidden gets zero weights and output, never NaN", &steps_full},
+    {"sdpa", "causal", pc_run_def, keys_shape, 1e-5, 0,
+     "with a causal mask the future does not leak into the past", &steps_causal},
+    {"sdpa", "query_permutation_equivariance", pc_run_def, keys_shape, 1e-5, 0,
+     "permuting the queries permutes the output rows", &steps_qperm},
+    {"sdpa", "kv_permutation_invariance", pc_run_def, keys_shape, 1e-5, 0,
+     "permuting keys and values together changes nothing", &steps_kvperm},
+    {"sdpa", "affine_in_v", pc_run_def, keys_affine, 1e-5, 0,
+     "Attn(Q, K, aV + b) = a Attn(Q, K, V) + b", &steps_affine},
+    {"sdpa", "output_in_value_range", pc_run_def, keys_shape, 1e-5, 0,
+     "each output lies within its column's range of values", &steps_range},
+    {"sdpa", "cq_k_over_c_invariance", pc_run_def, keys_cq, 1e-5, 0,
+     "Attn(cQ, K/c, V) = Attn(Q, K, V)", &steps_cq},
+    {"sdpa", "retrieval", pc_run_def, keys_retrieval, 1e-5, 0,
+     "a query equal to a one-hot key returns that key's value", &psd_retrieval},
     {"sdpa", "scale_across_d", psd_run_scale_d, keys_scale_d, 1e-3, 0,
-     "the mean max weight follows the 1/sqrt(d_k) scale as d_k grows"},
-    {"sdpa", "non_square", psd_run_non_square, keys_shape, 1e-5, 0,
-     "n_q != n_k and d_k != d_v against trusted attention"},
-    {"sdpa", "null_weights_and_mask", psd_run_null, keys_shape, 1e-5, 0,
-     "weights = NULL and mask = NULL are accepted"},
-    {"sdpa", "values", psd_run_values, keys_values, 1e-5, 0,
-     "a small hand-computed case written in the spec"},
+     "the mean max weight follows the 1/sqrt(d_k) scale as d_k grows", NULL},
+    {"sdpa", "non_square", pc_run_def, keys_shape, 1e-5, 0,
+     "n_q != n_k and d_k != d_v against trusted attention", &psd_non_square},
+    {"sdpa", "null_weights_and_mask", pc_run_def, keys_shape, 1e-5, 0,
+     "weights = NULL and mask = NULL are accepted", &psd_null},
+    {"sdpa", "values", pc_run_def, keys_values, 1e-5, 0,
+     "a small hand-computed case written in the spec", &psd_values},
     {"sdpa", "einval", pc_run_einval, pc_generic_keys, 0, 0,
-     "NULL Q/K/V/out or a zero size returns ATTN_EINVAL and writes nothing"},
+     "NULL Q/K/V/out or a zero size returns ATTN_EINVAL and writes nothing", NULL},
     {"sdpa", "inputs_unchanged", pc_run_inputs_unchanged, pc_generic_keys, 0, 0,
-     "Q, K, V and the mask are not modified"},
+     "Q, K, V and the mask are not modified", NULL},
     {"sdpa", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
-     "two calls give bit-identical results"},
+     "two calls give bit-identical results", NULL},
     {"sdpa", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
-     "every allocation freed before returning"},
+     "every allocation freed before returning", NULL},
     {"sdpa", "speed", pc_run_speed, pc_generic_keys, 0, 1,
-     "not much slower than the reference on a large input"},
+     "not much slower than the reference on a large input", NULL},
     {"sdpa", "matches_reference", pc_run_matches_reference, pc_generic_keys, 1e-4, 1,
-     "elementwise agreement with the reference"},
+     "elementwise agreement with the reference", NULL},
 };
 const size_t prop_sdpa_count = sizeof prop_sdpa_defs / sizeof prop_sdpa_defs[0];

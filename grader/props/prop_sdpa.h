@@ -36,11 +36,9 @@ int psd_close_matrix(const float *got, const double *want, size_t rows, size_t c
 int psd_matches_trusted(const struct pc_call *k, double tol, struct prop_verdict *v,
                         const char *label, struct grd_err *e);
 
-/* The runners of prop_sdpa_values.c (prop_run_fn). */
-int psd_run_retrieval(const struct prop_ctx *x);
+/* The properties of prop_sdpa_values.c for prop_sdpa.c's table: steps
+ * (pc_run_def) and one run function of its own (a run per d_k). */
+extern const struct pc_prop psd_retrieval, psd_non_square, psd_null, psd_values;
 int psd_run_scale_d(const struct prop_ctx *x);
-int psd_run_non_square(const struct prop_ctx *x);
-int psd_run_null(const struct prop_ctx *x);
-int psd_run_values(const struct prop_ctx *x);
 
 #endif

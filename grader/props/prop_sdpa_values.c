@@ -58,13 +58,8 @@ static int check_retrieval(const struct prop_ctx *x, struct pc_call *k, const ch
     return ok;
 }
 
-int psd_run_retrieval(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, retrieval_fill, NULL,
-                                     check_retrieval};
-
-    return pc_run(x, &p);
-}
+const struct pc_prop psd_retrieval = {IMPL_SDPA, NULL, retrieval_fill,
+                                      NULL, check_retrieval};
 
 /* ---- scale_across_d ----------------------------------------------------- */
 
@@ -217,12 +212,7 @@ static int check_trusted(const struct prop_ctx *x, struct pc_call *k, const char
     return ok;
 }
 
-int psd_run_non_square(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_trusted};
-
-    return pc_run(x, &p);
-}
+const struct pc_prop psd_non_square = {IMPL_SDPA, NULL, NULL, NULL, check_trusted};
 
 static int check_null(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
@@ -248,12 +238,7 @@ static int check_null(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-int psd_run_null(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, NULL, NULL, check_null};
-
-    return pc_run(x, &p);
-}
+const struct pc_prop psd_null = {IMPL_SDPA, NULL, NULL, NULL, check_null};
 
 /* ---- values -------------------------------------------------------------- */
 
@@ -299,9 +284,4 @@ static int values_fill(const struct prop_ctx *x, struct pc_call *k)
     return 1;
 }
 
-int psd_run_values(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SDPA, NULL, values_fill, NULL, check_values};
-
-    return pc_run(x, &p);
-}
+const struct pc_prop psd_values = {IMPL_SDPA, NULL, values_fill, NULL, check_values};

@@ -48,12 +48,7 @@ static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *l
     return 1;
 }
 
-static int run_rows_sum(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, NULL, NULL, check_rows};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_rows_sum = {IMPL_SOFTMAX, NULL, NULL, NULL, check_rows};
 
 /* ---- stable -------------------------------------------------------------- */
 
@@ -211,12 +206,7 @@ static int shift_step(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-static int run_shift(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, NULL, NULL, shift_step};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_shift = {IMPL_SOFTMAX, NULL, NULL, NULL, shift_step};
 
 /* ---- monotonic ----------------------------------------------------------- */
 
@@ -242,12 +232,8 @@ static int check_monotonic(const struct prop_ctx *x, struct pc_call *k, const ch
     return 1;
 }
 
-static int run_monotonic(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, NULL, NULL, check_monotonic};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_monotonic = {IMPL_SOFTMAX, NULL, NULL,
+                                               NULL, check_monotonic};
 
 /* ---- values -------------------------------------------------------------- */
 
@@ -296,12 +282,8 @@ static int check_values(const struct prop_ctx *x, struct pc_call *k, const char 
     return pc_check_seeded(x);
 }
 
-static int run_values(const struct prop_ctx *x)
-{
-    static const struct pc_prop p = {IMPL_SOFTMAX, values_setup, NULL, NULL, check_values};
-
-    return pc_run(x, &p);
-}
+static const struct pc_prop steps_values = {IMPL_SOFTMAX, values_setup, NULL,
+                                            NULL, check_values};
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -313,25 +295,25 @@ static int run_values(const struct prop_ctx *x)
  * the worst-case bound (realistic sqrt(cols)*u is 20x smaller).
  */
 const struct prop_def prop_softmax_defs[] = {
-    {"softmax", "rows_sum_to_one", run_rows_sum, keys_shape, 1e-5, 0,
-     "every entry in [0, 1] and every row sums to 1"},
+    {"softmax", "rows_sum_to_one", pc_run_def, keys_shape, 1e-5, 0,
+     "every entry in [0, 1] and every row sums to 1", &steps_rows_sum},
     {"softmax", "stable", run_stable, keys_stable, 1e-6, 0,
-     "logits of +-1e4: no NaN/Inf, a dominant entry gives one-hot"},
-    {"softmax", "shift_invariance", run_shift, keys_shift, 1e-6, 0,
-     "adding a constant to a row changes nothing"},
-    {"softmax", "monotonic", run_monotonic, keys_shape, 0, 0,
-     "a larger logit never gets a smaller weight"},
-    {"softmax", "values", run_values, keys_values, 1e-6, 0,
-     "hand-computed values written in the spec"},
+     "logits of +-1e4: no NaN/Inf, a dominant entry gives one-hot", NULL},
+    {"softmax", "shift_invariance", pc_run_def, keys_shift, 1e-6, 0,
+     "adding a constant to a row changes nothing", &steps_shift},
+    {"softmax", "monotonic", pc_run_def, keys_shape, 0, 0,
+     "a larger logit never gets a smaller weight", &steps_monotonic},
+    {"softmax", "values", pc_run_def, keys_values, 1e-6, 0,
+     "hand-computed values written in the spec", &steps_values},
     {"softmax", "einval", pc_run_einval, pc_generic_keys, 0, 0,
-     "NULL x or a zero size returns ATTN_EINVAL and writes nothing"},
+     "NULL x or a zero size returns ATTN_EINVAL and writes nothing", NULL},
     {"softmax", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
-     "two calls give bit-identical results"},
+     "two calls give bit-identical results", NULL},
     {"softmax", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
-     "every allocation freed before returning"},
+     "every allocation freed before returning", NULL},
     {"softmax", "speed", pc_run_speed, pc_generic_keys, 0, 1,
-     "not much slower than the reference on a large input"},
+     "not much slower than the reference on a large input", NULL},
     {"softmax", "matches_reference", pc_run_matches_reference, pc_generic_keys, 2e-5, 1,
-     "elementwise agreement with the reference"},
+     "elementwise agreement with the reference", NULL},
 };
 const size_t prop_softmax_count = sizeof prop_softmax_defs / sizeof prop_softmax_defs[0];

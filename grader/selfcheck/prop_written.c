@@ -421,13 +421,13 @@ static const char *const manual_keys[] = {"field", NULL};
 
 const struct prop_def sc_written_defs[] = {
     {"written", "top_pairs", run_top_pairs, no_keys, 1e-3, 0,
-     "the claimed top three pairs and weights hold on the student's own map"},
+     "the claimed top three pairs and weights hold on the student's own map", NULL},
     {"written", "part3_weights_unchanged", run_part3, no_keys, 1e-4, 0,
-     "part 3's modified input gives the same weights as the original text"},
+     "part 3's modified input gives the same weights as the original text", NULL},
     {"written", "part4_permutation_changes_output", run_part4, no_keys, 1e-3, 0,
-     "with PE the claimed permutation changes the output by the claimed figure"},
+     "with PE the claimed permutation changes the output by the claimed figure", NULL},
     {"written", "manual", run_manual, manual_keys, 0, 0,
-     "a written answer a TA scores (manual: pending)"},
+     "a written answer a TA scores (manual: pending)", NULL},
 };
 const size_t sc_written_count = sizeof sc_written_defs / sizeof sc_written_defs[0];
 
