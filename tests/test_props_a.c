@@ -18,6 +18,7 @@
 #include "grade/grade_props.h"
 #include "props/prop.h"
 #include "props/prop_common.h"
+#include "props/prop_util.h"
 #include "spec/spec.h"
 
 static const char *const my_fns[] = {"softmax", "sdpa", "pe"};
@@ -385,4 +386,66 @@ Test(props_a, generic_runners_pass_on_the_reference_for_all_six_functions)
                 cr_expect(runs[r](&x) == 0, "%s runner %zu: %s", fns[f], r, e.msg);
                 cr_expect(v.passed, "%s runner %zu case %zu: %s", fns[f], r, c, v.msg);
             }
+}
+
+/* ---- the property runner (pc_steps) --------------------------------------- */
+
+static int steps_seen;   /* which steps ran, one bit each */
+
+static int fill_fails(const struct prop_ctx *x, struct pc_call *k)
+{
+    (void)k;
+    steps_seen |= 1;
+    return pu_fail(x->v, "fill refused");
+}
+
+static int check_counts(const struct prop_ctx *x, struct pc_call *k, const char *label)
+{
+    (void)x, (void)label;
+    steps_seen |= 2;
+    return k->arg != NULL ? 1 : 0;
+}
+
+/* A verdict passes only when the check is reached and passes: a failing
+ * fill stops the sequence before the call and the check; a row that names
+ * pc_run_def without steps is a grader error, never a pass. */
+Test(props_a, runner_passes_only_through_the_check)
+{
+    static const struct pc_prop stop = {IMPL_SOFTMAX, NULL, fill_fails, NULL, check_counts};
+    static const struct pc_prop go = {IMPL_SOFTMAX, NULL, NULL, NULL, check_counts};
+    const struct prop_def bare = {"softmax", "bare", pc_run_def, pc_generic_keys, 0, 0,
+                                  "no steps", NULL};
+    struct spec_case c = {NULL, 0, 1, 1};
+    struct spec_test t = {.id = "softmax.x", .function = "softmax", .property = "x",
+                          .cases = &c, .n_cases = 1, .tolerance = -1};
+    struct impl ref = impl_local();
+    struct prop_env env = {.student = impl_local(), .reference = &ref, .seed = 1};
+    struct prop_verdict v;
+    struct grd_err e = {0};
+    const struct prop_ctx x = {&env, &t, &c, NULL, &v, &e};
+    const struct prop_ctx xb = {&env, &t, &c, &bare, &v, &e};
+    int state = 0;
+
+    memset(&v, 0, sizeof v);
+    steps_seen = 0;
+    cr_expect_eq(pc_run(&x, &stop), 0);
+    cr_expect(!v.passed && strcmp(v.msg, "fill refused") == 0, "%s", v.msg);
+    cr_expect_eq(steps_seen, 1, "the check ran after a failed fill");
+
+    memset(&v, 0, sizeof v);
+    steps_seen = 0;
+    cr_expect_eq(pc_steps(&x, &go, NULL), 0, "a check that fails is a failed run");
+    cr_expect_eq(pc_steps(&x, &go, &state), 1);
+    cr_expect(!v.passed, "pc_steps marked the verdict passed");
+    cr_expect_eq(pc_run(&x, &go), 0);
+    cr_expect(!v.passed, "a check returning 0 passed");
+    cr_expect_eq(steps_seen, 2);
+
+    cr_expect_eq(pu_outcome(pc_steps(&x, &go, &state), &v), 0);
+    cr_expect(v.passed, "a check that passed did not pass the verdict");
+
+    memset(&v, 0, sizeof v);
+    cr_expect_eq(pc_run_def(&xb), -1);
+    cr_expect(strstr(e.msg, "no steps") != NULL, "%s", e.msg);
+    cr_expect(!v.passed);
 }

@@ -399,12 +399,6 @@ int pc_no_call(const struct prop_ctx *x, struct pc_call *k)
     return 1;
 }
 
-int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v)
-{
-    pc_release(k);
-    return pu_outcome(ok, v);
-}
-
 /* ---- the property runner ------------------------------------------------ */
 
 static int build_step(const struct prop_ctx *x, const struct pc_prop *p,

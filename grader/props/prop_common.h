@@ -177,9 +177,6 @@ int pc_run(const struct prop_ctx *x, const struct pc_prop *p);
  * summary, &steps}. */
 int pc_run_def(const struct prop_ctx *x);
 
-/* Release k, then pu_outcome(ok, v). */
-int pc_finish(struct pc_call *k, int ok, struct prop_verdict *v);
-
 /* "case 2 (n_q=3, n_k=7, d_k=5, d_v=2, mask=causal)" into buf (size n):
  * the 0-based index of c in t's cases and k's shape. Returns buf. */
 char *pc_label(const struct spec_test *t, const struct spec_case *c,
