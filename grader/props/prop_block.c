@@ -172,6 +172,17 @@ static int blk_expect(struct blk_data *d, struct grd_err *e)
     return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory in the trusted block") : rc;
 }
 
+/* blk_expect, then blk_call: -1, 0 (x->v failed: no expected value in the
+ * golden data, or the call failed), 1 (returned ATTN_OK). */
+static int blk_expect_call(const struct prop_ctx *x, struct blk_data *d)
+{
+    int ok = blk_expect(d, x->e);
+
+    if (ok != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    return blk_call(x, d);
+}
+
 struct bguess {
     struct orc_bvariant va;
     const char *hint;
@@ -259,9 +270,7 @@ static int residual_body(const struct prop_ctx *x, struct blk_data *d, double to
     memset(d->w[3], 0, d->d * d->d * sizeof(float));
     memset(d->w2, 0, d->d_ff * d->d * sizeof(float));
     memset(d->b2, 0, d->d * sizeof(float));
-    if ((ok = blk_expect(d, x->e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
-    ok = blk_call(x, d);
+    ok = blk_expect_call(x, d);
     if (ok != 1 || check_want(d, " with Wo = 0, W2 = 0, b2 = 0 (expected "
                               "LN(LN(X)))", tol, x->v))
         return ok;
@@ -387,9 +396,7 @@ static int full_body(const struct prop_ctx *x, struct blk_data *d, double tol)
 {
     int ok;
 
-    if ((ok = blk_expect(d, x->e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
-    ok = blk_call(x, d);
+    ok = blk_expect_call(x, d);
     if (ok != 1 || check_want(d, "", tol, x->v))
         return ok;
     if (x->v->hint[0] == '\0')

@@ -143,9 +143,7 @@ static int head_split_body(const struct prop_ctx *x, struct pmha_data *d, double
     int ok;
 
     sharpen_heads(d);
-    if ((ok = pmha_expect(d, x->e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
-    ok = pmha_call(x, d, 0);
+    ok = pmha_expect_call(x, d, 0);
     if (ok != 1)
         return ok;
     if (pmha_check_out(d, "", tol, x->v))
@@ -181,9 +179,7 @@ static int additive_head(const struct prop_ctx *x, struct pmha_data *d,
     char what[96];
     int ok;
 
-    if ((ok = pmha_expect(d, x->e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
-    ok = pmha_call(x, d, 0);
+    ok = pmha_expect_call(x, d, 0);
     if (ok != 1)
         return ok;
     snprintf(what, sizeof what, " with Wo zero outside rows [%zu, %zu) "
@@ -327,9 +323,7 @@ static int cross_body(const struct prop_ctx *x, struct pmha_data *d, double tol)
 {
     int ok;
 
-    if ((ok = pmha_expect(d, x->e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
-    ok = pmha_call(x, d, 0);
+    ok = pmha_expect_call(x, d, 0);
     if (ok != 1 || !pmha_check_out(d, "", tol, x->v))
         return ok == 1 ? 0 : ok;
     if (permute_kv(d, x->e) < 0)
@@ -502,9 +496,7 @@ static int layout_body(const struct prop_ctx *x, struct pmha_data *d, double tol
 {
     int ok;
 
-    if ((ok = pmha_expect(d, x->e)) != 0)
-        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
-    ok = pmha_call(x, d, 1);
+    ok = pmha_expect_call(x, d, 1);
     if (ok != 1 || check_weights(d, tol, x->v))
         return ok;
     if (layout_swapped(d, tol))

@@ -161,6 +161,15 @@ int pmha_call(const struct prop_ctx *x, struct pmha_data *d, int with_w)
     return pu_returned_ok(x->v, &r, FN);
 }
 
+int pmha_expect_call(const struct prop_ctx *x, struct pmha_data *d, int with_w)
+{
+    int ok = pmha_expect(d, x->e);
+
+    if (ok != 0)
+        return ok < 0 ? -1 : pu_no_oracle(x->v, d->label);
+    return pmha_call(x, d, with_w);
+}
+
 /* First index where |got - want| > tol * max(1, |want|), or n. */
 size_t pmha_first_far(const float *got, const double *want, size_t n,
                      double tol)

@@ -38,6 +38,11 @@ int pmha_expect(struct pmha_data *d, struct grd_err *e);
  * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */
 int pmha_call(const struct prop_ctx *x, struct pmha_data *d, int with_w);
 
+/* pmha_expect, then pmha_call: -1, 0 (x->v failed: the golden data has
+ * no expected value, or the call failed), 1 (returned ATTN_OK, d->want and
+ * d->want_w hold the expected result). */
+int pmha_expect_call(const struct prop_ctx *x, struct pmha_data *d, int with_w);
+
 /* First index where |got - want| > tol * max(1, |want|), or n. */
 size_t pmha_first_far(const float *got, const double *want, size_t n,
                      double tol);
