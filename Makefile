@@ -166,7 +166,7 @@ DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
 # reference, the recording code), not on every relink of the grader: that
 # would cost a recording of the whole catalogue per edit.
 $(BUILD)/diag.golden: reference/attention.c specs/public.yaml specs/hidden.yaml $(DIAG_SUBS) \
-                      grader/grade/diag.c grader/props/golden.c grader/props/golden_io.c \
+                      grader/grade/diag.c grader/oracle/golden.c grader/oracle/golden_io.c \
                       grader/props/prop_common.c | $(BUILD)/grader $(BUILD)/runner_main.o
 	@echo "diag: recording the catalogue's known mistakes into $@"
 	@$(BUILD)/grader golden --jobs 2 --spec specs/public.yaml --spec specs/hidden.yaml \
@@ -206,7 +206,7 @@ FUZZ_LIB_objcheck := grader/build/objcheck.c
 FUZZ_LIB_vectors := grader/selfcheck/selfcheck.c grader/props/prop_util.c \
                     grader/sandbox/impl.c
 FUZZ_LIB_roster := grader/batch/export.c
-FUZZ_LIB_golden := grader/props/golden.c grader/props/golden_io.c
+FUZZ_LIB_golden := grader/oracle/golden.c grader/oracle/golden_io.c
 FUZZ_LIB_ALL := $(FUZZ_LIB) $(FUZZ_LIB_objcheck) $(FUZZ_LIB_vectors) \
                 $(FUZZ_LIB_roster) $(FUZZ_LIB_golden)
 FUZZ_NAMES := spec answers srcrules objcheck vectors roster golden

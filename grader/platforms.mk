@@ -44,11 +44,11 @@ gradescope:
 	@echo "gradescope: wrote $(GS_OUT)/autograder.zip (upload it as the assignment's autograder: docs/CLASSROOM.md)"
 
 # The student build of the grader, as the template ships it (no
-# impl_local.c, no props/trusted.[ch]: golden data instead, see
+# impl_local.c, no oracle/trusted.[ch]: golden data instead, see
 # grader/template.mk; deps.sh without the course-only lines), plus
 # autograder.py.
-C50_GRADER := $(filter-out grader/sandbox/impl_local.c grader/props/trusted.c \
-                grader/props/trusted.h, $(wildcard grader/*/*.c grader/*/*.h))
+C50_GRADER := $(filter-out grader/sandbox/impl_local.c grader/oracle/trusted.c \
+                grader/oracle/trusted.h, $(wildcard grader/*/*.c grader/*/*.h))
 classroom50: $(TPL_STAFF_GRADER) $(TPL_BUILD)/runner_main.o
 	rm -rf '$(C50_OUT)'
 	mkdir -p '$(C50_OUT)/specs'

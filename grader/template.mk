@@ -9,7 +9,7 @@
 # grader's sources for a student build (GRADER_STAFF=0: no reference linked
 # in, hidden specs refused) and the workflow grade.yml. It never holds the
 # reference solution, the hidden spec or impl_local.c (which links a local
-# implementation into the grader), nor props/trusted.c (the staff build's
+# implementation into the grader), nor oracle/trusted.c (the staff build's
 # double-precision math: an answer key); the recipe refuses to finish if
 # one of them got in. Instead it ships specs/public.golden: every expected
 # value of the public tests and the catalogue's known mistakes, recorded by
@@ -26,7 +26,7 @@ TPL_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 DIST ?= dist
 TPL_OUT := $(DIST)/student_template
-TPL_STAFF_ONLY := grader/sandbox/impl_local.c grader/props/trusted.c grader/props/trusted.h
+TPL_STAFF_ONLY := grader/sandbox/impl_local.c grader/oracle/trusted.c grader/oracle/trusted.h
 TPL_GRADER := $(filter-out $(TPL_STAFF_ONLY) grader/deps.sh, \
                 $(wildcard grader/*/*.c grader/*/*.h))
 TPL_STUDENT := $(addprefix student_template/, attention.h attention.c answers.yaml)

@@ -15,7 +15,7 @@
 #   8. the portable student build (PORTABLE=1) grades the reference fully;
 #   9. no answer key: no exp/sin/cos/pow call in the shipped sources nor in
 #      the student grader's undefined symbols (the staff grader's as a
-#      control), no props/trusted.*, specs/public.golden present and for
+#      control), no oracle/trusted.*, specs/public.golden present and for
 #      this spec, a changed golden file and another --seed refused;
 #  10. every correct alternative full marks in the template; trivial work
 #      scores there what the staff grader gives it;

@@ -1,6 +1,6 @@
 /*
  * test_diag.c -- diagnosis first (grade/diag.h) and the golden data it
- * reads (props/golden.h).
+ * reads (oracle/golden.h).
  *
  * Every buggy entry of the catalogue (a function's prefix, a bug that is
  * not "none") is graded against both specs with $(BUILD)/diag.golden (made
@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "grading.h"
-#include "props/golden.h"
-#include "props/oracle.h"
+#include "oracle/golden.h"
+#include "oracle/oracle.h"
 #include "report/report.h"
 
 #define CAT_DIR TEST_SRCDIR "/tests/submissions"

@@ -12,8 +12,8 @@
 #include "build/jail.h"
 #include "core/compat.h"
 #include "grade/grade_props.h"
-#include "props/golden.h"
-#include "props/oracle.h"
+#include "oracle/golden.h"
+#include "oracle/oracle.h"
 #include "props/prop.h"
 #include "sandbox/sbx.h"
 

@@ -63,7 +63,7 @@ struct spec_set *cli_prepare(struct cli_common *c);
 struct orc;
 
 /*
- * Where a grading command's expected values come from (props/oracle.h).
+ * Where a grading command's expected values come from (oracle/oracle.h).
  * The student build replays the golden data beside the spec (specs/
  * public.golden next to specs/public.yaml) and refuses data made for
  * another spec or seed. The staff build computes; it also loads

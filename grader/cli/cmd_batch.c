@@ -12,7 +12,7 @@
 #include "batch/batch.h"
 #include "cli/cli.h"
 #include "grade/grade.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "core/util.h"
 
 #define DEFAULT_OUT "gradebook"

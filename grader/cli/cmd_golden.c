@@ -1,11 +1,11 @@
 /*
  * cmd_golden.c -- `grader golden`: make the golden data of one spec (staff
  * build; `make template` runs it). It grades the reference and then every
- * catalogue submission given with the oracle recording (props/oracle.h),
+ * catalogue submission given with the oracle recording (oracle/oracle.h),
  * so that every expected value any of those gradings needed -- the right
  * ones and the wrong variants a diagnosis compares with -- is kept; then
  * it records each buggy catalogue entry as a known variant (props/diag.h)
- * and writes the store next to the spec (props/golden.h).
+ * and writes the store next to the spec (oracle/golden.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +16,8 @@
 #include "cli/cli.h"
 #include "grade/grade.h"
 #include "grade/diag.h"
-#include "props/golden.h"
-#include "props/oracle.h"
+#include "oracle/golden.h"
+#include "oracle/oracle.h"
 
 static const char usage[] =
     "usage: grader golden --spec FILE... [--seed N] [--jobs N] [--out FILE] REFERENCE\n"

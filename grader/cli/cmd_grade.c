@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "grade/grade.h"
 #include "sandbox/sbx.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "report/report.h"
 #include "core/strbuf.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "props/golden.h"
+#include "oracle/golden.h"
 #include "props/prop_common.h"
 #include "core/util.h"
 

@@ -3,7 +3,7 @@
  * likely cause and how many failures it explains. Prefix dg_.
  *
  * The causes are the catalogue's known wrong variants (tests/submissions/),
- * recorded as data by `grader golden` (props/golden.h): for each variant,
+ * recorded as data by `grader golden` (oracle/golden.h): for each variant,
  * the tests it fails, the shape of each failure's message, and a sample of
  * its outputs on the standard call of every case of its function's tests.
  * After the tests ran, dg_diagnose makes the same standard calls on the
@@ -23,7 +23,7 @@
 #include "core/err.h"
 #include "grade/grade.h"
 #include "grade/grade_run.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 
 /*
  * Record the catalogue submission at `path` (already graded into r with the

@@ -22,7 +22,7 @@
 #include "grade/grade_run.h"
 #include "build/objcache.h"
 #include "build/objcheck.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "sandbox/sbx.h"
 #include "core/scratch.h"
 #include "core/sha256.h"

@@ -24,7 +24,7 @@
 
 #define PROP_MSG_MAX 1024
 
-struct orc; /* props/oracle.h */
+struct orc; /* oracle/oracle.h */
 
 /* Everything a property may use besides the case. */
 struct prop_env {

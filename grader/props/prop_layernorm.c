@@ -14,7 +14,7 @@
 
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "props/prop_util.h"
 
 #define FN "attn_layer_norm"

@@ -2,7 +2,7 @@
  * prop_mha.c -- the properties of attn_multi_head ("mha"). One case's
  * data, its expected result and the diagnosis of a mismatch are in
  * prop_mha_data.c; the expected values come from the oracle (orc_mha,
- * oracle.h: props/trusted.c in the staff build, golden data in the
+ * oracle.h: oracle/trusted.c in the staff build, golden data in the
  * student build).
  *
  * Inputs: X ~ N(0, scale^2), each W ~ N(0, wscale^2 / d_model), so that
@@ -20,7 +20,7 @@
  * d_model <= 64, n <= 32; realistic errors are ~ 1e-6. A wrong scale,
  * slicing or missing Wo moves outputs by 1e-1.
  */
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "props/prop_mha.h"
 
 #include <math.h>

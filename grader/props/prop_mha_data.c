@@ -12,7 +12,7 @@
 
 #include "attention.h"
 #include "props/prop_common.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "props/prop_mha.h"
 
 #define FN "attn_multi_head"

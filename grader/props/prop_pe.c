@@ -6,7 +6,7 @@
 #include "attention.h"
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "props/prop_util.h"
 
 #define U 0x1p-24

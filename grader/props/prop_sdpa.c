@@ -10,7 +10,7 @@
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
 #include "props/prop_sdpa.h"
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 #include "props/prop_util.h"
 
 #define U 0x1p-24

@@ -15,7 +15,7 @@
  * float error of the logits and the weighted sum; see prop_sdpa.c). */
 double psd_out_atol(const struct pc_call *k, double tol);
 
-/* The oracle's attention (props/oracle.h) of k's buffers with `mask` and
+/* The oracle's attention (oracle/oracle.h) of k's buffers with `mask` and
  * `scale` into fresh arrays *out (n_q x d_v) and *w (n_q x n_k): 0;
  * ORC_MISSING (nothing allocated) when the golden data lacks it; -1 (e
  * set). */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/sha256.h"
-#include "props/golden.h"
+#include "oracle/golden.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,12 +1,12 @@
 /* oracle.c -- see oracle.h. */
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if GRADER_STAFF
-#include "props/trusted.h"
+#include "oracle/trusted.h"
 #endif
 
 int orc_can_compute(void)

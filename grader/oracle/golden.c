@@ -1,12 +1,12 @@
 /* golden.c -- see golden.h. */
-#include "props/golden.h"
+#include "oracle/golden.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
-#include "props/golden_internal.h"
+#include "oracle/golden_internal.h"
 
 struct gold *gold_new(void)
 {

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "props/oracle.h"
+#include "oracle/oracle.h"
 
 int trm_sdpa(const float *Q, const float *K, const float *V, size_t n_q, size_t n_k,
              size_t d_k, size_t d_v, const unsigned char *mask, double scale,

@@ -4,7 +4,7 @@
  * formulas, multi-head attention and its wrong variants, the block and its
  * wrong variants, the positional encoding.
  */
-#include "props/trusted.h"
+#include "oracle/trusted.h"
 
 #include <math.h>
 #include <stdlib.h>

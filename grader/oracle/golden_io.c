@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/strbuf.h"
-#include "props/golden_internal.h"
+#include "oracle/golden_internal.h"
 
 #define GOLD_MAGIC "attention-grader-golden 1"
 

@@ -3,7 +3,7 @@
  * through here; prefix orc_. The properties ask it; the layers above make
  * one (cli/ picks compute or replay, grade/ hands it to the properties).
  *
- * In the staff build the oracle computes in double (props/trusted.c, which
+ * In the staff build the oracle computes in double (oracle/trusted.c, which
  * is never shipped). In the student build there is no such code -- it
  * would be an answer key -- and the oracle answers from golden data
  * (golden.h) that `make template` recorded with the staff build on the
@@ -21,10 +21,26 @@
 #include <stddef.h>
 
 #include "core/err.h"
-#include "props/golden.h"
-#include "props/prop_mha.h"
+#include "oracle/golden.h"
 
 #define ORC_MISSING 1
+
+/* The shapes and wrong variants of multi-head attention orc_mha computes
+ * (the properties of mha and block build them). */
+struct pmha_dims {
+    size_t n_q, n_kv, d_model, heads; /* heads > 0 divides d_model */
+};
+
+/* How a head reads Q, K and V (and writes the concatenation): the right
+ * way (column blocks) and the usual wrong ones, for diagnosis. */
+enum pmha_slicing { PMHA_SL_BLOCKS, PMHA_SL_INTERLEAVED, PMHA_SL_ROWS };
+
+struct pmha_variant {
+    enum pmha_slicing sl;       /* how a head reads Q, K, V */
+    enum pmha_slicing cat_sl;   /* how it writes the concatenation */
+    int scale_by_dmodel;   /* 1/sqrt(d_model) instead of 1/sqrt(d_head) */
+    int no_wo;             /* out = concat(heads), no final projection */
+};
 
 enum orc_mode {
     ORC_COMPUTE = 0, /* staff: compute, keep nothing */

@@ -5,7 +5,7 @@
 #ifndef GRD_GOLDEN_INTERNAL_H
 #define GRD_GOLDEN_INTERNAL_H
 
-#include "props/golden.h"
+#include "oracle/golden.h"
 
 struct gold_entry {
     unsigned char key[GOLD_KEY_LEN];
