@@ -82,14 +82,14 @@ __attribute__((unused)) static int tg_hogs_start(pid_t *pid)
 }
 
 /* Load specs/public.yaml and, when `hidden`, specs/hidden.yaml. */
-__attribute__((unused)) static struct spec_set *tg_specs(int hidden, struct grd_err *e)
+__attribute__((unused)) static struct spec_set *tg_specs(int hidden, struct err *e)
 {
     struct spec_set *s = spec_set_new();
 
     if (s == NULL)
         return NULL;
-    if (spec_load(s, TEST_SRCDIR "/specs/public.yaml", grade_check_case, e) < 0 ||
-        (hidden && spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", grade_check_case, e) < 0)) {
+    if (spec_load(s, TEST_SRCDIR "/specs/public.yaml", gprop_check_case, e) < 0 ||
+        (hidden && spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", gprop_check_case, e) < 0)) {
         spec_set_free(s);
         return NULL;
     }
@@ -98,7 +98,7 @@ __attribute__((unused)) static struct spec_set *tg_specs(int hidden, struct grd_
 
 /* Grade `path` with the default seed; NULL on a grader error (e set). */
 __attribute__((unused)) static struct grade_result *tg_grade(const struct spec_set *s, const char *path,
-                                     const char *only, struct grd_err *e)
+                                     const char *only, struct err *e)
 {
     struct grade_opts o;
     struct grade_result *r = NULL;
@@ -113,7 +113,7 @@ __attribute__((unused)) static struct grade_result *tg_grade(const struct spec_s
     return r;
 }
 
-__attribute__((unused)) static const struct test_result *tg_find(const struct grade_result *r, const char *id)
+__attribute__((unused)) static const struct grade_test *tg_find(const struct grade_result *r, const char *id)
 {
     for (size_t i = 0; i < r->n_tests; i++)
         if (strcmp(r->tests[i].test->id, id) == 0)

@@ -50,7 +50,7 @@ static double idl_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static void idl_done(struct call_result *r, int rc, double t0)
+static void idl_done(struct impl_result *r, int rc, double t0)
 {
     memset(r, 0, sizeof *r);
     r->status = CALL_RETURNED;
@@ -59,7 +59,7 @@ static void idl_done(struct call_result *r, int rc, double t0)
 }
 
 static int idl_softmax(void *self, float *x, size_t rows, size_t cols,
-                       struct call_result *r, struct grd_err *e)
+                       struct impl_result *r, struct err *e)
 {
     struct impl_dl *d = self;
     double t0 = idl_now_ms();
@@ -71,7 +71,7 @@ static int idl_softmax(void *self, float *x, size_t rows, size_t cols,
 static int idl_sdpa(void *self, const float *Q, const float *K, const float *V,
                     size_t n_q, size_t n_k, size_t d_k, size_t d_v,
                     const unsigned char *mask, float *out, float *w,
-                    struct call_result *r, struct grd_err *e)
+                    struct impl_result *r, struct err *e)
 {
     struct impl_dl *d = self;
     double t0 = idl_now_ms();
@@ -81,7 +81,7 @@ static int idl_sdpa(void *self, const float *Q, const float *K, const float *V,
 }
 
 static int idl_pe(void *self, float *pe, size_t n, size_t dd,
-                  struct call_result *r, struct grd_err *e)
+                  struct impl_result *r, struct err *e)
 {
     struct impl_dl *d = self;
     double t0 = idl_now_ms();
@@ -94,7 +94,7 @@ static int idl_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
                    size_t n_kv, size_t d_model, size_t heads, const float *Wq,
                    const float *Wk, const float *Wv, const float *Wo,
                    const unsigned char *mask, float *out, float *w,
-                   struct call_result *r, struct grd_err *e)
+                   struct impl_result *r, struct err *e)
 {
     struct impl_dl *d = self;
     double t0 = idl_now_ms();
@@ -105,7 +105,7 @@ static int idl_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
 }
 
 static int idl_ln(void *self, float *x, size_t rows, size_t cols, float eps,
-                  struct call_result *r, struct grd_err *e)
+                  struct impl_result *r, struct err *e)
 {
     struct impl_dl *d = self;
     double t0 = idl_now_ms();
@@ -119,7 +119,7 @@ static int idl_block(void *self, float *X, size_t n, size_t d_model,
                      const float *Wk, const float *Wv, const float *Wo,
                      const float *W1, const float *b1, const float *W2,
                      const float *b2, const unsigned char *mask, float eps,
-                     struct call_result *r, struct grd_err *e)
+                     struct impl_result *r, struct err *e)
 {
     struct impl_dl *d = self;
     double t0 = idl_now_ms();

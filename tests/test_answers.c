@@ -25,14 +25,14 @@ static const struct spec_param manual_note = {"field", SPEC_STR, 0, "part3.note"
 static struct prop_verdict run(const char *dir, const char *property,
                                const struct spec_param *param)
 {
-    const struct prop_def *d = grade_prop_find("written", property);
+    const struct prop_def *d = gprop_find("written", property);
     struct spec_case c = {param, param ? 1 : 0, 1, 1};
     struct spec_test t = {.id = "written.x", .title = "x", .function = "written",
                           .property = property, .points = 1, .cases = &c, .n_cases = 1,
                           .tolerance = -1};
     struct prop_env env = {.student = impl_local(), .submission_dir = dir};
     struct prop_verdict v;
-    struct grd_err e;
+    struct err e;
 
     memset(&v, 0, sizeof v);
     err_clear(&e);
@@ -145,7 +145,7 @@ Test(answers, malformed_files_say_where)
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ans_answers a;
-        struct grd_err e;
+        struct err e;
         char buf[1024];
         err_clear(&e);
         cr_expect_eq(ans_parse("a.yaml", cases[i].yaml, strlen(cases[i].yaml), &a, &e), -1,
@@ -159,7 +159,7 @@ Test(answers, malformed_files_say_where)
 Test(answers, parses_the_good_file)
 {
     struct ans_answers a;
-    struct grd_err e;
+    struct err e;
     char path[512];
 
     err_clear(&e);

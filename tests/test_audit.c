@@ -38,10 +38,10 @@ static struct aud_result *audit_m(const char *spec, size_t len, struct mut_ops *
     struct spec_set *s = spec_set_new();
     struct aud_opts o;
     struct aud_result *r = NULL;
-    struct grd_err e;
+    struct err e;
 
     err_clear(&e);
-    cr_assert(spec_load_buffer(s, "softmax.yaml", spec, len, grade_check_case, &e) == 0, "%s", e.msg);
+    cr_assert(spec_load_buffer(s, "softmax.yaml", spec, len, gprop_check_case, &e) == 0, "%s", e.msg);
     memset(&o, 0, sizeof o);
     o.specs = s;
     o.source = REF;
@@ -94,10 +94,10 @@ Test(audit, fixed_mutants_are_classified, .timeout = 600)
 {
     size_t len;
     char *spec = slurp(DIR "softmax.yaml", &len);
-    struct grd_err e;
+    struct err e;
     struct mut_ops *ops = mut_ops_load(DIR "mutators.txt", &e);
     struct aud_result *r;
-    struct strbuf sb;
+    struct sb sb;
 
     cr_assert(ops != NULL, "%s", e.msg);
     r = audit(spec, len, ops, DIR "equivalent.txt");
@@ -131,7 +131,7 @@ Test(audit, deleting_a_case_lowers_the_score, .timeout = 600)
 {
     size_t len;
     char *spec = slurp(DIR "softmax.yaml", &len), *cut = strstr(spec, "    - {rows: 4, cols: 16, magnitude: 10000}\n");
-    struct grd_err e;
+    struct err e;
     struct mut_ops *ops = mut_ops_parse("delete statement\n", 17, "ops", &e);
     struct aud_result *full, *less;
 
@@ -168,10 +168,10 @@ Test(audit, the_matrix_names_the_case_whose_deletion_lowers_the_score, .timeout 
 {
     size_t len, named = 0, idle = 0;
     char *spec = slurp(DIR "softmax.yaml", &len), *copy = strdup(spec);
-    struct grd_err e;
+    struct err e;
     struct mut_ops *ops = mut_ops_parse("delete statement\n", 17, "ops", &e);
     struct aud_result *m, *less;
-    struct strbuf sb;
+    struct sb sb;
     int named_line = 0, idle_line = 0;
 
     cr_assert(ops && copy, "%s", e.msg);
@@ -232,7 +232,7 @@ Test(audit, mutants_come_from_code_tokens)
         "    b +\\\n= 1;\n"
         "    return b - a + (s != 0);\n"
         "}\n";
-    struct grd_err e;
+    struct err e;
     struct mut_ops *ops = mut_ops_parse("swap arith + -\nswap assign += -=\n", 34, "ops", &e);
     struct mut_mutant *m = NULL;
     size_t n = 0, len = 0;
@@ -257,7 +257,7 @@ Test(audit, mutants_come_from_code_tokens)
 
 Test(audit, operator_file_errors_name_the_line)
 {
-    struct grd_err e;
+    struct err e;
 
     err_clear(&e);
     cr_expect_null(mut_ops_parse("swap arith + -\nswop x + -\n", 26, "m.txt", &e));

@@ -88,10 +88,10 @@ static char *make_class(const struct entry_src *v, size_t n)
 static struct spec_set *load_specs(void)
 {
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load(s, TEST_SRCDIR "/specs/public.yaml", grade_check_case, &e) == 0,
+    cr_assert(spec_load(s, TEST_SRCDIR "/specs/public.yaml", gprop_check_case, &e) == 0,
               "spec: %s", e.msg);
     return s;
 }
@@ -101,7 +101,7 @@ static void discover(const char *root, const char *pattern, struct bat_list *l)
     char dir[4096];
     const char *dirs[1] = {dir};
     struct bat_idre *re = NULL;
-    struct grd_err e;
+    struct err e;
 
     snprintf(dir, sizeof dir, "%s/class", root);
     if (pattern != NULL)
@@ -129,7 +129,7 @@ static int run(const struct bat_list *l, const struct spec_set *s, const char *o
 {
     struct bat_opts o = {s, out, TEST_BUILDDIR, "test", 1, 2, 0, 0, 0,
                          count_event, c, stop, 0, NULL, 0};
-    struct grd_err e;
+    struct err e;
     int rc = bat_run(l, &o, &e);
 
     cr_assert(rc >= 0, "batch: %s", e.msg);
@@ -161,7 +161,7 @@ Test(batch, csv_escapes_rfc4180)
         {"ünï", "ünï"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct strbuf sb;
+        struct sb sb;
 
         sb_init(&sb, 0);
         cr_assert(bat_csv_field(&sb, cases[i].in) == 0);
@@ -178,7 +178,7 @@ Test(batch, csv_leaves_manual_items_blank)
     };
     struct bat_row row;
     const char *const ids[] = {"written.top_pairs", "written.manual.part2"};
-    struct strbuf sb;
+    struct sb sb;
 
     memset(&row, 0, sizeof row);
     row.id = (char *)"alice";
@@ -210,7 +210,7 @@ Test(batch, id_regex_extracts_named_group)
         {"^(?<id>x)?y", "y", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct grd_err e;
+        struct err e;
         struct bat_idre *re = bat_idre_new(cases[i].pattern, &e);
         char id[BAT_ID_MAX + 1];
         int rc;
@@ -229,7 +229,7 @@ Test(batch, id_regex_refuses_bad_patterns)
     static const char *const bad[] = {"^(?<login>.+)$", "(?<id>", "[a-"};
 
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        struct grd_err e;
+        struct err e;
 
         err_clear(&e);
         cr_expect(bat_idre_new(bad[i], &e) == NULL, "'%s' accepted", bad[i]);
@@ -276,7 +276,7 @@ Test(batch, atomic_write_replaces_whole_file)
 {
     char tmpl[] = "/tmp/test-batch-XXXXXX", path[4096];
     char *root = strdup(mkdtemp(tmpl)), *got;
-    struct grd_err e;
+    struct err e;
     size_t n;
 
     snprintf(path, sizeof path, "%s/file.txt", root);
@@ -302,8 +302,8 @@ Test(batch, row_round_trips)
     };
     struct bat_row r = {rid, "ok", 1.5, 3.5, "1.0.0", "ab", "cd", 7, detail, t, 2, name,
                         "ef"}, back;
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
 
     sb_init(&sb, 0);
     cr_assert(bat_row_format(&r, &sb) == 0);
@@ -325,7 +325,7 @@ static void expect_rows(const char *out)
 {
     char path[4096];
     struct bat_row row;
-    struct grd_err e;
+    struct err e;
     double alice = 0;
 
     for (size_t i = 0; i < N_EXPECTED; i++) {
@@ -437,7 +437,7 @@ Test(batch, merge_of_three_shards_equals_single_run, .timeout = 120)
     struct spec_set *s = load_specs();
     struct bat_list l = {NULL, 0, 0};
     struct counts c = {0, 0};
-    struct grd_err e;
+    struct err e;
     size_t n1, n2, total = 0;
 
     snprintf(out, sizeof out, "%s/single", root);
@@ -727,11 +727,11 @@ Test(batch, feedback_hides_hidden_tests_staff_report_keeps_them, .timeout = 120)
     struct spec_set *s = load_specs();
     struct bat_list l;
     struct counts c = {0, 0};
-    struct grd_err e;
+    struct err e;
     size_t n, hidden = 0, hidden_failed_hints = 0;
     long long hidden_cents = 0;
 
-    cr_assert(spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", grade_check_case, &e) == 0, "%s",
+    cr_assert(spec_load(s, TEST_SRCDIR "/specs/hidden.yaml", gprop_check_case, &e) == 0, "%s",
               e.msg);
     discover(root, IDRE, &l);
     snprintf(out, sizeof out, "%s/out", root);

@@ -59,7 +59,7 @@ Test(batch_inputs, ids_are_safe_distinct_and_stable)
     char ids[N_HOSTILE + 2][BAT_ID_MAX + 1], again[BAT_ID_MAX + 1];
 
     for (size_t i = 0; i < N_HOSTILE; i++) {
-        struct grd_err e;
+        struct err e;
         const char *raw = strchr(hostile[i], '/') ? "slash" : hostile[i];
 
         bat_id_make(raw, ids[i]);

@@ -68,7 +68,7 @@ static int pipeline(struct env *v, const char *name, int run)
 {
     char src[256], obj[192], prep[192], runner[192], *log = NULL;
     struct obj_report rep;
-    struct grd_err e;
+    struct err e;
     const char *argv[] = {runner, NULL};
 
     snprintf(src, sizeof src, "%s/%s", FX_DIR, name);
@@ -100,7 +100,7 @@ Test(build, compiles_against_the_graders_header_only)
 {
     struct env v;
     char src[256], obj[192], hdr[192], *log = NULL;
-    struct grd_err e;
+    struct err e;
 
     env_init(&v);
     /* The student's edited header defines a macro the grader's lacks. */
@@ -125,7 +125,7 @@ Test(build, compile_errors_keep_the_first_lines)
 {
     struct env v;
     char src[256], obj[192], *log = NULL, body[4096] = "";
-    struct grd_err e;
+    struct err e;
     size_t lines = 0;
 
     env_init(&v);
@@ -148,7 +148,7 @@ Test(build, grader_errors_are_not_compile_errors)
 {
     struct env v;
     char src[256], obj[192], *log = (char *)1;
-    struct grd_err e;
+    struct err e;
 
     env_init(&v);
     make_submission(&v, "int x;\n", src, sizeof src);
@@ -172,7 +172,7 @@ Test(build, oversized_source_is_a_compile_error)
 {
     struct env v;
     char src[256], obj[192], *log = NULL;
-    struct grd_err e;
+    struct err e;
     FILE *f;
 
     env_init(&v);
@@ -196,7 +196,7 @@ Test(build, stalled_compiler_is_a_grader_error)
 {
     struct env v;
     char src[256], obj[192], cc[192], *log = NULL;
-    struct grd_err e;
+    struct err e;
     struct timespec t0, t1;
 
     env_init(&v);
@@ -223,7 +223,7 @@ Test(build, compiler_that_cannot_fork_is_a_grader_error)
 {
     struct env v;
     char src[256], obj[192], cc[192], *log = NULL;
-    struct grd_err e;
+    struct err e;
 
     env_init(&v);
     snprintf(cc, sizeof cc, "%s/nofork", v.root);
@@ -245,7 +245,7 @@ Test(build, preprocessor_bomb_is_charged_to_the_submission)
 {
     struct env v;
     char src[256], obj[192], *log = NULL, body[2048] = "#define A0 x\n";
-    struct grd_err e;
+    struct err e;
 
     env_init(&v);
     for (int i = 1; i <= 40; i++)
@@ -303,7 +303,7 @@ Test(build, prepared_object_uses_grd_allocator)
     struct env v;
     char src[256], obj[192], *log = NULL;
     struct obj_report rep;
-    struct grd_err e;
+    struct err e;
     static const char *const gone[] = {"'malloc'", "'calloc'", "'free'"};
 
     env_init(&v);
@@ -334,7 +334,7 @@ Test(build, link_failure_is_reported)
 {
     struct env v;
     char src[256], obj[192], runner[192], *log = NULL;
-    struct grd_err e;
+    struct err e;
 
     env_init(&v);
     make_submission(&v, "void nowhere(void);\nvoid (*volatile p)(void) = nowhere;\n", src,
@@ -358,7 +358,7 @@ Test(build, jail_keeps_the_compiler_out_of_other_files)
 {
     struct env v;
     char src[256], obj[192], secret[192], body[512], why[128], *log = NULL;
-    struct grd_err e;
+    struct err e;
 
     env_init(&v);
     snprintf(secret, sizeof secret, "%s/secret.h", v.root);
@@ -382,7 +382,7 @@ Test(build, jail_gives_a_clean_environment)
 {
     struct env v;
     char src[256], obj[192], cc[192], envf[192], text[4096] = "", *log = NULL;
-    struct grd_err e;
+    struct err e;
     FILE *f;
     size_t got;
 
@@ -414,7 +414,7 @@ Test(build, log_quotes_only_attention_c)
 {
     struct env v;
     char src[256], obj[192], *log = NULL;
-    struct grd_err e;
+    struct err e;
 
     env_init(&v);
     make_submission(&v, "#include <string.h>\nsize_t f(void) { return strlen(\"a\", 2); }\n", src,

@@ -61,7 +61,7 @@ static void check_trivial(const struct grade_result *r, const char *name)
 }
 
 /* A real failure of the property: not passed, and not merely withheld. */
-static int property_failed(const struct test_result *t)
+static int property_failed(const struct grade_test *t)
 {
     return t->status != TEST_PASSED && t->status != TEST_WITHHELD;
 }
@@ -79,7 +79,7 @@ static void check_entry(const struct tg_expect *x, const struct grade_result *r,
     cr_expect(r->status == GRADE_OK, "%s: status %s: %s", name,
               grade_status_name(r->status), r->status_detail ? r->status_detail : "");
     for (size_t i = 0; i < r->n_tests; i++) {
-        const struct test_result *t = &r->tests[i];
+        const struct grade_test *t = &r->tests[i];
         const char *id = t->test->id;
         if (tg_listed(x->fail, x->n_fail, id)) {
             seen_fail++;
@@ -109,7 +109,7 @@ ParameterizedTest(struct entry *p, catalogue, entry, .timeout = 120)
 {
     char path[sizeof CAT_DIR + 300];
     struct tg_expect x;
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(1, &e);
     struct grade_result *r;
 

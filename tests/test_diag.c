@@ -107,13 +107,13 @@ static void join_cause_lines(char *s)
 static struct grade_result *grade_diag_ex(const char *path, struct gold *g, const char *exclude,
                                           double budget_ms, char **text, struct spec_set **sp)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = *sp = tg_specs(1, &e);
     struct orc o = {ORC_COMPUTE, g};
     struct grade_opts go;
     struct grade_result *r = NULL;
     struct rpt_opts ro = {0};
-    struct strbuf sb;
+    struct sb sb;
 
     cr_assert(s != NULL, "specs: %s", e.msg);
     memset(&go, 0, sizeof go);
@@ -139,7 +139,7 @@ static struct grade_result *grade_diag(const char *path, struct gold *g, char **
 
 static struct gold *load_diag(void)
 {
-    struct grd_err e;
+    struct err e;
     struct gold *g;
 
     cr_assert(access(DIAG_DATA, R_OK) == 0, "%s is missing: run `make diag-data`", DIAG_DATA);
@@ -428,7 +428,7 @@ struct lazy {
     int calls, fail;
 };
 
-static int lazy_load(void *ctx, struct grd_err *e)
+static int lazy_load(void *ctx, struct err *e)
 {
     struct lazy *l = ctx;
 
@@ -441,7 +441,7 @@ static int lazy_load(void *ctx, struct grd_err *e)
 
 /* Grade path (public spec) with the data deferred to l; 0 or -1 (e). */
 static int grade_lazy(const char *path, struct lazy *l, struct grade_result **r,
-                      struct grd_err *e)
+                      struct err *e)
 {
     struct spec_set *s = tg_specs(0, e);
     struct orc o = {ORC_COMPUTE, NULL};
@@ -470,7 +470,7 @@ Test(diag, data_is_read_only_when_a_failure_needs_it, .timeout = 600)
 {
     struct lazy ok = {NULL, 0, 0}, buggy = {NULL, 0, 0}, broken = {NULL, 0, 1};
     struct grade_result *r;
-    struct grd_err e;
+    struct err e;
 
     cr_assert(grade_lazy(TEST_SRCDIR "/reference/attention.c", &ok, &r, &e) == 0, "%s", e.msg);
     cr_expect_eq(ok.calls, 0, "a correct submission asked for the diagnosis data");
@@ -542,13 +542,13 @@ Test(diag, spends_only_the_budget, .timeout = 600)
 Test(diag, selected_run_says_so, .timeout = 600)
 {
     struct gold *g = load_diag();
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(1, &e);
     struct orc o = {ORC_COMPUTE, g};
     struct grade_opts go;
     struct grade_result *r = NULL;
     struct rpt_opts ro = {0};
-    struct strbuf sb;
+    struct sb sb;
 
     memset(&go, 0, sizeof go);
     go.specs = s, go.seed = 1, go.data_dir = TEST_BUILDDIR, go.orc = &o;
@@ -620,7 +620,7 @@ static struct gold *small_store(void)
     static const double v1[] = {1.0, -0.0, 1e-300, 0.1}, v2[] = {3.5};
     static const char *const fails[] = {"sdpa.values", "sdpa.causal"};
     struct gold *g = gold_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert(g != NULL);
     cr_assert(gold_put(g, k1, v1, 4, &e) == 0 && gold_put(g, k2, v2, 1, &e) == 0);
@@ -647,7 +647,7 @@ Test(golden, round_trip_is_byte_identical)
 {
     char a[] = "/tmp/golden-test-XXXXXX", b[64];
     struct gold *g = small_store(), *h;
-    struct grd_err e;
+    struct err e;
     const double *v;
     size_t n, na, nb;
     int fd = mkstemp(a);
@@ -681,7 +681,7 @@ Test(golden, a_changed_byte_is_refused)
 {
     char a[] = "/tmp/golden-test-XXXXXX";
     struct gold *g = small_store();
-    struct grd_err e;
+    struct err e;
     int fd = mkstemp(a);
     size_t n;
     char *t;

@@ -38,7 +38,7 @@ static const char roster_csv[] =
 
 static void parse(const char *text, struct gbx_table *t)
 {
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(gbx_csv_parse(text, strlen(text), "t.csv", t, &e), 0, "%s", e.msg);
 }
@@ -55,7 +55,7 @@ Test(export, grades_csv_neutralises_formulas_in_ids_and_notes)
 
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
         struct bat_row row;
-        struct strbuf sb;
+        struct sb sb;
         const char *line;
 
         memset(&row, 0, sizeof row);
@@ -77,7 +77,7 @@ Test(export, grades_csv_neutralises_formulas_in_ids_and_notes)
 Test(export, csv_reader_reads_quotes_crlf_and_bom_and_refuses_bad_rows)
 {
     struct gbx_table t;
-    struct grd_err e;
+    struct err e;
     static const char *const bad[] = {
         "a,b\r\n1\r\n", "a,b\n\"open,2\n", "a\n\"x\"y\n",
     };
@@ -105,7 +105,7 @@ Test(export, csv_reader_reads_quotes_crlf_and_bom_and_refuses_bad_rows)
 Test(export, csv_reader_keeps_a_last_row_ending_in_a_comma)
 {
     struct gbx_table t;
-    struct grd_err e;
+    struct err e;
 
     parse("id,score\nalice,", &t);
     cr_assert_eq(t.n_rows, 2);
@@ -118,8 +118,8 @@ Test(export, csv_reader_keeps_a_last_row_ending_in_a_comma)
 static char *export(enum gbx_lms lms, struct gbx_stats *st)
 {
     struct gbx_table g, r;
-    struct strbuf out;
-    struct grd_err e;
+    struct sb out;
+    struct err e;
 
     parse(grades_csv, &g);
     parse(roster_csv, &r);
@@ -171,9 +171,9 @@ Test(export, moodle_columns_with_feedback)
 Test(export, refuses_a_file_that_is_no_gradebook_or_roster)
 {
     struct gbx_table g, r;
-    struct strbuf out;
+    struct sb out;
     struct gbx_stats st;
-    struct grd_err e;
+    struct err e;
 
     parse("name,points\nx,1\n", &g);
     parse(roster_csv, &r);

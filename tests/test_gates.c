@@ -64,17 +64,17 @@ static const char yaml[] =
 static struct spec_set *load_yaml(void)
 {
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load_buffer(s, "gates.yaml", yaml, sizeof yaml - 1, grade_check_case, &e) == 0,
+    cr_assert(spec_load_buffer(s, "gates.yaml", yaml, sizeof yaml - 1, gprop_check_case, &e) == 0,
               "%s", e.msg);
     return s;
 }
 
 static struct grade_result *grade(const struct spec_set *s, const char *path, const char *only)
 {
-    struct grd_err e;
+    struct err e;
     struct grade_result *r = tg_grade(s, path, only, &e);
 
     cr_assert(r != NULL, "%s", e.msg);
@@ -85,9 +85,9 @@ Test(gates, a_failed_value_test_withholds_what_depends_on_it)
 {
     struct spec_set *s = load_yaml();
     struct grade_result *r = grade(s, REF, NULL);
-    const struct test_result *bad = tg_find(r, "softmax.values.broken");
-    const struct test_result *ev = tg_find(r, "softmax.einval");
-    const struct test_result *det = tg_find(r, "softmax.deterministic");
+    const struct grade_test *bad = tg_find(r, "softmax.values.broken");
+    const struct grade_test *ev = tg_find(r, "softmax.einval");
+    const struct grade_test *det = tg_find(r, "softmax.deterministic");
 
     cr_assert(bad && ev && det);
     /* the value test itself keeps its partial credit */
@@ -106,7 +106,7 @@ Test(gates, withholding_passes_down_a_chain_and_names_the_root)
 {
     struct spec_set *s = load_yaml();
     struct grade_result *r = grade(s, REF, NULL);
-    const struct test_result *leaks = tg_find(r, "softmax.no_leaks");
+    const struct grade_test *leaks = tg_find(r, "softmax.no_leaks");
 
     cr_assert(leaks != NULL);
     cr_expect(leaks->status == TEST_WITHHELD && leaks->score_cents == 0);
@@ -132,11 +132,11 @@ Test(gates, a_gate_outside_the_selection_closes_nothing)
  * message stays, the label comes first, the score is 0. */
 Test(gates, a_failing_test_behind_a_closed_gate_keeps_its_message)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(0, &e);
     struct grade_result *r;
-    const struct test_result *t, *ev;
-    struct strbuf sb;
+    const struct grade_test *t, *ev;
+    struct sb sb;
 
     cr_assert(s != NULL, "%s", e.msg);
     r = grade(s, NO_SCALE, "^sdpa\\.(values|einval|masked_weights_zero|fully_masked_row)$");
@@ -161,7 +161,7 @@ Test(gates, a_failing_test_behind_a_closed_gate_keeps_its_message)
  * value test of its own function (specs/README.md, "depends_on"). */
 Test(gates, every_shipped_test_is_gated_by_a_value_test)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(1, &e);
     size_t gated = 0, values = 0;
 
@@ -193,7 +193,7 @@ Test(gates, every_shipped_test_is_gated_by_a_value_test)
 Test(gates, every_function_has_a_public_value_test)
 {
     static const char *const fns[] = {"softmax", "sdpa", "pe", "layernorm", "mha", "block"};
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(0, &e);
 
     cr_assert(s != NULL, "%s", e.msg);

@@ -25,7 +25,7 @@ struct graded {
 
 static struct graded grade_both(int hidden, const char *path, const char *only)
 {
-    struct grd_err e;
+    struct err e;
     struct graded g = {tg_specs(hidden, &e), NULL};
 
     cr_assert(g.s != NULL, "specs: %s", e.msg);
@@ -144,7 +144,7 @@ Test(grade, edited_header_beside_submission_is_ignored)
 
 Test(grade, missing_submission_is_an_error)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(0, &e);
 
     cr_assert(s != NULL);
@@ -167,7 +167,7 @@ Test(grade, only_selects_tests_and_cases)
 
 Test(grade, bad_only_pattern_is_an_error)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(0, &e);
 
     cr_assert(s != NULL);
@@ -178,7 +178,7 @@ Test(grade, bad_only_pattern_is_an_error)
 
 Test(grade, only_matching_nothing_is_an_error)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(1, &e);
 
     cr_assert(s != NULL);
@@ -246,12 +246,12 @@ Test(grade, smallest_failing_case_is_shown)
         "    cases:\n"
         "      - {rows: 8, cols: 16}\n"
         "      - {rows: 2, cols: 3}\n";
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = spec_set_new();
     struct grade_result *r;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load_buffer(s, "order.yaml", yaml, sizeof yaml - 1, grade_check_case, &e) == 0,
+    cr_assert(spec_load_buffer(s, "order.yaml", yaml, sizeof yaml - 1, gprop_check_case, &e) == 0,
               "%s", e.msg);
     r = tg_grade(s, TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c", NULL, &e);
     cr_assert(r != NULL, "%s", e.msg);
@@ -308,7 +308,7 @@ static struct grade_result *grade_budget(const struct spec_set *s, const char *p
 {
     struct grade_opts o;
     struct grade_result *r = NULL;
-    struct grd_err e;
+    struct err e;
 
     memset(&o, 0, sizeof o);
     o.specs = s;
@@ -348,7 +348,7 @@ static size_t budget_cut(const struct grade_result *r, unsigned lanes)
  */
 Test(grade, budget_is_spent_in_spec_order_on_any_lanes, .timeout = 120)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(1, &e);
 
     cr_assert(s != NULL, "specs: %s", e.msg);
@@ -377,7 +377,7 @@ Test(grade, budget_is_spent_in_spec_order_on_any_lanes, .timeout = 120)
  */
 Test(grade, a_loaded_machine_does_not_spend_the_budget, .timeout = 900)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s;
     pid_t hog[TG_HOGS];
 

@@ -134,7 +134,7 @@ static void entry_paths(const char *name, char *sub, char *src, size_t n)
 }
 
 /* With an answers.yaml, the written part is graded too (it reads it). */
-static struct spec_set *entry_specs(const char *sub, struct grd_err *e)
+static struct spec_set *entry_specs(const char *sub, struct err *e)
 {
     char answers[HOST_PATH_MAX];
     struct stat st;
@@ -142,7 +142,7 @@ static struct spec_set *entry_specs(const char *sub, struct grd_err *e)
 
     snprintf(answers, sizeof answers, "%.900s/answers.yaml", sub);
     if (s != NULL && lstat(answers, &st) == 0 &&
-        spec_load(s, TEST_SRCDIR "/specs/written.yaml", grade_check_case, e) < 0) {
+        spec_load(s, TEST_SRCDIR "/specs/written.yaml", gprop_check_case, e) < 0) {
         spec_set_free(s);
         return NULL;
     }
@@ -295,7 +295,7 @@ static void arena_leave(struct arena *a)
 /* Grade with the production defaults (budget, deadlines); NULL on a
  * grader error (e set). */
 static struct grade_result *host_grade_in(const struct spec_set *s, const char *path,
-                                          const char *data_dir, struct grd_err *e)
+                                          const char *data_dir, struct err *e)
 {
     struct grade_opts o;
     struct grade_result *r = NULL;
@@ -308,7 +308,7 @@ static struct grade_result *host_grade_in(const struct spec_set *s, const char *
 }
 
 static struct grade_result *host_grade(const struct spec_set *s, const char *path,
-                                       struct grd_err *e)
+                                       struct err *e)
 {
     return host_grade_in(s, path, TEST_BUILDDIR, e);
 }
@@ -316,8 +316,8 @@ static struct grade_result *host_grade(const struct spec_set *s, const char *pat
 /* The Gradescope results.json must be valid JSON whatever was printed. */
 static void expect_valid_json(const struct grade_result *r, const char *who)
 {
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
 
     sb_init(&sb, (size_t)8 << 20);
     memset(&e, 0, sizeof e);
@@ -351,7 +351,7 @@ static void expect_tests(const struct tg_expect *x, const struct host_expect *h,
     size_t seen = 0;
 
     for (size_t i = 0; i < r->n_tests; i++) {
-        const struct test_result *t = &r->tests[i];
+        const struct grade_test *t = &r->tests[i];
         const char *id = t->test->id;
         if (attacked(x, h, t->test)) {
             seen += tg_listed(x->fail, x->n_fail, id);
@@ -411,7 +411,7 @@ ParameterizedTest(struct entry *p, hostile, contained, .timeout = 120)
     struct tg_expect x;
     struct host_expect h;
     struct arena a;
-    struct grd_err e;
+    struct err e;
     struct spec_set *s;
     struct grade_result *r;
     double t0, ms;
@@ -465,7 +465,7 @@ Test(hostile, has_enough_attacks)
  * graded completely, with the production budget, in 20 s or less. */
 Test(hostile, looping_everywhere_graded_within_20s, .timeout = 120)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = tg_specs(1, &e);
     struct grade_result *r;
     struct arena a;
@@ -518,8 +518,8 @@ static struct criterion_test_params nobody_entries(void)
 static int verdict_code(const struct tg_expect *x, const struct host_expect *h,
                         const struct grade_result *r)
 {
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
     int bad;
     size_t others = 0;
 
@@ -530,7 +530,7 @@ static int verdict_code(const struct tg_expect *x, const struct host_expect *h,
                : h->detail[0] && !strstr(r->status_detail ? r->status_detail : "", h->detail) ? 31
                : 0;
     for (size_t i = 0; i < r->n_tests; i++) {
-        const struct test_result *t = &r->tests[i];
+        const struct grade_test *t = &r->tests[i];
         if (attacked(x, h, t->test) && (t->status == TEST_PASSED || t->score != 0.0))
             return 21;
         if (!attacked(x, h, t->test) && !tg_listed(x->maybe, x->n_maybe, t->test->id)) {
@@ -557,7 +557,7 @@ static int verdict_code(const struct tg_expect *x, const struct host_expect *h,
 static int grade_as_nobody(const struct spec_set *s, const char *stage, const char *name,
                            const struct tg_expect *x, const struct host_expect *h)
 {
-    struct grd_err e;
+    struct err e;
     char data[HOST_PATH_MAX], path[HOST_PATH_MAX];
     struct grade_result *r;
     int code;
@@ -609,7 +609,7 @@ ParameterizedTest(struct entry *p, hostile, contained_as_nobody, .timeout = 120)
     char src[HOST_PATH_MAX], sub[HOST_PATH_MAX], stage[HOST_PATH_MAX];
     struct tg_expect x;
     struct host_expect h;
-    struct grd_err e;
+    struct err e;
     struct spec_set *s;
     struct arena a;
     pid_t pid;
@@ -766,8 +766,8 @@ static const char *const nobody_toolchain[] = {
 /* 0 when r is valid Gradescope JSON. */
 static int json_ok(const struct grade_result *r)
 {
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
     int rc;
 
     sb_init(&sb, (size_t)8 << 20);
@@ -794,7 +794,7 @@ static int grade_toolchain_as_nobody(const char *stage, struct spec_set *const *
         char path[HOST_PATH_MAX], cat[HOST_PATH_MAX];
         struct host_expect h;
         struct grade_result *r;
-        struct grd_err e;
+        struct err e;
         struct spec_set *s;
         double t0 = ut_now_ms();
         int bad;
@@ -840,7 +840,7 @@ Test(hostile, toolchain_and_file_attacks_contained_as_nobody, .timeout = 180)
     cr_assert(system(cmd) == 0, "cannot stage the files for nobody: %s", cmd);
     for (size_t i = 0; i < N_NOBODY_TOOLCHAIN; i++) {
         char path[HOST_PATH_MAX];
-        struct grd_err e;
+        struct err e;
         snprintf(path, sizeof path, "%.1000s/%s", stage, nobody_toolchain[i]);
         cr_assert((sets[i] = entry_specs(path, &e)) != NULL, "specs: %s", e.msg);
     }

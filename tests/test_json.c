@@ -60,7 +60,7 @@ Test(json, escapes_every_kind_of_byte)
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct strbuf sb;
+        struct sb sb;
 
         sb_init(&sb, 0);
         cr_assert_eq(json_add_str(&sb, cases[i].in, cases[i].n, 0), 0);
@@ -72,7 +72,7 @@ Test(json, escapes_every_kind_of_byte)
 
 Test(json, clips_long_strings_with_a_note)
 {
-    struct strbuf sb;
+    struct sb sb;
 
     sb_init(&sb, 0);
     cr_assert_eq(json_add_str(&sb, "abcdefgh", 8, 3), 0);
@@ -83,7 +83,7 @@ Test(json, clips_long_strings_with_a_note)
 Test(json, every_byte_value_round_trips_to_valid_json)
 {
     char all[256];
-    struct strbuf sb;
+    struct sb sb;
     size_t i;
 
     for (i = 0; i < 256; i++)
@@ -137,7 +137,7 @@ Test(json, validator_is_strict)
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct grd_err e;
+        struct err e;
         int rc;
 
         err_clear(&e);
@@ -190,7 +190,7 @@ Test(b64, rfc4648_vectors_both_ways)
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct strbuf a, b;
+        struct sb a, b;
 
         sb_init(&a, 0);
         sb_init(&b, 0);
@@ -213,8 +213,8 @@ Test(b64, decoder_refuses_malformed_text)
     size_t i;
 
     for (i = 0; i < sizeof bad / sizeof *bad; i++) {
-        struct strbuf sb;
-        struct grd_err e;
+        struct sb sb;
+        struct err e;
 
         sb_init(&sb, 0);
         cr_expect_neq(b64_decode(&sb, bad[i], strlen(bad[i]), &e), 0,

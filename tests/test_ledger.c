@@ -30,7 +30,7 @@ static void replay(const double *cost, const int *to, double budget, enum gl_sta
 static void run_in(const size_t *order, const double *cost, const int *to, double budget,
                    const char *label)
 {
-    struct gledger *g = gl_new(5, fn5, 2, budget);
+    struct gl_ledger *g = gl_new(5, fn5, 2, budget);
     enum gl_state want[5];
 
     cr_assert_not_null(g);
@@ -89,7 +89,7 @@ Test(ledger, a_cut_tests_cost_and_timeout_do_not_count)
 
 Test(ledger, a_lane_skips_what_is_certain)
 {
-    struct gledger *g = gl_new(5, fn5, 2, 10.0);
+    struct gl_ledger *g = gl_new(5, fn5, 2, 10.0);
 
     cr_assert_not_null(g);
     gl_done(g, 0, 11.0, 0);

@@ -68,10 +68,10 @@ static char *make_class(const char *const (*v)[2], size_t n)
 static struct spec_set *load_spec(const char *path)
 {
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert(s != NULL);
-    cr_assert(spec_load(s, path, grade_check_case, &e) == 0, "spec: %s", e.msg);
+    cr_assert(spec_load(s, path, gprop_check_case, &e) == 0, "spec: %s", e.msg);
     return s;
 }
 
@@ -98,7 +98,7 @@ static void discover(const char *root, struct bat_list *l)
 {
     char dir[4096];
     const char *dirs[1] = {dir};
-    struct grd_err e;
+    struct err e;
 
     snprintf(dir, sizeof dir, "%s/class", root);
     cr_assert(bat_discover(dirs, 1, NULL, l, NULL, NULL, &e) == 0, "%s", e.msg);
@@ -111,7 +111,7 @@ static struct counts run(const struct bat_list *l, const struct spec_set *s, con
     struct counts c;
     struct bat_opts o = {s, out, TEST_BUILDDIR, VERSION, 1, 2, force, 0, 0,
                          count_event, &c, NULL, 0, NULL, no_cache};
-    struct grd_err e;
+    struct err e;
 
     memset(&c, 0, sizeof c);
     cr_assert(bat_run(l, &o, &e) == 0, "batch: %s", e.msg);
@@ -283,7 +283,7 @@ static void forge_key(const struct spec_set *s, const char *src, const char *obj
                       const char *key_path)
 {
     char tmpl[] = "/tmp/test-objcache-env-XXXXXX", env[65], key[65], sha[65], text[512];
-    struct grd_err e;
+    struct err e;
     size_t n;
     char *bytes = bu_slurp(src, &n);
 

@@ -15,7 +15,7 @@ static void check_fixture(const char *cc, const char *const *flags, const char *
                           struct obj_report *rep)
 {
     char dir[64], src[512], obj[128];
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(fx_mkdtemp(dir, sizeof dir), 0);
     if (name[0] == '/')
@@ -220,7 +220,7 @@ Test(objcheck, rejects_malformed_and_foreign_files)
         size_t len;
         unsigned char *buf = clean_object(&len);
         struct obj_report rep;
-        struct grd_err e;
+        struct err e;
 
         if (cases[i].width == 1)
             buf[cases[i].off] = (unsigned char)cases[i].value;
@@ -243,7 +243,7 @@ Test(objcheck, rejects_section_table_pointing_outside_the_file)
     unsigned char *buf = clean_object(&len);
     Elf64_Ehdr eh;
     struct obj_report rep;
-    struct grd_err e;
+    struct err e;
 
     memcpy(&eh, buf, sizeof eh);
     /* section 1's sh_offset: far past the end of the file */
@@ -267,7 +267,7 @@ Test(objcheck, survives_random_corruption)
     cr_assert(buf != NULL);
     for (int round = 0; round < 3000; round++) {
         struct obj_report rep;
-        struct grd_err e;
+        struct err e;
 
         memcpy(buf, orig, len);
         for (int k = 0; k < 1 + round % 8; k++) {
@@ -288,7 +288,7 @@ Test(objcheck, non_objects_and_missing_files)
 {
     static const char *const junk[] = {"", "hello", "\x7f" "ELF", "#include <stdio.h>\n"};
     struct obj_report rep;
-    struct grd_err e;
+    struct err e;
 
     for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
         obj_report_init(&rep);
@@ -310,7 +310,7 @@ Test(objcheck, caps_the_number_of_messages)
 {
     char dir[64], src[128], obj[128];
     struct obj_report rep;
-    struct grd_err e;
+    struct err e;
     FILE *f;
     char *text;
 

@@ -120,8 +120,8 @@ static long long sum_lines(const char *s, const char *fmt, size_t *n)
 
 static char *render(const struct grade_result *r, enum rpt_format f)
 {
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
 
     sb_init(&sb, 0);
     cr_assert(rpt_write(r, f, NULL, &sb, &e) == 0, "%s: %s", rpt_format_name(f), e.msg);
@@ -130,12 +130,12 @@ static char *render(const struct grade_result *r, enum rpt_format f)
 
 static struct grade_result *grade_thirds(struct spec_set **s)
 {
-    struct grd_err e;
+    struct err e;
     struct grade_result *r;
 
     *s = spec_set_new();
     cr_assert(*s != NULL);
-    cr_assert(spec_load_buffer(*s, "thirds.yaml", yaml, sizeof yaml - 1, grade_check_case, &e) == 0,
+    cr_assert(spec_load_buffer(*s, "thirds.yaml", yaml, sizeof yaml - 1, gprop_check_case, &e) == 0,
               "%s", e.msg);
     r = tg_grade(*s, REF, NULL, &e);
     cr_assert(r != NULL, "%s", e.msg);
@@ -168,8 +168,8 @@ Test(points, every_format_totals_the_sum_of_its_printed_parts)
     char *gs = render(r, RPT_GRADESCOPE), *junit = render(r, RPT_JUNIT);
     char *tap = render(r, RPT_TAP), *cr = render(r, RPT_CLASSROOM);
     size_t n;
-    struct strbuf dec;
-    struct grd_err e;
+    struct sb dec;
+    struct err e;
     const char *tests, *crjson;
 
     /* text: "  FAIL   0.67/1.0   id" lines, then "score: X / Y" */
@@ -210,8 +210,8 @@ Test(points, gradebook_score_is_the_sum_of_its_columns)
     struct grade_result *r = grade_thirds(&s);
     const char *ids[] = {"softmax.values", "softmax.values.again", "softmax.rows_sum_to_one"};
     struct bat_row row, back;
-    struct strbuf tsv, csv;
-    struct grd_err e;
+    struct sb tsv, csv;
+    struct err e;
     char *line, *f[8];
     size_t nf = 0;
 

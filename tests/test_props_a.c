@@ -64,7 +64,7 @@ static struct spec_set *load_ours(void)
 {
     static const char *const files[] = {"public.yaml", "hidden.yaml"};
     struct spec_set *s = spec_set_new();
-    struct grd_err e = {0};
+    struct err e = {0};
 
     cr_assert(s != NULL);
     for (size_t f = 0; f < 2; f++) {
@@ -80,7 +80,7 @@ static struct spec_set *load_ours(void)
         strncat(buf, "version: 1\ntests:\n", cap - 1);
         for (size_t i = 0; i < 3; i++)
             append_section(buf, cap, file, my_fns[i]);
-        cr_assert(spec_load_buffer(s, path, buf, strlen(buf), grade_check_case, &e) == 0,
+        cr_assert(spec_load_buffer(s, path, buf, strlen(buf), gprop_check_case, &e) == 0,
                   "%s:%d:%d: %s", e.file, e.line, e.col, e.msg);
         free(buf);
         free(file);
@@ -96,12 +96,12 @@ static int test_passes(const struct spec_test *t, struct impl student, char *msg
 {
     struct impl ref = impl_local();
     struct prop_env env = {.student = student, .reference = &ref, .seed = 1};
-    const struct prop_def *d = grade_prop_find(t->function, t->property);
+    const struct prop_def *d = gprop_find(t->function, t->property);
 
     cr_assert(d != NULL, "no property for %s", t->id);
     for (size_t i = 0; i < t->n_cases; i++) {
         struct prop_verdict v;
-        struct grd_err e = {0};
+        struct err e = {0};
         const struct prop_ctx x = {&env, t, &t->cases[i], d, &v, &e};
         memset(&v, 0, sizeof v);
         cr_assert(d->run(&x) == 0, "%s case %zu: grader error: %s", t->id, i, e.msg);
@@ -249,7 +249,7 @@ struct fake {
     int calls;
 };
 
-static void fake_done(struct call_result *r, int rc)
+static void fake_done(struct impl_result *r, int rc)
 {
     memset(r, 0, sizeof *r);
     r->status = CALL_RETURNED;
@@ -260,7 +260,7 @@ static void fake_done(struct call_result *r, int rc)
 static int fake_sdpa_qnorm(void *self, const float *Q, const float *K, const float *V,
                            size_t n_q, size_t n_k, size_t d_k, size_t d_v,
                            const unsigned char *mask, float *out, float *w,
-                           struct call_result *r, struct grd_err *e)
+                           struct impl_result *r, struct err *e)
 {
     float *q = malloc(n_q * d_k * sizeof *q);
 
@@ -282,7 +282,7 @@ static int fake_sdpa_qnorm(void *self, const float *Q, const float *K, const flo
 static int fake_sdpa_writes_q(void *self, const float *Q, const float *K, const float *V,
                               size_t n_q, size_t n_k, size_t d_k, size_t d_v,
                               const unsigned char *mask, float *out, float *w,
-                              struct call_result *r, struct grd_err *e)
+                              struct impl_result *r, struct err *e)
 {
     (void)self, (void)e;
     fake_done(r, attn_scaled_dot_product(Q, K, V, n_q, n_k, d_k, d_v, mask, out, w));
@@ -292,7 +292,7 @@ static int fake_sdpa_writes_q(void *self, const float *Q, const float *K, const 
 
 /* A result that drifts from call to call. */
 static int fake_softmax_drift(void *self, float *x, size_t rows, size_t cols,
-                              struct call_result *r, struct grd_err *e)
+                              struct impl_result *r, struct err *e)
 {
     struct fake *f = self;
 
@@ -303,7 +303,7 @@ static int fake_softmax_drift(void *self, float *x, size_t rows, size_t cols,
 }
 
 static int fake_pe_drift(void *self, float *pe, size_t n, size_t d,
-                         struct call_result *r, struct grd_err *e)
+                         struct impl_result *r, struct err *e)
 {
     struct fake *f = self;
 
@@ -349,7 +349,7 @@ Test(props_a, reference_runners_need_the_reference)
     const struct spec_test *t = spec_find(s, "sdpa.matches_reference");
     struct prop_env env = {.student = impl_local(), .reference = NULL, .seed = 1};
     struct prop_verdict v;
-    struct grd_err e = {0};
+    struct err e = {0};
 
     memset(&v, 0, sizeof v);
     cr_assert(t != NULL);
@@ -380,7 +380,7 @@ Test(props_a, generic_runners_pass_on_the_reference_for_all_six_functions)
                                       .property = "generic", .cases = cases,
                                       .n_cases = 2, .tolerance = 1e-6};
                 struct prop_verdict v;
-                struct grd_err e = {0};
+                struct err e = {0};
                 const struct prop_ctx x = {&env, &t, &cases[c], NULL, &v, &e};
                 memset(&v, 0, sizeof v);
                 cr_expect(runs[r](&x) == 0, "%s runner %zu: %s", fns[f], r, e.msg);
@@ -421,7 +421,7 @@ Test(props_a, runner_passes_only_through_the_check)
     struct impl ref = impl_local();
     struct prop_env env = {.student = impl_local(), .reference = &ref, .seed = 1};
     struct prop_verdict v;
-    struct grd_err e = {0};
+    struct err e = {0};
     const struct prop_ctx x = {&env, &t, &c, NULL, &v, &e};
     const struct prop_ctx xb = {&env, &t, &c, &bare, &v, &e};
     int state = 0;

@@ -35,11 +35,11 @@ static int is_ours(const struct spec_test *t)
 static struct spec_set *load_specs(void)
 {
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert_not_null(s);
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-        cr_assert_eq(spec_load(s, specs[i], grade_check_case, &e), 0,
+        cr_assert_eq(spec_load(s, specs[i], gprop_check_case, &e), 0,
                      "%s: %s (line %d)", specs[i], e.msg, e.line);
     return s;
 }
@@ -51,7 +51,7 @@ static int run_test(const struct impl *im, const struct spec_test *t,
                     char *msg, size_t n)
 {
     struct impl ref = impl_local();
-    const struct prop_def *d = grade_prop_find(t->function, t->property);
+    const struct prop_def *d = gprop_find(t->function, t->property);
     struct prop_env env;
 
     memset(&env, 0, sizeof env);
@@ -61,7 +61,7 @@ static int run_test(const struct impl *im, const struct spec_test *t,
     cr_assert_not_null(d, "%s: no property", t->id);
     for (size_t i = 0; i < t->n_cases; i++) {
         struct prop_verdict v;
-        struct grd_err e;
+        struct err e;
         memset(&v, 0, sizeof v);
         memset(&e, 0, sizeof e);
         cr_assert_eq(d->run(&(const struct prop_ctx){&env, t, &t->cases[i], d, &v, &e}), 0,

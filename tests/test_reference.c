@@ -730,13 +730,13 @@ Test(impl, names_parse_back)
     cr_expect_null(impl_fn_name(IMPL_FN_COUNT));
     cr_expect_eq(impl_fn_parse("attention", NULL), -1);
     cr_expect_str_eq(impl_status_name(CALL_TIMEOUT), "timed out");
-    cr_expect_str_eq(impl_status_name((enum call_status)99), "unknown status");
+    cr_expect_str_eq(impl_status_name((enum impl_status)99), "unknown status");
 }
 
 Test(impl, local_calls_the_linked_functions)
 {
     struct impl im = impl_local();
-    struct call_result r;
+    struct impl_result r;
     float x[3] = { 0.0f, (float)log(2.0), (float)log(3.0) };
 
     cr_assert_eq(im.ops->softmax_rows(im.self, x, 1, 3, &r, NULL), 0);

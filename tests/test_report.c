@@ -43,7 +43,7 @@ static const struct spec_test specs[] = {
 enum scenario { FULL, PARTIAL, ZERO, STUB, COMPILE, NASTY_MSG, MANUAL };
 #define N_SCENARIOS 7
 
-static void set_test(struct test_result *t, size_t i, enum test_status s,
+static void set_test(struct grade_test *t, size_t i, enum grade_test_status s,
                      double score, const char *msg)
 {
     t->test = &specs[i];
@@ -60,7 +60,7 @@ static void set_test(struct test_result *t, size_t i, enum test_status s,
 /* Statuses and scores of the four tests in each scenario. */
 static void fill(struct grade_result *r, enum scenario sc)
 {
-    static const enum test_status st[N_SCENARIOS][N_SPECS] = {
+    static const enum grade_test_status st[N_SCENARIOS][N_SPECS] = {
         [FULL] = { TEST_PASSED, TEST_PASSED, TEST_PASSED, TEST_PASSED },
         [PARTIAL] = { TEST_FAILED, TEST_FAILED, TEST_CRASHED, TEST_PASSED },
         [ZERO] = { TEST_FAILED, TEST_TIMED_OUT, TEST_CRASHED, TEST_FAILED },
@@ -74,7 +74,7 @@ static void fill(struct grade_result *r, enum scenario sc)
     size_t i;
 
     for (i = 0; i < N_SPECS; i++) {
-        enum test_status s = st[sc][i];
+        enum grade_test_status s = st[sc][i];
         double pts = s == TEST_PASSED ? specs[i].points : 0;
 
         if (sc == PARTIAL && i == 1)
@@ -109,7 +109,7 @@ static struct grade_result *make(enum scenario sc)
         r->tests[1].dependency_failed = 1;
     }
     if (sc == COMPILE) {
-        struct strbuf d;
+        struct sb d;
 
         r->status = GRADE_COMPILE_ERROR;
         sb_init(&d, 0);
@@ -142,8 +142,8 @@ static void destroy(struct grade_result *r)
 static char *render(const struct grade_result *r, enum rpt_format f,
                     const struct rpt_opts *o, size_t *len)
 {
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
 
     sb_init(&sb, 0);
     err_clear(&e);
@@ -406,7 +406,7 @@ Test(report, gradescope_is_valid_json_with_right_sums)
         struct grade_result *r = make((enum scenario)sc);
         size_t n, manual;
         char *s = render(r, RPT_GRADESCOPE, NULL, &n);
-        struct grd_err e;
+        struct err e;
         struct json_value *v = json_parse(s, n, &e);
 
         cr_assert_not_null(v, "scenario %d: %s\n%s", sc, e.msg, s);
@@ -457,7 +457,7 @@ Test(report, classroom_decodes_and_sums_to_the_score)
         struct grade_result *r = make((enum scenario)sc);
         size_t n, i;
         char *s = render(r, RPT_CLASSROOM, NULL, &n);
-        struct strbuf raw;
+        struct sb raw;
         struct json_value *v, *t;
         double sum = 0;
 
@@ -614,8 +614,8 @@ Test(report, small_cap_is_an_error_not_a_bad_report)
     int f;
 
     for (f = RPT_TEXT; f <= RPT_GITHUB; f++) {
-        struct strbuf sb;
-        struct grd_err e;
+        struct sb sb;
+        struct err e;
 
         sb_init(&sb, 64);
         err_clear(&e);
@@ -632,7 +632,7 @@ Test(report, github_output_appends_lines)
 {
     char *path = write_temp("x=1\n", 4, ".out");
     char buf[256] = "";
-    struct grd_err e;
+    struct err e;
     FILE *f;
 
     cr_expect_eq(rpt_append_github_output(path, "result", "YWJj", &e), 0);

@@ -46,7 +46,7 @@ static void fx_open_src(struct fixture *f, const char *src, double ms,
 {
     struct sbx_config cfg = { .deadline_ms = ms, .as_limit = (size_t)384 << 20,
                               .cpu_s = cpu_s ? cpu_s : 5 };
-    struct grd_err e = { 0 };
+    struct err e = { 0 };
     char cmd[4096];
 
     snprintf(f->dir, sizeof f->dir, "/tmp/test_sbx.XXXXXX");
@@ -105,8 +105,8 @@ static void fx_close(struct fixture *f)
 static void expect_fresh_softmax(struct fixture *f, long old_pid)
 {
     float x[6] = { 1, 2, 3, -1, 0, 1 };
-    struct call_result r;
-    struct grd_err e = { 0 };
+    struct impl_result r;
+    struct err e = { 0 };
     int rc = f->impl.ops->softmax_rows(f->impl.self, x, 2, 3, &r, &e);
 
     cr_assert_eq(rc, 0, "%s", e.msg);
@@ -119,12 +119,12 @@ static void expect_fresh_softmax(struct fixture *f, long old_pid)
 
 /* One call of `fn` with small, valid arguments. */
 static void call_small(struct fixture *f, enum impl_fn fn, float *pe,
-                       struct call_result *r)
+                       struct impl_result *r)
 {
     static const float q[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
     static const float kv[12] = { 1, 0, 0, 1, 0, 1, 1, 0, 2, 2, 2, 2 };
     float out[8];
-    struct grd_err e = { 0 };
+    struct err e = { 0 };
     int rc;
 
     if (fn == IMPL_SDPA)
@@ -138,8 +138,8 @@ static void call_small(struct fixture *f, enum impl_fn fn, float *pe,
 struct attack {
     const char *fixture;
     enum impl_fn fn;
-    enum call_status status;
-    const char *detail;      /* a substring of call_result.detail */
+    enum impl_status status;
+    const char *detail;      /* a substring of impl_result.detail */
     int signo;               /* expected for CALL_CRASHED */
     int needs_seccomp;
     double deadline_ms;      /* 0: DEADLINE_MS */
@@ -152,7 +152,7 @@ static void run_attacks(const struct attack *a, size_t n)
 
     for (i = 0; i < n; i++) {
         struct fixture f;
-        struct call_result r;
+        struct impl_result r;
         float pe[12];
         long pid;
 
@@ -246,7 +246,7 @@ Test(sbx, forbidden_system_calls_end_the_call)
 Test(sbx, output_is_capped_and_drained)
 {
     struct fixture f;
-    struct call_result r;
+    struct impl_result r;
     float pe[12];
     size_t len;
     const char *out;
@@ -268,7 +268,7 @@ Test(sbx, output_is_capped_and_drained)
 Test(sbx, leaks_are_counted)
 {
     struct fixture f;
-    struct call_result r;
+    struct impl_result r;
     float pe[12];
 
     fx_open(&f, "leak", DEADLINE_MS, 0);
@@ -283,7 +283,7 @@ Test(sbx, leaks_are_counted)
 Test(sbx, missing_functions_are_not_implemented)
 {
     struct fixture f;
-    struct call_result r;
+    struct impl_result r;
     float pe[12];
     long pid;
 
@@ -319,8 +319,8 @@ static float fsum(const float *x, size_t n)
 Test(sbx, arguments_reach_the_submission_intact)
 {
     struct fixture f;
-    struct call_result r;
-    struct grd_err e = { 0 };
+    struct impl_result r;
+    struct err e = { 0 };
     float q[12], k[20], v[15], out[9], w[15], x[6], X[8], wq[16], wo[16];
     float mo[12];
     unsigned char mask[15];
@@ -383,8 +383,8 @@ Test(sbx, reference_matches_in_and_out_of_the_sandbox)
         w2[H * N * N];
     unsigned char mask[N * N];
     struct fixture f;
-    struct call_result r;
-    struct grd_err e = { 0 };
+    struct impl_result r;
+    struct err e = { 0 };
     size_t i;
 
     if (access(TEST_SRCDIR "/reference/attention.c", R_OK) != 0)
@@ -424,7 +424,7 @@ Test(sbx, reference_matches_in_and_out_of_the_sandbox)
 Test(sbx, lifecycle_leaves_no_process)
 {
     struct sbx_config cfg = { .runner = "/nonexistent/runner" };
-    struct grd_err e = { 0 };
+    struct err e = { 0 };
     struct fixture f;
     long pid1, pid2;
 
@@ -449,7 +449,7 @@ Test(sbx, lifecycle_leaves_no_process)
 Test(sbx, a_filled_table_hides_no_leak)
 {
     struct fixture f;
-    struct call_result r;
+    struct impl_result r;
     float pe[12];
 
     fx_open(&f, "fill_table", 20000.0, 0);
@@ -466,7 +466,7 @@ Test(sbx, a_filled_table_hides_no_leak)
 Test(sbx, the_runner_state_is_readable_but_not_the_verdict)
 {
     struct fixture f;
-    struct call_result r;
+    struct impl_result r;
     float pe[12];
 
     fx_open(&f, "find_state", DEADLINE_MS, 0);
@@ -481,7 +481,7 @@ Test(sbx, the_runner_state_is_readable_but_not_the_verdict)
 Test(sbx, a_runner_that_cannot_start_fails_the_call)
 {
     struct fixture f;
-    struct call_result r;
+    struct impl_result r;
     float pe[12];
 
     fx_open(&f, "huge_bss", DEADLINE_MS, 0);
@@ -500,8 +500,8 @@ Test(sbx, a_runner_that_cannot_start_fails_the_call)
 Test(sbx, no_room_for_the_next_call_fails_that_call)
 {
     struct fixture f;
-    struct call_result r;
-    struct grd_err e = { 0 };
+    struct impl_result r;
+    struct err e = { 0 };
     float pe[12];
     size_t big = (size_t)1 << 20;    /* 4 MiB of floats: more than is left */
     float *pe_big = malloc(big * sizeof *pe_big);
@@ -526,7 +526,7 @@ Test(sbx, no_room_for_the_next_call_fails_that_call)
 Test(sbx, each_runner_starts_from_a_clean_state)
 {
     struct fixture f;
-    struct call_result r;
+    struct impl_result r;
     float pe[12];
     long first;
 

@@ -28,7 +28,7 @@ TestSuite(selfcheck, .init = setup);
 Test(selfcheck, tokenize_lowercases_words)
 {
     struct sc_words w;
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(sc_tokenize("  It's the CAT, 2 mats!", "t", &w, &e), 0, "%s", e.msg);
     cr_assert_eq(w.n, 5);
@@ -51,7 +51,7 @@ Test(selfcheck, tokenize_refuses_with_column)
     struct sc_words w;
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct grd_err e;
+        struct err e;
         char buf[1024];
         err_clear(&e);
         cr_expect_eq(sc_tokenize(cases[i].text, "TEXT", &w, &e), -1, "case %zu", i);
@@ -72,7 +72,7 @@ Test(selfcheck, map_of_fixed_text_has_known_top_pairs)
     struct sc_words w;
     struct sc_map m;
     struct sc_pair top[3];
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(sc_tokenize(TEXT, "t", &w, &e), 0);
     cr_assert_eq(sc_map_build(&ref, &w, NULL, 0, &m, &e), SC_OK, "%s", e.msg);
@@ -118,7 +118,7 @@ Test(selfcheck, vectors_file_round_trips)
     struct sc_words w;
     struct sc_vectors *vs;
     struct sc_map a, b;
-    struct grd_err e;
+    struct err e;
     float v[SC_D];
 
     cr_assert_not_null(f);
@@ -165,7 +165,7 @@ Test(selfcheck, bad_vector_lines_name_their_line)
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct grd_err e;
+        struct err e;
         char buf[1024];
         struct sc_vectors *v;
         err_clear(&e);
@@ -183,7 +183,7 @@ Test(selfcheck, missing_word_in_vectors_is_named)
     struct sc_words w;
     struct sc_vectors *vs;
     struct sc_map m;
-    struct grd_err e;
+    struct err e;
     const char *buf = "the 1 0\ncat 0 1\n";
 
     cr_assert_eq(sc_tokenize("the cat sat", "t", &w, &e), 0);
@@ -199,7 +199,7 @@ Test(selfcheck, missing_word_in_vectors_is_named)
 Test(selfcheck, saturation_creeps_without_scaling)
 {
     struct sc_sat_row rows[SC_SAT_ROWS];
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(sc_saturation(&ref, SC_SAT_SEED, rows, &e), SC_OK, "%s", e.msg);
     cr_expect_eq(rows[0].d, 2);
@@ -216,7 +216,7 @@ Test(selfcheck, permutation_is_invisible_without_pe_only)
     struct sc_words w;
     size_t order[SC_MAX_WORDS];
     struct sc_perm p;
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(sc_tokenize("The cat sat on the mat.", "t", &w, &e), 0);
     cr_assert_eq(sc_parse_order("6 2 3 4 5 1", w.n, order, &e), 0, "%s", e.msg);
@@ -244,7 +244,7 @@ Test(selfcheck, order_is_validated)
     size_t order[3];
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct grd_err e;
+        struct err e;
         err_clear(&e);
         cr_expect_eq(sc_parse_order(cases[i].s, 3, order, &e), -1, "case %zu", i);
         cr_expect(strstr(e.msg, cases[i].expect) != NULL, "case %zu: %s", i, e.msg);
@@ -255,7 +255,7 @@ Test(selfcheck, order_is_validated)
 
 /* ---- svg -------------------------------------------------------------------- */
 
-static void expect_wellformed(const struct strbuf *b, const char *what)
+static void expect_wellformed(const struct sb *b, const char *what)
 {
     char path[] = "/tmp/sc_svg_XXXXXX";
     char cmd[128];
@@ -279,8 +279,8 @@ Test(svg, figures_are_wellformed_xml)
     struct svg_heatmap_opts h = {"map <&>", "sub", "query", "key", labels, labels, 3, 3,
                                  vals, 0, 1, 1};
     struct svg_lines_opts l = {"sat", NULL, "d", "w", x, 3, 1, s, 2, 0, 1};
-    struct strbuf b;
-    struct grd_err e;
+    struct sb b;
+    struct err e;
 
     sb_init(&b, SVG_DEFAULT_CAP);
     cr_assert_eq(svg_heatmap(&b, &h, &e), 0, "%s", e.msg);
@@ -298,8 +298,8 @@ Test(svg, cap_and_bad_options_fail_cleanly)
     struct svg_series s = {"s", vals};
     struct svg_heatmap_opts h = {"t", NULL, "q", "k", labels, labels, 1, 1, vals, 0, 1, 0};
     struct svg_lines_opts l = {"t", NULL, "x", "y", x, 2, 0, &s, 1, 0, 1};
-    struct strbuf b;
-    struct grd_err e;
+    struct sb b;
+    struct err e;
 
     sb_init(&b, 100);
     cr_expect_eq(svg_heatmap(&b, &h, &e), -1);
@@ -321,7 +321,7 @@ Test(svg, subtitle_wraps_and_is_never_cut)
     double vals[9] = {1, 0, 0, 0, 1, 0, 0.2, 0, 0.8};
     struct svg_heatmap_opts h = {"Self-attention map", sub, "query", "key", labels, labels, 3,
                                  3, vals, 0, 1, 1};
-    struct strbuf b;
+    struct sb b;
     char joined[512] = "";
     const char *doc, *p;
     double width;

@@ -75,7 +75,7 @@ Test(sha256, file_matches_buffer_and_errors_name_the_file)
 {
     char path[] = "/tmp/test_sha256.XXXXXX", hex[SHA256_HEX_LEN], want[SHA256_HEX_LEN];
     int fd = mkstemp(path);
-    struct grd_err e;
+    struct err e;
     static const char text[] = "version: 1\ntests: []\n";
 
     cr_assert(fd >= 0);

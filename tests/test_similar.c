@@ -422,7 +422,7 @@ static struct sim_class *load_class(const char *root, double threshold, unsigned
     struct sim_class *c = sim_class_new(&o);
     struct bat_list l = {NULL, 0, 0};
     const char *dirs[] = {root};
-    struct grd_err e;
+    struct err e;
 
     cr_assert_not_null(c);
     for (size_t i = 0; i < 3; i++)
@@ -453,7 +453,7 @@ Test(similar, planted_copies_rank_above_every_honest_pair, .timeout = 60)
     char *root = planted_class();
     struct sim_class *c = load_class(root, 0.0, 2);
     struct sim_report r;
-    struct grd_err e;
+    struct err e;
     double worst_copy = 2, best_honest = -1;
     size_t copy_pairs = 0;
 
@@ -489,7 +489,7 @@ Test(similar, planted_class_precision_and_recall_at_the_default_threshold, .time
     char *root = planted_class();
     struct sim_class *c = load_class(root, SIM_DEFAULT_THRESHOLD, 2);
     struct sim_report r;
-    struct grd_err e;
+    struct err e;
     size_t tp = 0;
 
     cr_assert(sim_compare(c, &r, &e) == 0, "%s", e.msg);
@@ -515,12 +515,12 @@ Test(similar, planted_class_precision_and_recall_at_the_default_threshold, .time
 Test(similar, the_report_is_the_same_on_any_number_of_threads, .timeout = 60)
 {
     char *root = planted_class(), *text[2];
-    struct grd_err e;
+    struct err e;
 
     for (int i = 0; i < 2; i++) {
         struct sim_class *c = load_class(root, 0.0, i == 0 ? 1 : 4);
         struct sim_report r;
-        struct strbuf sb;
+        struct sb sb;
         cr_assert(sim_compare(c, &r, &e) == 0, "%s", e.msg);
         sb_init(&sb, 0);
         cr_assert(sim_format_report(&r, SIM_JSON, &sb) == 0);
@@ -543,7 +543,7 @@ Test(similar, the_base_is_what_keeps_templates_out)
     struct sim_class *c = sim_class_new(&o);
     char *tmpl = slurp(TEMPLATE);
     struct sim_report r;
-    struct grd_err e;
+    struct err e;
 
     cr_assert(sim_add(c, "t1", tmpl, strlen(tmpl), 0, &e) == 0);
     cr_assert(sim_add(c, "t2", tmpl, strlen(tmpl), 0, &e) == 0);
@@ -585,7 +585,7 @@ Test(similar, regions_point_at_the_copied_lines)
     struct sim_opts o = {0, 0, 0.0, 1};
     struct sim_class *c = sim_class_new(&o);
     struct sim_report r;
-    struct grd_err e;
+    struct err e;
     unsigned a_first, a_last, b_first, covered = 0;
 
     cr_assert(from != NULL && to != NULL && to > from, "the reference changed its layout");
@@ -637,7 +637,7 @@ Test(similar, archive_members_are_not_compared_with_each_other)
     struct sim_class *c = sim_class_new(&o);
     char *ref = slurp(REF), *own = slurp(SUBS "correct_loop_orders.c"), *renamed = rename_all(ref);
     struct sim_report r;
-    struct grd_err e;
+    struct err e;
 
     for (size_t i = 0; i < 3; i++)
         cr_assert(sim_add_file(c, NULL, base_files[i], 0, &e) == 0);
@@ -667,7 +667,7 @@ Test(similar, a_file_that_repeats_itself_is_compared_in_bounded_work, .timeout =
     struct sim_class *c = sim_class_new(&o);
     struct buf b = {NULL, 0, 0};
     struct sim_report r;
-    struct grd_err e;
+    struct err e;
 
     adds(&b, "void f(int x)\n{\n");
     for (int i = 0; i < 30000; i++)
@@ -692,8 +692,8 @@ Test(similar, hostile_ids_are_neutralised_in_every_format)
     struct sim_class *c = sim_class_new(&o);
     char *ref = slurp(REF);
     struct sim_report r;
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
 
     for (size_t i = 0; i < 2; i++)
         cr_assert(sim_add(c, ids[i], ref, strlen(ref), 0, &e) == 0);
@@ -776,7 +776,7 @@ Test(similar, cli_archive_entries_show_their_folder_and_stay_apart, .timeout = 6
     const char *argv[] = {TEST_BUILDDIR "/grader", "similar", "--format", "json", "--archive",
                           arch, cls, NULL};
     const char *bad[] = {TEST_BUILDDIR "/grader", "similar", "--threshold", "150%", cls, NULL};
-    struct grd_err e;
+    struct err e;
     int rc;
 
     snprintf(cls, sizeof cls, "%s/class", root);

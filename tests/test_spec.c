@@ -28,7 +28,7 @@ static const char *const empty_sha =
  * functions are checked by spec.c itself, so only a few names are refused
  * here, to exercise how spec_load places the callback's errors. */
 static int check_stub(const struct spec_test *t, const struct spec_case *c,
-                      struct grd_err *e)
+                      struct err *e)
 {
     if (strcmp(t->property, "nope") == 0)
         return err_set(e, NULL, 0, 0, "unknown property '%s' for function '%s'",
@@ -38,7 +38,7 @@ static int check_stub(const struct spec_test *t, const struct spec_case *c,
     return 0;
 }
 
-static char *format(const struct grd_err *e)
+static char *format(const struct err *e)
 {
     static char buf[1024];
 
@@ -103,7 +103,7 @@ Test(spec, every_bad_spec_reports_its_exact_message)
     cr_assert(n >= 12, "only %zu bad specs", n);
     for (size_t i = 0; i < n; i++) {
         char path[256], want[1024];
-        struct grd_err e;
+        struct err e;
         struct spec_set *s = spec_set_new();
         snprintf(path, sizeof path, "%s/%s", BAD_DIR, names[i]);
         cr_assert_eq(expectation(path, want, sizeof want), 0, "%s: no '# expect:'", path);
@@ -151,7 +151,7 @@ static const char good[] =
 
 Test(spec, good_spec_fills_every_field)
 {
-    struct grd_err e;
+    struct err e;
     struct spec_set *s = spec_set_new();
     const struct spec_test *a, *b;
     const struct spec_rule *r;
@@ -264,7 +264,7 @@ Test(spec, several_files_share_one_set)
     struct tmp t = {0};
     const char *a = tmp_write(&t, "a.yaml", file_a), *b = tmp_write(&t, "b.yaml", file_b);
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
     char both[sizeof file_a + sizeof file_b], want[SHA256_HEX_LEN];
 
     cr_assert_eq(spec_load(s, a, check_stub, &e), 0, "%s", format(&e));
@@ -291,7 +291,7 @@ Test(spec, several_files_share_one_set)
 Test(spec, depends_on_needs_the_earlier_file)
 {
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(spec_load_buffer(s, "b.yaml", file_b, strlen(file_b), NULL, &e), -1);
     cr_expect_str_eq(format(&e), "b.yaml:9:18: unknown test 'pe.bounded' in "
@@ -304,7 +304,7 @@ Test(spec, duplicate_across_files_names_both_and_changes_nothing)
     struct tmp t = {0};
     const char *a = tmp_write(&t, "a.yaml", file_a), *c = tmp_write(&t, "c.yaml", file_c);
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
     char want[1024], sha[SHA256_HEX_LEN];
 
     cr_assert_eq(spec_load(s, a, NULL, &e), 0, "%s", format(&e));
@@ -333,7 +333,7 @@ Test(spec, reading_failures_name_the_file)
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct spec_set *s = spec_set_new();
-        struct grd_err e;
+        struct err e;
         cr_assert_eq(spec_load(s, cases[i].path, NULL, &e), -1);
         cr_expect_str_eq(format(&e), cases[i].want);
         cr_expect_str_eq(e.file, "");
@@ -380,7 +380,7 @@ Test(spec, caps_are_enforced_at_the_limit)
         /* ONE_TEST's own one-case list is replaced by the generated cases. */
         char *inline_cases = strstr(buf, "cases: [{n: 1}]");
         struct spec_set *s = spec_set_new();
-        struct grd_err e;
+        struct err e;
         memcpy(inline_cases, "cases:         ", 15);
         cr_assert_eq(spec_load_buffer(s, "g.yaml", buf, strlen(buf), NULL, &e),
                      rows[i].ok, "row %zu: %s", i, format(&e));
@@ -397,7 +397,7 @@ Test(spec, too_many_tests_and_too_large_files_are_refused)
     char *buf = malloc(cap), *big;
     size_t used = (size_t)snprintf(buf, cap, "version: 1\ntests:\n");
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     for (size_t i = 0; i < n; i++)
         used += (size_t)snprintf(buf + used, cap - used, "- {id: pe.t%zu, title: t, "
@@ -421,7 +421,7 @@ Test(spec, ten_thousand_tests_load_and_are_found)
     char *buf = malloc(cap);
     size_t used = (size_t)snprintf(buf, cap, "version: 1\ntests:\n");
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     for (size_t i = 0; i < n; i++)
         used += (size_t)snprintf(buf + used, cap - used, "- {id: pe.t%zu, title: t, "
@@ -441,7 +441,7 @@ Test(spec, callback_position_is_kept_when_given)
                                "  - {id: pe.bad, title: t, function: pe, property: p,\n"
                                "     points: 1, cases: [{n: 1}, {bogus: 2}]}\n";
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(spec_load_buffer(s, "x.yaml", text, strlen(text), check_stub, &e), -1);
     cr_expect_str_eq(format(&e), "elsewhere.yaml:7:3: key 'bogus' is not allowed");
@@ -456,7 +456,7 @@ Test(spec, keys_without_values_are_empty_lists)
     static const char text[] = "version: 1\nsource_rules:\ntests:\n"
                                ONE_TEST("pe.ok", "pe") "    depends_on:\n";
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(spec_load_buffer(s, "x.yaml", text, strlen(text), NULL, &e), 0, "%s",
                  format(&e));

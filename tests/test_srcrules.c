@@ -14,7 +14,7 @@ static char *check_defaults(const char *src)
     size_t n;
     const struct spec_rule *rules = src_default_rules(&n);
     char *v = NULL;
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(src_check_rules(rules, n, src, strlen(src), "attention.c", &v, &e), 0, "%s",
                  e.msg);
@@ -121,7 +121,7 @@ Test(srcrules, nul_bytes_and_control_characters_refuse_the_source)
     size_t n;
     const struct spec_rule *rules = src_default_rules(&n);
     char *v = NULL;
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(src_check_rules(rules, n, src, sizeof src - 1, "attention.c", &v, &e), 0);
     cr_assert(v != NULL);
@@ -196,7 +196,7 @@ Test(srcrules, work_is_bounded_per_file)
     size_t len = 100000, n;
     const struct spec_rule *rules = src_default_rules(&n);
     char *src = malloc(len + 1), *v = NULL;
-    struct grd_err e;
+    struct err e;
 
     cr_assert(src != NULL);
     for (size_t i = 0; i < len; i++)
@@ -223,7 +223,7 @@ Test(srcrules, one_line_per_rule_at_first_match)
     };
     static const char src[] = "int a;\nvoid *p = malloc(1);\nvoid *q = malloc(2);\n  goto x;\n";
     char *v = NULL;
-    struct grd_err e;
+    struct err e;
 
     cr_assert_eq(src_check_rules(rules, 3, src, sizeof src - 1, "sub/attention.c", &v, &e), 0);
     cr_assert(v != NULL);
@@ -238,7 +238,7 @@ Test(srcrules, grader_errors)
     static const struct spec_rule bad[] = {{"bad", "(unclosed", "m", "t.yaml", 7, 3}};
     static const struct spec_rule slow[] = {{"slow", "(a+)+$", "m", "t.yaml", 8, 3}};
     char src[64], *v = (char *)1;
-    struct grd_err e;
+    struct err e;
 
     cr_expect_eq(src_check_rules(bad, 1, "x", 1, "attention.c", &v, &e), -1);
     cr_expect(strstr(e.msg, "rule 'bad': bad pattern") != NULL, "%s", e.msg);
@@ -263,7 +263,7 @@ Test(srcrules, rules_from_a_spec)
         "    pattern: '\\bgoto\\b'\n"
         "    message: do not use goto\n";
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
     char *v = NULL;
 
     cr_assert(s != NULL);

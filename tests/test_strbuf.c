@@ -12,7 +12,7 @@
 
 Test(strbuf, cap_keeps_a_valid_truncated_prefix)
 {
-    struct strbuf sb;
+    struct sb sb;
     char *s;
     size_t len;
 
@@ -36,7 +36,7 @@ Test(strbuf, cap_keeps_a_valid_truncated_prefix)
  * empty and untruncated, with its cap and its memory. */
 Test(strbuf, reset_empties_and_clears_truncated)
 {
-    struct strbuf sb;
+    struct sb sb;
     char *mem;
 
     sb_init(&sb, 4);
@@ -58,7 +58,7 @@ Test(strbuf, reset_empties_and_clears_truncated)
 
 Test(strbuf, addf_handles_long_output)
 {
-    struct strbuf sb;
+    struct sb sb;
     char big[1000];
 
     memset(big, 'q', sizeof big - 1);
@@ -73,7 +73,7 @@ Test(strbuf, addf_handles_long_output)
 
 Test(strbuf, detach_of_empty_is_an_empty_string)
 {
-    struct strbuf sb;
+    struct sb sb;
     char *s;
 
     sb_init(&sb, 0);
@@ -141,7 +141,7 @@ Test(strbuf, read_file_appends_within_max_and_cap)
     for (size_t i = 0; i < sizeof read_cases / sizeof read_cases[0]; i++) {
         const struct read_case *rc = &read_cases[i];
         const char *path = file_of(rc->size);
-        struct strbuf sb;
+        struct sb sb;
         enum sb_read got;
 
         sb_init(&sb, rc->cap);
@@ -162,7 +162,7 @@ Test(strbuf, read_file_appends_within_max_and_cap)
 
 Test(strbuf, read_file_says_why_it_cannot_open)
 {
-    struct strbuf sb;
+    struct sb sb;
 
     sb_init(&sb, 0);
     errno = 0;
@@ -182,7 +182,7 @@ Test(strbuf, read_fd_reads_to_the_end_and_leaves_it_open)
 {
     const char *path = file_of(70000);
     int fd = open(path, O_RDONLY | O_NOFOLLOW), p[2];
-    struct strbuf sb;
+    struct sb sb;
 
     cr_assert(fd >= 0);
     sb_init(&sb, 0);

@@ -84,7 +84,7 @@ static struct klass *make_class(size_t n_rows, size_t n_tests, int absent)
 
 static char *md_of(const struct klass *k)
 {
-    struct strbuf sb;
+    struct sb sb;
 
     sb_init(&sb, 0);
     cr_assert(sum_write_md(k->rows, k->n_rows, k->idp, k->n_tests, &sb) == 0);
@@ -93,7 +93,7 @@ static char *md_of(const struct klass *k)
 
 static char *svg_of(const struct klass *k)
 {
-    struct strbuf sb;
+    struct sb sb;
 
     sb_init(&sb, 0);
     cr_assert(sum_write_svg(k->rows, k->n_rows, k->idp, k->n_tests, &sb) == 0);
@@ -270,7 +270,7 @@ Test(summary, percentages_read_alike_and_long_labels_are_whole)
     struct bat_test_row tests[8][2];
     struct bat_row rows[8];
     char names[8][8];
-    struct strbuf md, svg;
+    struct sb md, svg;
 
     for (size_t i = 0; i < 8; i++) {
         for (size_t j = 0; j < 2; j++) {
@@ -409,7 +409,7 @@ Test(summary, html_text_is_escaped_and_visible)
     };
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct strbuf sb;
+        struct sb sb;
 
         sb_init(&sb, 0);
         cr_assert_eq(html_add_text(&sb, cases[i].in, strlen(cases[i].in), cases[i].one_line), 0);
@@ -424,8 +424,8 @@ Test(summary, html_text_is_escaped_and_visible)
 Test(summary, html_report_has_a_row_per_folder_and_forbids_requests)
 {
     struct klass *k = make_class(12, 20, 1);
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
     const char *p;
     size_t rows = 0;
 

@@ -213,8 +213,8 @@ static int has_partial_credit(const struct json_value *tests)
 
 static struct json_value *decode(const char *b64, const char *name)
 {
-    struct strbuf sb;
-    struct grd_err e;
+    struct sb sb;
+    struct err e;
     struct json_value *v;
     size_t n = strcspn(b64, "\n");
 

@@ -48,9 +48,9 @@ static int write_file(const char *path, const char *s, size_t n)
     return ok ? 0 : -1;
 }
 
-static char *read_file(const char *path, size_t *len, struct grd_err *e)
+static char *read_file(const char *path, size_t *len, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     enum sb_read r;
 
     sb_init(&sb, 1u << 20);
@@ -82,7 +82,7 @@ static void sole_case(const struct grade_result *g, struct aud_mutant *m)
     size_t fails = 0, at = 0;
 
     for (size_t i = 0; i < g->n_tests; i++) {
-        const struct test_result *t = &g->tests[i];
+        const struct grade_test *t = &g->tests[i];
         if (t->status == TEST_PASSED || t->status == TEST_MANUAL_PENDING)
             continue;
         if (t->cases_run < t->test->n_cases || t->cases_passed >= t->cases_run) {
@@ -98,7 +98,7 @@ static void sole_case(const struct grade_result *g, struct aud_mutant *m)
 /* Grade `path` (stopping at the first failure when `stop`) into m (killed
  * or survived or invalid); -1 on a grader error (e set). */
 static int grade_one(const struct aud_run *R, const char *path, struct aud_mutant *m,
-                     int stop, struct grd_err *e)
+                     int stop, struct err *e)
 {
     struct grade_opts go;
     struct grade_result *g = NULL;
@@ -124,7 +124,7 @@ static int grade_one(const struct aud_run *R, const char *path, struct aud_mutan
         m->detail[strcspn(m->detail, "\n")] = '\0';
     }
     for (size_t i = 0; m->cls == AUD_SURVIVED && i < g->n_tests; i++) {
-        const struct test_result *t = &g->tests[i];
+        const struct grade_test *t = &g->tests[i];
         if (t->status == TEST_PASSED || t->status == TEST_MANUAL_PENDING)
             continue;
         m->cls = AUD_KILLED;
@@ -143,7 +143,7 @@ static int grade_one(const struct aud_run *R, const char *path, struct aud_mutan
 static int audit_mutant(const struct aud_run *R, size_t k, struct aud_mutant *m)
 {
     char dir[AUD_PATH_MAX], path[AUD_PATH_MAX];
-    struct grd_err e;
+    struct err e;
     size_t n;
     char *text = mut_apply(&m->m, R->src, R->len, &n);
     int rc = -1;
@@ -213,7 +213,7 @@ static int start(const struct aud_run *R, struct aud_mutant *all, size_t k, stru
 
 /* Read worker w's result into all[w->idx]; -1 when it died without one
  * or reported a grader error (e set). */
-static int finish(struct worker *w, int status, struct aud_mutant *all, struct grd_err *e)
+static int finish(struct worker *w, int status, struct aud_mutant *all, struct err *e)
 {
     struct aud_mutant m;
     ssize_t got = read(w->fd, &m, sizeof m);
@@ -231,7 +231,7 @@ static int finish(struct worker *w, int status, struct aud_mutant *all, struct g
 
 
 /* Every wanted mutant through a pool of o->jobs workers. */
-static int run_pool(const struct aud_run *R, struct aud_mutant *all, size_t n, struct grd_err *e)
+static int run_pool(const struct aud_run *R, struct aud_mutant *all, size_t n, struct err *e)
 {
     struct worker w[64];
     size_t jobs = R->o->jobs < 1 ? 1 : R->o->jobs > 64 ? 64 : R->o->jobs, next = 0, busy = 0;
@@ -269,7 +269,7 @@ static int run_pool(const struct aud_run *R, struct aud_mutant *all, size_t n, s
 }
 
 /* The original must pass every test: else a failure would prove nothing. */
-static int check_original(const struct aud_run *R, struct grd_err *e)
+static int check_original(const struct aud_run *R, struct err *e)
 {
     struct aud_mutant m;
 
@@ -285,7 +285,7 @@ static int check_original(const struct aud_run *R, struct grd_err *e)
 }
 
 /* --matrix: every case of the specs, and the mutants only it kills. */
-static int case_table(struct aud_result *r, const struct spec_set *s, struct grd_err *e)
+static int case_table(struct aud_result *r, const struct spec_set *s, struct err *e)
 {
     size_t n = 0, at = 0;
 
@@ -324,7 +324,7 @@ static void count(struct aud_result *r, const struct aud_opts *o)
     }
 }
 
-static int prepare(struct aud_run *R, struct aud_result *r, struct grd_err *e)
+static int prepare(struct aud_run *R, struct aud_result *r, struct err *e)
 {
     struct mut_mutant *mm = NULL;
     size_t k = 0;
@@ -355,7 +355,7 @@ static int prepare(struct aud_run *R, struct aud_result *r, struct grd_err *e)
     return 0;
 }
 
-int aud_run(const struct aud_opts *o, struct aud_result **out, struct grd_err *e)
+int aud_run(const struct aud_opts *o, struct aud_result **out, struct err *e)
 {
     struct aud_run R;
     struct aud_result *r = calloc(1, sizeof *r);

@@ -100,7 +100,7 @@ struct aud_result {
  * or -1 with e set: unreadable source or kept list, a source that does not
  * pass its own specs (a failure would then prove nothing), a grader error.
  */
-int aud_run(const struct aud_opts *o, struct aud_result **out, struct grd_err *e)
+int aud_run(const struct aud_opts *o, struct aud_result **out, struct err *e)
     __attribute__((warn_unused_result));
 
 void aud_result_free(struct aud_result *r);
@@ -108,7 +108,7 @@ void aud_result_free(struct aud_result *r);
 /* The report, for a person (AUD_TEXT, AUD_MARKDOWN) or for tools
  * (AUD_JSON), appended to sb. 0, or -1 when out of memory. */
 enum aud_format { AUD_TEXT, AUD_JSON, AUD_MARKDOWN };
-int aud_write(const struct aud_result *r, enum aud_format f, struct strbuf *sb)
+int aud_write(const struct aud_result *r, enum aud_format f, struct sb *sb)
     __attribute__((warn_unused_result));
 
 /* Parse "text", "json", "markdown"; -1 when unknown. */
@@ -123,7 +123,7 @@ int aud_format_parse(const char *s);
  */
 int aud_equivalent(const char *mutant, const char *data_dir, const struct spec_set *specs,
                    size_t trials_per_fn, uint64_t seed, char *why, size_t why_n,
-                   struct grd_err *e);
+                   struct err *e);
 
 /*
  * The kept list of equivalent mutants: one per line,
@@ -133,6 +133,6 @@ int aud_equivalent(const char *mutant, const char *data_dir, const struct spec_s
  * reason in m->detail for each equivalent mutant the list names.
  * 0, or -1 with e set at the malformed line.
  */
-int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct grd_err *e);
+int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct err *e);
 
 #endif

@@ -28,7 +28,7 @@ static double score(const struct aud_result *r)
 
 /* ---- text and markdown ------------------------------------------------- */
 
-static int add_mutant_line(struct strbuf *sb, const struct aud_result *r,
+static int add_mutant_line(struct sb *sb, const struct aud_result *r,
                            const struct aud_mutant *m, int md)
 {
     const char *fence = md ? "`" : "";
@@ -38,7 +38,7 @@ static int add_mutant_line(struct strbuf *sb, const struct aud_result *r,
                    md ? "" : "", fence, m->before, fence, md ? "" : "", fence, m->after, fence);
 }
 
-static int add_section(struct strbuf *sb, const struct aud_result *r, enum aud_class c,
+static int add_section(struct sb *sb, const struct aud_result *r, enum aud_class c,
                        int md, const char *title)
 {
     int bad = 0, any = 0;
@@ -61,7 +61,7 @@ static int add_section(struct strbuf *sb, const struct aud_result *r, enum aud_c
 }
 
 /* Killed mutants by the test that killed them first. */
-static int add_killers(struct strbuf *sb, const struct aud_result *r, int md)
+static int add_killers(struct sb *sb, const struct aud_result *r, int md)
 {
     int bad = sb_addf(sb, md ? "\n## Killed, by first failing test\n\n| test | mutants |\n|---|---|\n"
                              : "\nkilled, by first failing test:\n");
@@ -84,7 +84,7 @@ static int add_killers(struct strbuf *sb, const struct aud_result *r, int md)
 /* --matrix: the cases that alone kill a mutant (deleting one lets it
  * survive), each with those mutants, then the cases that kill nothing
  * alone (deleting one leaves the score as it is). */
-static int add_cases(struct strbuf *sb, const struct aud_result *r, int md)
+static int add_cases(struct sb *sb, const struct aud_result *r, int md)
 {
     int bad = sb_addf(sb, md ? "\n## Cases that alone kill a mutant\n\n"
                              : "\ncases that alone kill a mutant (deleting one lets it survive):\n");
@@ -115,7 +115,7 @@ static int add_cases(struct strbuf *sb, const struct aud_result *r, int md)
     return bad;
 }
 
-static int write_human(const struct aud_result *r, int md, struct strbuf *sb)
+static int write_human(const struct aud_result *r, int md, struct sb *sb)
 {
     int bad = sb_addf(sb, "%smutation audit of %s (spec sha256 %.12s)\n\n",
                       md ? "# " : "", r->source, r->spec_sha256);
@@ -142,7 +142,7 @@ static int write_human(const struct aud_result *r, int md, struct strbuf *sb)
 
 /* ---- JSON -------------------------------------------------------------- */
 
-static int json_mutant(struct strbuf *sb, const struct aud_mutant *m)
+static int json_mutant(struct sb *sb, const struct aud_mutant *m)
 {
     int bad = sb_addf(sb, "{\"line\":%d,\"col\":%d,", m->m.line, m->m.col);
 
@@ -164,7 +164,7 @@ static int json_mutant(struct strbuf *sb, const struct aud_mutant *m)
 }
 
 /* --matrix: "cases": each with the mutants only it kills. */
-static int json_cases(struct strbuf *sb, const struct aud_result *r)
+static int json_cases(struct sb *sb, const struct aud_result *r)
 {
     int bad = sb_addf(sb, ",\"unsure\":%zu,\"cases\":[", r->unsure);
 
@@ -188,7 +188,7 @@ static int json_cases(struct strbuf *sb, const struct aud_result *r)
     return bad || sb_addch(sb, ']');
 }
 
-static int write_json(const struct aud_result *r, struct strbuf *sb)
+static int write_json(const struct aud_result *r, struct sb *sb)
 {
     int bad = sb_adds(sb, "{\"source\":") || json_add_strz(sb, r->source, 256) ||
               sb_addf(sb, ",\"spec_sha256\":\"%s\",\"score\":", r->spec_sha256) ||
@@ -210,7 +210,7 @@ static int write_json(const struct aud_result *r, struct strbuf *sb)
     return bad || sb_adds(sb, "}\n") ? -1 : 0;
 }
 
-int aud_write(const struct aud_result *r, enum aud_format f, struct strbuf *sb)
+int aud_write(const struct aud_result *r, enum aud_format f, struct sb *sb)
 {
     return f == AUD_JSON ? write_json(r, sb) : write_human(r, f == AUD_MARKDOWN, sb);
 }
@@ -260,7 +260,7 @@ static void mark(struct aud_mutant *m, size_t n, const char *fn, const char *bef
         }
 }
 
-int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct grd_err *e)
+int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct err *e)
 {
     FILE *f = fopen(path, "r");
     char line[1024], fn[AUD_LINE_MAX], before[AUD_LINE_MAX], after[AUD_LINE_MAX], why[AUD_LINE_MAX];

@@ -61,7 +61,7 @@ static void fill_mask(struct eq_rng *r, unsigned char *mask, size_t nq, size_t n
 /* Both results the same: how the calls ended, the codes, the outputs, bit
  * for bit but for a zero's sign: the header's "an output row of 0", like
  * every tolerance, takes -0 for 0, and no test can tell them apart. */
-static int same(const struct call_result *a, const struct call_result *b,
+static int same(const struct impl_result *a, const struct impl_result *b,
                 const float *x, const float *y, size_t n)
 {
     if (a->status != CALL_RETURNED || b->status != CALL_RETURNED || a->rc != b->rc)
@@ -128,9 +128,9 @@ static int differs(struct eq_ctx *x, const char *fn, const struct eq_shape *s)
 }
 
 /* Each trial returns 1 same, 0 differs (why set), -1 grader error. */
-static int trial_softmax(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+static int trial_softmax(struct eq_ctx *x, const struct eq_shape *s, struct err *e)
 {
-    struct call_result ra, rb;
+    struct impl_result ra, rb;
     size_t n = s->a * s->b;
     float *p = vec(x, n, s->style), *q = p ? malloc(n * sizeof *q) : NULL;
     int rc = -1;
@@ -144,9 +144,9 @@ static int trial_softmax(struct eq_ctx *x, const struct eq_shape *s, struct grd_
     return rc;
 }
 
-static int trial_layernorm(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+static int trial_layernorm(struct eq_ctx *x, const struct eq_shape *s, struct err *e)
 {
-    struct call_result ra, rb;
+    struct impl_result ra, rb;
     size_t n = s->a * s->b;
     float *p = vec(x, n, s->style), *q = p ? malloc(n * sizeof *q) : NULL;
     int rc = -1;
@@ -163,9 +163,9 @@ static int trial_layernorm(struct eq_ctx *x, const struct eq_shape *s, struct gr
     return rc;
 }
 
-static int trial_pe(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+static int trial_pe(struct eq_ctx *x, const struct eq_shape *s, struct err *e)
 {
-    struct call_result ra, rb;
+    struct impl_result ra, rb;
     size_t n = s->a * s->b;
     float *p = calloc(n, sizeof *p), *q = calloc(n, sizeof *q);
     int rc = -1;
@@ -178,9 +178,9 @@ static int trial_pe(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *
     return rc;
 }
 
-static int trial_sdpa(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+static int trial_sdpa(struct eq_ctx *x, const struct eq_shape *s, struct err *e)
 {
-    struct call_result ra, rb;
+    struct impl_result ra, rb;
     struct eq_bufs b;
     size_t nq = s->a, nk = s->b, dk = s->c, dv = s->d;
     int rc = -1;
@@ -207,9 +207,9 @@ static int trial_sdpa(struct eq_ctx *x, const struct eq_shape *s, struct grd_err
     return rc;
 }
 
-static int trial_mha(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+static int trial_mha(struct eq_ctx *x, const struct eq_shape *s, struct err *e)
 {
-    struct call_result ra, rb;
+    struct impl_result ra, rb;
     struct eq_bufs b;
     size_t nq = s->a, nkv = s->b, d = s->c, h = s->heads, nw = h * nq * nkv;
     int rc = -1;
@@ -241,9 +241,9 @@ static int trial_mha(struct eq_ctx *x, const struct eq_shape *s, struct grd_err 
     return rc;
 }
 
-static int trial_block(struct eq_ctx *x, const struct eq_shape *s, struct grd_err *e)
+static int trial_block(struct eq_ctx *x, const struct eq_shape *s, struct err *e)
 {
-    struct call_result ra, rb;
+    struct impl_result ra, rb;
     struct eq_bufs b;
     size_t n = s->a, d = s->c, ff = s->ff;
     int rc = -1, st = s->style % 4 == 3 ? 0 : s->style;
@@ -313,7 +313,7 @@ static void shape(struct eq_rng *r, enum impl_fn fn, const struct spec_case *c, 
         s->b = 2 * (s->b / 2) + 1; /* odd widths too */
 }
 
-typedef int (*eq_trial_fn)(struct eq_ctx *, const struct eq_shape *, struct grd_err *);
+typedef int (*eq_trial_fn)(struct eq_ctx *, const struct eq_shape *, struct err *);
 
 static const eq_trial_fn trials[IMPL_FN_COUNT] = {
     [IMPL_SOFTMAX] = trial_softmax, [IMPL_SDPA] = trial_sdpa, [IMPL_PE] = trial_pe,
@@ -322,7 +322,7 @@ static const eq_trial_fn trials[IMPL_FN_COUNT] = {
 
 /* Every case of the spec for fn, then `extra` random shapes. */
 static int check_fn(struct eq_ctx *x, const struct spec_set *specs, enum impl_fn fn,
-                    size_t extra, struct grd_err *e)
+                    size_t extra, struct err *e)
 {
     struct eq_shape s;
     size_t k = 0;
@@ -345,7 +345,7 @@ static int check_fn(struct eq_ctx *x, const struct spec_set *specs, enum impl_fn
 
 int aud_equivalent(const char *mutant, const char *data_dir, const struct spec_set *specs,
                    size_t trials_per_fn, uint64_t seed, char *why, size_t why_n,
-                   struct grd_err *e)
+                   struct err *e)
 {
 #if GRADER_STAFF
     char *refusal = NULL;

@@ -44,7 +44,7 @@ static size_t split_words(char *line, char **w, size_t n)
     return k;
 }
 
-static int check_args(const struct mut_op *op, const char *name, int ln, struct grd_err *e)
+static int check_args(const struct mut_op *op, const char *name, int ln, struct err *e)
 {
     for (size_t i = 0; op->kind == MK_NUDGE && i < op->n_args; i++) {
         size_t k = 0;
@@ -61,7 +61,7 @@ static int check_args(const struct mut_op *op, const char *name, int ln, struct 
 
 /* One non-blank line of the file into ops. 0 or -1. */
 static int parse_line(struct mut_ops *ops, char *line, const char *name, int ln,
-                      struct grd_err *e)
+                      struct err *e)
 {
     char *w[MUT_MAX_ARGS + 2];
     size_t nw = split_words(line, w, MUT_MAX_ARGS + 2), k = 0;
@@ -93,7 +93,7 @@ static int parse_line(struct mut_ops *ops, char *line, const char *name, int ln,
 }
 
 struct mut_ops *mut_ops_parse(const char *text, size_t len, const char *name,
-                              struct grd_err *e)
+                              struct err *e)
 {
     struct mut_ops *ops = calloc(1, sizeof *ops);
     char line[1024];
@@ -127,9 +127,9 @@ struct mut_ops *mut_ops_parse(const char *text, size_t len, const char *name,
     return ops;
 }
 
-struct mut_ops *mut_ops_load(const char *path, struct grd_err *e)
+struct mut_ops *mut_ops_load(const char *path, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     struct mut_ops *ops = NULL;
     enum sb_read r;
 
@@ -509,7 +509,7 @@ static int cmp_mutants(const void *a, const void *b)
 }
 
 int mut_generate(const struct mut_ops *ops, const char *src, size_t len,
-                 struct mut_mutant **out, size_t *n, struct grd_err *e)
+                 struct mut_mutant **out, size_t *n, struct err *e)
 {
     struct mut_unit u = {src, len, NULL, 0, NULL, 0, NULL, 0};
     struct mut_list l = {NULL, 0, 0, 0};

@@ -43,11 +43,11 @@ struct mut_ops;
  * NULL with e set at the offending file:line:col (unknown kind, missing
  * arguments, unreadable file).
  */
-struct mut_ops *mut_ops_load(const char *path, struct grd_err *e);
+struct mut_ops *mut_ops_load(const char *path, struct err *e);
 
 /* Parse operators from text (name is used in messages); as mut_ops_load. */
 struct mut_ops *mut_ops_parse(const char *text, size_t len, const char *name,
-                              struct grd_err *e);
+                              struct err *e);
 
 void mut_ops_free(struct mut_ops *ops);
 
@@ -57,7 +57,7 @@ void mut_ops_free(struct mut_ops *ops);
  * (out of memory, more than MUT_MAX_MUTANTS, a source the lexer refuses).
  */
 int mut_generate(const struct mut_ops *ops, const char *src, size_t len,
-                 struct mut_mutant **out, size_t *n, struct grd_err *e)
+                 struct mut_mutant **out, size_t *n, struct err *e)
     __attribute__((warn_unused_result));
 
 /* The mutant's whole source: a new NUL-terminated buffer (caller frees),

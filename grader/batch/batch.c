@@ -24,7 +24,7 @@ struct bat_idre {
 
 /* ---- student ids ---- */
 
-struct bat_idre *bat_idre_new(const char *pattern, struct grd_err *e)
+struct bat_idre *bat_idre_new(const char *pattern, struct err *e)
 {
     struct bat_idre *re = calloc(1, sizeof *re);
     PCRE2_UCHAR msg[256];
@@ -60,7 +60,7 @@ void bat_idre_free(struct bat_idre *re)
 }
 
 int bat_idre_match(const struct bat_idre *re, const char *name, char *out,
-                   size_t n, struct grd_err *e)
+                   size_t n, struct err *e)
 {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
     PCRE2_SIZE len = n;
@@ -97,7 +97,7 @@ static int parse_uint(const char *s, const char *end, unsigned *out)
     return 0;
 }
 
-int bat_shard_parse(const char *s, unsigned *k, unsigned *n, struct grd_err *e)
+int bat_shard_parse(const char *s, unsigned *k, unsigned *n, struct err *e)
 {
     const char *slash = strchr(s, '/');
 
@@ -134,7 +134,7 @@ void bat_list_shard(struct bat_list *l, unsigned k, unsigned n)
 
 /* ---- atomic files ---- */
 
-int bat_write_atomic(const char *path, const void *data, size_t n, struct grd_err *e)
+int bat_write_atomic(const char *path, const void *data, size_t n, struct err *e)
 {
     return ut_write_atomic(path, data, n, 1, e);
 }
@@ -160,7 +160,7 @@ size_t bat_remove_temps(const char *dir)
 
 /* ---- the gradebook ---- */
 
-int bat_csv_field(struct strbuf *sb, const char *s)
+int bat_csv_field(struct sb *sb, const char *s)
 {
     size_t n = strlen(s);
     int rc = 0;
@@ -174,9 +174,9 @@ int bat_csv_field(struct strbuf *sb, const char *s)
     return rc ? -1 : 0;
 }
 
-int bat_csv_text(struct strbuf *sb, const char *s)
+int bat_csv_text(struct sb *sb, const char *s)
 {
-    struct strbuf t;
+    struct sb t;
     int rc;
 
     if (s[0] == '\0' || strchr(BAT_CSV_FORMULA_LEAD, s[0]) == NULL)
@@ -190,7 +190,7 @@ int bat_csv_text(struct strbuf *sb, const char *s)
     return rc;
 }
 
-static int csv_num(struct strbuf *sb, double v)
+static int csv_num(struct sb *sb, double v)
 {
     char buf[JSON_NUM_MAX];
 
@@ -200,7 +200,7 @@ static int csv_num(struct strbuf *sb, double v)
 /* A test's cell: the points earned, or empty for a manual item a TA has
  * still to score (an empty cell reads as "not graded" in an LMS import,
  * a 0 would read as a grade). */
-static int csv_points(struct strbuf *sb, const struct bat_row *r, const char *test_id)
+static int csv_points(struct sb *sb, const struct bat_row *r, const char *test_id)
 {
     for (size_t i = 0; i < r->n_tests; i++)
         if (strcmp(r->tests[i].id, test_id) == 0)
@@ -212,7 +212,7 @@ static int csv_points(struct strbuf *sb, const struct bat_row *r, const char *te
 /* The note cell: why a row has no grade of its own (status missing,
  * skipped or error), the first line of its detail; else empty. A compile
  * error's log stays in feedback.md, not in a spreadsheet cell. */
-static int csv_note(struct strbuf *sb, const struct bat_row *r)
+static int csv_note(struct sb *sb, const struct bat_row *r)
 {
     char line[BAT_MSG_MAX + 1], shown[4 * BAT_MSG_MAX + 8];
     const char *d = r->detail ? r->detail : "";
@@ -227,13 +227,13 @@ static int csv_note(struct strbuf *sb, const struct bat_row *r)
 
 /* The name cell: the entry's name as the row keeps it (bat_show: its
  * controls and invisible characters escaped). */
-static int csv_name(struct strbuf *sb, const struct bat_row *r)
+static int csv_name(struct sb *sb, const struct bat_row *r)
 {
     return bat_csv_text(sb, r->name ? r->name : r->id);
 }
 
 static int csv_row(const char *const *test_ids, size_t n_tests,
-                   const struct bat_row *r, struct strbuf *out)
+                   const struct bat_row *r, struct sb *out)
 {
     int rc = bat_csv_text(out, r->id);
 
@@ -254,7 +254,7 @@ static int cmp_row_ptr(const void *a, const void *b)
 }
 
 int bat_csv_write(const char *const *test_ids, size_t n_tests,
-                  const struct bat_row *rows, size_t n, struct strbuf *out)
+                  const struct bat_row *rows, size_t n, struct sb *out)
 {
     const struct bat_row **order = calloc(n ? n : 1, sizeof *order);
     int rc = order == NULL ? -1 : sb_adds(out, "id,score,max_score,status");
@@ -275,8 +275,8 @@ int bat_csv_write(const char *const *test_ids, size_t n_tests,
 
 /* ---- finishing: gradebook and summary from the row files ---- */
 
-static int write_buf(const char *dir, const char *name, const struct strbuf *sb,
-                     struct grd_err *e)
+static int write_buf(const char *dir, const char *name, const struct sb *sb,
+                     struct err *e)
 {
     char path[BAT_PATH_MAX];
 
@@ -287,7 +287,7 @@ static int write_buf(const char *dir, const char *name, const struct strbuf *sb,
 }
 
 static int load_rows(const char *out_dir, const char *const *ids, size_t n,
-                     struct bat_row *rows, struct grd_err *e)
+                     struct bat_row *rows, struct err *e)
 {
     char dir[BAT_PATH_MAX];
 
@@ -318,9 +318,9 @@ static const char **columns(const struct bat_row *rows, size_t n,
 }
 
 static int write_outputs(const char *out_dir, const struct bat_row *rows, size_t n,
-                         const char *const *cols, size_t n_cols, struct grd_err *e)
+                         const char *const *cols, size_t n_cols, struct err *e)
 {
-    struct strbuf csv, md, svg, html;
+    struct sb csv, md, svg, html;
     int rc;
 
     sb_init(&csv, 0);
@@ -350,7 +350,7 @@ static int write_outputs(const char *out_dir, const struct bat_row *rows, size_t
 }
 
 int bat_finish(const char *out_dir, const char *const *ids, size_t n,
-               const char *const *test_ids, size_t n_tests, struct grd_err *e)
+               const char *const *test_ids, size_t n_tests, struct err *e)
 {
     struct bat_row *rows = calloc(n ? n : 1, sizeof *rows);
     const char **cols = NULL;

@@ -49,7 +49,7 @@ struct bat_idre;  /* a compiled --id-regex */
  * matcher (free with bat_idre_free), or NULL with `e` set (syntax error
  * with its offset, no group named 'id', out of memory).
  */
-struct bat_idre *bat_idre_new(const char *pattern, struct grd_err *e);
+struct bat_idre *bat_idre_new(const char *pattern, struct err *e);
 
 void bat_idre_free(struct bat_idre *re);  /* NULL is a no-op */
 
@@ -59,7 +59,7 @@ void bat_idre_free(struct bat_idre *re);  /* NULL is a no-op */
  * the id is longer than n - 1), -1 on a matching error (e set).
  */
 int bat_idre_match(const struct bat_idre *re, const char *name, char *out,
-                   size_t n, struct grd_err *e);
+                   size_t n, struct err *e);
 
 /*
  * Whether `id` is an id as bat_id_make makes them: 1 to BAT_ID_MAX bytes of
@@ -67,7 +67,7 @@ int bat_idre_match(const struct bat_idre *re, const char *name, char *out,
  * of the gradebook's own file names (BAT_RESERVED, any case). Returns 0 or
  * -1 with `e` set to the reason.
  */
-int bat_id_check(const char *id, struct grd_err *e);
+int bat_id_check(const char *id, struct err *e);
 
 /* The names of the gradebook's own files, which no id may take. */
 #define BAT_RESERVED {"grades.csv", "summary.md", "summary.svg", "manual.csv", \
@@ -156,7 +156,7 @@ typedef void (*bat_note_fn)(void *ctx, const char *msg);
  */
 int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
                  struct bat_list *out, bat_note_fn note, void *ctx,
-                 struct grd_err *e) __attribute__((warn_unused_result));
+                 struct err *e) __attribute__((warn_unused_result));
 
 void bat_list_release(struct bat_list *l);  /* free and empty; reusable */
 
@@ -180,7 +180,7 @@ int bat_inputs_key(const struct bat_entry *v, char key[65], char source_sha[65])
 /*
  * Parse "K/N" with 1 <= K <= N <= 10000. Returns 0 or -1 (e set).
  */
-int bat_shard_parse(const char *s, unsigned *k, unsigned *n, struct grd_err *e);
+int bat_shard_parse(const char *s, unsigned *k, unsigned *n, struct err *e);
 
 /*
  * The shard (1..n) that owns `id`: 1 + FNV-1a-64(id bytes) mod n. Depends
@@ -225,7 +225,7 @@ struct grade_result;
  */
 int bat_row_from_result(const struct grade_result *r, const char *id,
                         const char *version, struct bat_row *row,
-                        struct grd_err *e) __attribute__((warn_unused_result));
+                        struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Fill `row` for a submission the grader could not grade: status "error",
@@ -235,22 +235,22 @@ int bat_row_from_result(const struct grade_result *r, const char *id,
 int bat_row_error(const char *id, const char *sub_sha256, const char *spec_sha,
                   const struct spec_set *specs, const char *version,
                   uint64_t seed, const char *why, struct bat_row *row,
-                  struct grd_err *e) __attribute__((warn_unused_result));
+                  struct err *e) __attribute__((warn_unused_result));
 
 /* Free what the row owns and zero it. */
 void bat_row_release(struct bat_row *row);
 
 /* Append the row's text form (tab-separated lines, escaped; no timing).
  * Returns 0 or -1 (the buffer's cap was hit). */
-int bat_row_format(const struct bat_row *row, struct strbuf *out)
+int bat_row_format(const struct bat_row *row, struct sb *out)
     __attribute__((warn_unused_result));
 
 /* Parse a row's text form. Returns 0, or -1 with `e` set (row released). */
 int bat_row_parse(const char *buf, size_t n, struct bat_row *row,
-                  struct grd_err *e) __attribute__((warn_unused_result));
+                  struct err *e) __attribute__((warn_unused_result));
 
 /* Read and parse <dir>/row.tsv. Returns 0, -1 with `e` set. */
-int bat_row_load(const char *dir, struct bat_row *row, struct grd_err *e)
+int bat_row_load(const char *dir, struct bat_row *row, struct err *e)
     __attribute__((warn_unused_result));
 
 /* ---- the gradebook ---- */
@@ -260,7 +260,7 @@ int bat_row_load(const char *dir, struct bat_row *row, struct grd_err *e)
  * comma, a quote, CR or LF, or starts or ends with a space; as is
  * otherwise. Returns 0 or -1 (cap).
  */
-int bat_csv_field(struct strbuf *sb, const char *s)
+int bat_csv_field(struct sb *sb, const char *s)
     __attribute__((warn_unused_result));
 
 /* The first characters that make a spreadsheet read a cell as a formula
@@ -275,7 +275,7 @@ int bat_csv_field(struct strbuf *sb, const char *s)
  * Readers of the gradebook drop that apostrophe again (bat_csv_untext).
  * Returns 0 or -1 (cap).
  */
-int bat_csv_text(struct strbuf *sb, const char *s)
+int bat_csv_text(struct sb *sb, const char *s)
     __attribute__((warn_unused_result));
 
 /*
@@ -291,7 +291,7 @@ int bat_csv_text(struct strbuf *sb, const char *s)
  * Lines end in CRLF. Returns 0 or -1 (cap or out of memory).
  */
 int bat_csv_write(const char *const *test_ids, size_t n_tests,
-                  const struct bat_row *rows, size_t n, struct strbuf *out)
+                  const struct bat_row *rows, size_t n, struct sb *out)
     __attribute__((warn_unused_result));
 
 /*
@@ -301,7 +301,7 @@ int bat_csv_write(const char *const *test_ids, size_t n_tests,
  * removed and `path` is untouched.
  */
 int bat_write_atomic(const char *path, const void *data, size_t n,
-                     struct grd_err *e) __attribute__((warn_unused_result));
+                     struct err *e) __attribute__((warn_unused_result));
 
 /* Remove the leftover temporary files (".tmp-*") in `dir`. Returns the
  * number removed. */
@@ -316,7 +316,7 @@ size_t bat_remove_temps(const char *dir);
  * write failure); the gradebook's files are then left as they were.
  */
 int bat_finish(const char *out_dir, const char *const *ids, size_t n,
-               const char *const *test_ids, size_t n_tests, struct grd_err *e)
+               const char *const *test_ids, size_t n_tests, struct err *e)
     __attribute__((warn_unused_result));
 
 /* ---- the TA's manual scores ---- */
@@ -336,7 +336,7 @@ int bat_finish(const char *out_dir, const char *const *ids, size_t n,
  * id once, every score a number in range. Returns 0, or -1 with `e` set to
  * "<path>:line:col: ..." (the file untouched).
  */
-int bat_manual_check(const char *out_dir, const struct spec_set *specs, struct grd_err *e)
+int bat_manual_check(const char *out_dir, const struct spec_set *specs, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -347,7 +347,7 @@ int bat_manual_check(const char *out_dir, const struct spec_set *specs, struct g
  * -1 with `e` set as bat_manual_check, or for an id with no row (rows may
  * then be partly scored; the file is never changed).
  */
-int bat_manual_apply(const char *out_dir, struct bat_row *rows, size_t n, struct grd_err *e)
+int bat_manual_apply(const char *out_dir, struct bat_row *rows, size_t n, struct err *e)
     __attribute__((warn_unused_result));
 
 /* ---- running ---- */
@@ -409,7 +409,7 @@ struct bat_opts {
  * was set (workers killed, no gradebook written, only complete files
  * left), -1 with `e` set on an error of the batch itself.
  */
-int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *e)
+int bat_run(const struct bat_list *l, const struct bat_opts *o, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -419,7 +419,7 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
  * An id present in two inputs is an error. Returns 0, or -1 with `e` set.
  */
 int bat_merge(const char *out_dir, const char *const *dirs, size_t n,
-              struct grd_err *e) __attribute__((warn_unused_result));
+              struct err *e) __attribute__((warn_unused_result));
 
 /* The CPUs this process may use (ut_usable_cpus), 1 to 256. */
 unsigned bat_default_jobs(void);

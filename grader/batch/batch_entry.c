@@ -36,7 +36,7 @@ static int reserved(const char *id)
     return 0;
 }
 
-int bat_id_check(const char *id, struct grd_err *e)
+int bat_id_check(const char *id, struct err *e)
 {
     size_t n = strlen(id);
 
@@ -197,7 +197,7 @@ struct found_entry {
 };
 
 static int list_push(struct bat_list *l, const char *id, const struct found_entry *f,
-                     struct grd_err *e)
+                     struct err *e)
 {
     struct bat_entry *v;
 
@@ -283,7 +283,7 @@ static int classify(struct found_entry *f, char *src, size_t n)
 /* The id of the entry: from the regex, or the name minus ".c" (also when
  * the regex does not match: the entry is then "skipped"). 0 or -1. */
 static int entry_id(struct found_entry *f, const struct bat_idre *re, char *id,
-                    struct grd_err *e)
+                    struct err *e)
 {
     char raw[BAT_PATH_MAX];
     int rc = 0;
@@ -305,7 +305,7 @@ static int entry_id(struct found_entry *f, const struct bat_idre *re, char *id,
 }
 
 static int add_entry(const char *dir, const char *name, const struct bat_idre *re,
-                     struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
+                     struct bat_list *out, bat_note_fn fn, void *ctx, struct err *e)
 {
     char path[BAT_PATH_MAX], src[BAT_PATH_MAX + 16], id[BAT_ID_MAX + 1];
     struct found_entry f = {name, path, "", NULL, 0, ""};
@@ -333,7 +333,7 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* The names in dir, sorted, hidden ones left out. */
-static int read_names(const char *dir, char ***names, size_t *n, struct grd_err *e)
+static int read_names(const char *dir, char ***names, size_t *n, struct err *e)
 {
     struct dirent **list;
     int k = scandir(dir, &list, NULL, NULL);
@@ -360,7 +360,7 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
-                 struct bat_list *out, bat_note_fn fn, void *ctx, struct grd_err *e)
+                 struct bat_list *out, bat_note_fn fn, void *ctx, struct err *e)
 {
     int rc = 0;
 

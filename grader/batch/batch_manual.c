@@ -85,9 +85,9 @@ static int items_of_specs(const struct spec_set *s, struct items *it)
 /* ---- reading and checking manual.csv ---- */
 
 /* manual.csv of out_dir into t. 1 read, 0 absent, -1 error (e set). */
-static int read_table(const char *path, struct gbx_table *t, struct grd_err *e)
+static int read_table(const char *path, struct gbx_table *t, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     enum sb_read r;
     int rc = 0;
 
@@ -109,7 +109,7 @@ static int ignored_column(const char *name)
 }
 
 static int check_header(const char *path, const struct gbx_table *t, const struct items *it,
-                        long *col_item, struct grd_err *e)
+                        long *col_item, struct err *e)
 {
     if (gbx_col(t, "id") < 0)
         return err_set(e, path, 1, 1, "no 'id' column (the header is: id,<manual item>...)");
@@ -128,7 +128,7 @@ static int check_header(const char *path, const struct gbx_table *t, const struc
 
 /* A cell's points: blank (-1 in *v), or a number from 0 to max. */
 static int cell_points(const char *path, const struct gbx_table *t, size_t r, size_t c,
-                       double max, double *v, struct grd_err *e)
+                       double max, double *v, struct err *e)
 {
     const char *s = t->cells[r * t->n_cols + c];
     char *end;
@@ -150,7 +150,7 @@ static int cell_points(const char *path, const struct gbx_table *t, size_t r, si
 
 /* Every row: an id once, each score in range. */
 static int check_rows(const char *path, const struct gbx_table *t, const struct items *it,
-                      const long *col_item, struct grd_err *e)
+                      const long *col_item, struct err *e)
 {
     int c_id = gbx_col(t, "id");
     double v;
@@ -174,7 +174,7 @@ static int check_rows(const char *path, const struct gbx_table *t, const struct 
 
 /* Read and check manual.csv against the items. 1, 0 (absent) or -1. */
 static int load(const char *path, const struct items *it, struct gbx_table *t,
-                long **col_item, struct grd_err *e)
+                long **col_item, struct err *e)
 {
     int rc = read_table(path, t, e);
 
@@ -194,7 +194,7 @@ static int load(const char *path, const struct items *it, struct gbx_table *t,
     return rc;
 }
 
-int bat_manual_check(const char *out_dir, const struct spec_set *specs, struct grd_err *e)
+int bat_manual_check(const char *out_dir, const struct spec_set *specs, struct err *e)
 {
     char path[BAT_PATH_MAX];
     struct items it = {NULL, NULL, 0};
@@ -241,7 +241,7 @@ static void score_item(struct bat_row *row, const char *test, double v)
 
 static int apply_rows(const char *path, const struct gbx_table *t, const struct items *it,
                       const long *col_item, struct bat_row *rows, size_t n,
-                      struct grd_err *e)
+                      struct err *e)
 {
     int c_id = gbx_col(t, "id");
     double v;
@@ -264,9 +264,9 @@ static int apply_rows(const char *path, const struct gbx_table *t, const struct 
 
 /* The file a TA fills in: id, name, one blank column per manual item. */
 static int write_template(const char *path, const struct items *it, const struct bat_row *rows,
-                          size_t n, struct grd_err *e)
+                          size_t n, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     int rc;
 
     sb_init(&sb, 0);
@@ -287,7 +287,7 @@ static int write_template(const char *path, const struct items *it, const struct
     return rc;
 }
 
-int bat_manual_apply(const char *out_dir, struct bat_row *rows, size_t n, struct grd_err *e)
+int bat_manual_apply(const char *out_dir, struct bat_row *rows, size_t n, struct err *e)
 {
     char path[BAT_PATH_MAX];
     struct items it = {NULL, NULL, 0};

@@ -58,7 +58,7 @@ void bat_row_release(struct bat_row *row)
 }
 
 static int row_start(struct bat_row *row, const char *id, const char *version,
-                     size_t n_tests, struct grd_err *e)
+                     size_t n_tests, struct err *e)
 {
     memset(row, 0, sizeof *row);
     row->id = dup_n(id, strlen(id));
@@ -78,7 +78,7 @@ static int manual_item(const struct spec_test *t)
 }
 
 int bat_row_from_result(const struct grade_result *r, const char *id,
-                        const char *version, struct bat_row *row, struct grd_err *e)
+                        const char *version, struct bat_row *row, struct err *e)
 {
     if (row_start(row, id, version, r->n_tests, e) < 0)
         return -1;
@@ -90,7 +90,7 @@ int bat_row_from_result(const struct grade_result *r, const char *id,
     row->seed = r->seed;
     row->detail = dup_capped(r->status_detail, BAT_MSG_MAX);
     for (size_t i = 0; i < r->n_tests && row->detail != NULL; i++, row->n_tests++) {
-        const struct test_result *t = &r->tests[i];
+        const struct grade_test *t = &r->tests[i];
         struct bat_test_row *tr = &row->tests[i];
 
         tr->id = dup_n(t->test->id, strlen(t->test->id));
@@ -131,7 +131,7 @@ static int error_tests(struct bat_row *row, const struct spec_set *specs)
 
 int bat_row_error(const char *id, const char *sub_sha256, const char *spec_sha,
                   const struct spec_set *specs, const char *version, uint64_t seed,
-                  const char *why, struct bat_row *row, struct grd_err *e)
+                  const char *why, struct bat_row *row, struct err *e)
 {
     size_t n = specs == NULL ? 0 : spec_test_count(specs);
 
@@ -151,7 +151,7 @@ int bat_row_error(const char *id, const char *sub_sha256, const char *spec_sha,
 
 /* ---- text form ---- */
 
-static int add_escaped(struct strbuf *sb, const char *s)
+static int add_escaped(struct sb *sb, const char *s)
 {
     int rc = 0;
 
@@ -167,14 +167,14 @@ static int add_escaped(struct strbuf *sb, const char *s)
     return rc ? -1 : 0;
 }
 
-static int add_field(struct strbuf *sb, const char *key, const char *value)
+static int add_field(struct sb *sb, const char *key, const char *value)
 {
     int rc = sb_adds(sb, key) | sb_addch(sb, '\t') | add_escaped(sb, value);
 
     return (rc | sb_addch(sb, '\n')) ? -1 : 0;
 }
 
-int bat_row_format(const struct bat_row *row, struct strbuf *out)
+int bat_row_format(const struct bat_row *row, struct sb *out)
 {
     int rc = sb_adds(out, ROW_MAGIC "\n") | add_field(out, "id", row->id);
 
@@ -326,7 +326,7 @@ static int parse_line(struct bat_row *row, const char *line, size_t n)
     return -1;
 }
 
-int bat_row_parse(const char *buf, size_t n, struct bat_row *row, struct grd_err *e)
+int bat_row_parse(const char *buf, size_t n, struct bat_row *row, struct err *e)
 {
     size_t pos = sizeof ROW_MAGIC, lineno = 1;
 
@@ -350,10 +350,10 @@ int bat_row_parse(const char *buf, size_t n, struct bat_row *row, struct grd_err
     return err_set(e, NULL, 0, 0, "incomplete row file");
 }
 
-int bat_row_load(const char *dir, struct bat_row *row, struct grd_err *e)
+int bat_row_load(const char *dir, struct bat_row *row, struct err *e)
 {
     char path[BAT_PATH_MAX];
-    struct strbuf sb;
+    struct sb sb;
     enum sb_read r;
     int rc = 0;
 

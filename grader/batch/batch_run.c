@@ -57,7 +57,7 @@ static void id_dir(const struct run *r, size_t i, char *buf, size_t n)
     bat_path_join(r->o->out_dir, r->l->v[i].id, buf, n);
 }
 
-static int make_dir(const char *path, struct grd_err *e)
+static int make_dir(const char *path, struct err *e)
 {
     if (mkdir(path, 0755) == 0 || errno == EEXIST)
         return 0;
@@ -65,7 +65,7 @@ static int make_dir(const char *path, struct grd_err *e)
 }
 
 /* mkdir -p: the output directory and its missing parents. */
-static int make_dirs(const char *path, struct grd_err *e)
+static int make_dirs(const char *path, struct err *e)
 {
     char buf[BAT_PATH_MAX];
     size_t n = strlen(path);
@@ -100,10 +100,10 @@ static void emit(struct run *r, const char *id, const char *status, double score
 /* ---- the worker (child side) ---- */
 
 static int write_report(const char *dir, const char *name, const struct grade_result *g,
-                        enum rpt_format f, const struct rpt_opts *ro, struct grd_err *e)
+                        enum rpt_format f, const struct rpt_opts *ro, struct err *e)
 {
     char path[BAT_PATH_MAX + 32];
-    struct strbuf sb;
+    struct sb sb;
     int rc;
 
     sb_init(&sb, 0);
@@ -118,10 +118,10 @@ static int write_report(const char *dir, const char *name, const struct grade_re
 /* Write entry i's row, with the entry's name (shown safe: a row file is
  * read by people and tools too) and its resume key. */
 static int write_row(const struct run *r, size_t i, const char *dir, struct bat_row *row,
-                     struct grd_err *e)
+                     struct err *e)
 {
     char path[BAT_PATH_MAX + 32];
-    struct strbuf sb;
+    struct sb sb;
     int rc;
     char shown[BAT_PATH_MAX];
 
@@ -154,7 +154,7 @@ static void clear_outputs(const char *dir)
 
 /* Record a submission the grader could not grade (no student files). */
 static int write_error_row(const struct run *r, size_t i, const char *why,
-                           struct grd_err *e)
+                           struct err *e)
 {
     const struct bat_opts *o = r->o;
     char dir[BAT_PATH_MAX];
@@ -173,7 +173,7 @@ static int write_error_row(const struct run *r, size_t i, const char *why,
 
 /* What the student receives names their submission by its id, never by
  * the TA's path to the class. Returns 0, or -1 when out of memory. */
-static int student_view(struct grade_result *g, const char *id, struct grd_err *e)
+static int student_view(struct grade_result *g, const char *id, struct err *e)
 {
     char *name = strdup(id);
 
@@ -187,7 +187,7 @@ static int student_view(struct grade_result *g, const char *id, struct grd_err *
 /* Grade entry i into dir; *reused says whether its kept object spared
  * the compile. */
 static int grade_into(const struct run *r, size_t i, const char *dir, int *reused,
-                      struct grd_err *e)
+                      struct err *e)
 {
     /* The repro lines go to the student (feedback.md): the default
      * "make check ONLY=..." of their repository, never the TA's paths. */
@@ -200,7 +200,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, int *reuse
      * and its points. staff.md is the TA's: every test, every detail. */
     static const struct rpt_opts student = {.student_view = 1};
     struct grade_result *g = NULL;
-    struct grd_err ge;
+    struct err ge;
     struct bat_row row;
     int rc;
 
@@ -241,7 +241,7 @@ static void worker(const struct run *r, size_t i, pid_t batch)
 
 /* ---- the pool (parent side) ---- */
 
-static int launch(struct run *r, struct slot *s, size_t i, struct grd_err *e)
+static int launch(struct run *r, struct slot *s, size_t i, struct err *e)
 {
     char dir[BAT_PATH_MAX];
     pid_t pid, me = getpid();
@@ -273,7 +273,7 @@ static void describe_exit(int status, int timed_out, double limit, char *why, si
 }
 
 /* A worker ended: read its row, or record an error row in its place. */
-static int collect(struct run *r, struct slot *s, int status, struct grd_err *e)
+static int collect(struct run *r, struct slot *s, int status, struct err *e)
 {
     char dir[BAT_PATH_MAX], why[256];
     double ms = ut_now_ms() - s->t0;
@@ -303,7 +303,7 @@ static int collect(struct run *r, struct slot *s, int status, struct grd_err *e)
 
 /* Reap finished workers and kill overrunning ones. Returns how many were
  * reaped, or -1 on error. */
-static int poll_slots(struct run *r, struct grd_err *e)
+static int poll_slots(struct run *r, struct err *e)
 {
     double limit = r->o->worker_timeout_ms > 0 ? r->o->worker_timeout_ms : DEFAULT_WORKER_MS;
     int reaped = 0, status;
@@ -350,7 +350,7 @@ static int stopped(const struct run *r)
     return r->o->stop != NULL && *r->o->stop;
 }
 
-static int pump(struct run *r, const unsigned char *todo, struct grd_err *e)
+static int pump(struct run *r, const unsigned char *todo, struct err *e)
 {
     const struct timespec pause = {0, POLL_NS};
     size_t next = 0;
@@ -398,7 +398,7 @@ static int up_to_date(const struct run *r, size_t i, struct bat_row *row)
 
 /* The row of an entry that is not graded (bat_entry.absent): its status,
  * its reason, zero points, and no student files (any earlier ones go). */
-static int write_absent_row(const struct run *r, size_t i, struct grd_err *e)
+static int write_absent_row(const struct run *r, size_t i, struct err *e)
 {
     const struct bat_entry *v = &r->l->v[i];
     const struct bat_opts *o = r->o;
@@ -424,7 +424,7 @@ static int write_absent_row(const struct run *r, size_t i, struct grd_err *e)
 
 /* Hash every entry and mark the ones to grade; report the skipped, and
  * write the rows of the entries that are not graded at all. */
-static int plan(struct run *r, unsigned char *todo, struct grd_err *e)
+static int plan(struct run *r, unsigned char *todo, struct err *e)
 {
     struct bat_row row;
 
@@ -449,7 +449,7 @@ static int plan(struct run *r, unsigned char *todo, struct grd_err *e)
     return 0;
 }
 
-static int finish(const struct run *r, struct grd_err *e)
+static int finish(const struct run *r, struct err *e)
 {
     size_t n = spec_test_count(r->o->specs);
     const char **ids = calloc(r->l->n + 1, sizeof *ids);
@@ -467,7 +467,7 @@ static int finish(const struct run *r, struct grd_err *e)
     return rc;
 }
 
-static int setup(struct run *r, struct grd_err *e)
+static int setup(struct run *r, struct err *e)
 {
     const char *tmp = getenv("TMPDIR");
 
@@ -489,7 +489,7 @@ static int setup(struct run *r, struct grd_err *e)
     return 0;
 }
 
-int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *e)
+int bat_run(const struct bat_list *l, const struct bat_opts *o, struct err *e)
 {
     struct run *r = calloc(1, sizeof *r);
     unsigned char *todo = calloc(l->n + 1, 1);
@@ -525,10 +525,10 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct grd_err *
 /* ---- merge ---- */
 
 static int copy_file(const char *from_dir, const char *to_dir, const char *name,
-                     struct grd_err *e)
+                     struct err *e)
 {
     char from[BAT_PATH_MAX + 32], to[BAT_PATH_MAX + 32];
-    struct strbuf sb;
+    struct sb sb;
     enum sb_read r;
     int rc = 0;
 
@@ -545,7 +545,7 @@ static int copy_file(const char *from_dir, const char *to_dir, const char *name,
     return rc;
 }
 
-static int copy_id(const char *in, const char *out, const char *id, struct grd_err *e)
+static int copy_id(const char *in, const char *out, const char *id, struct err *e)
 {
     char from[BAT_PATH_MAX], to[BAT_PATH_MAX];
 
@@ -579,7 +579,7 @@ struct found_list {
 };
 
 static int found_push(struct found_list *f, const char *id, const char *dir,
-                      struct grd_err *e)
+                      struct err *e)
 {
     struct found *v;
 
@@ -595,7 +595,7 @@ static int found_push(struct found_list *f, const char *id, const char *dir,
 }
 
 /* The ids (sub-directories holding a row file) of `dir`, appended to f. */
-static int merge_ids(const char *dir, struct found_list *f, struct grd_err *e)
+static int merge_ids(const char *dir, struct found_list *f, struct err *e)
 {
     struct dirent **names;
     char row[BAT_PATH_MAX + 300];
@@ -620,7 +620,7 @@ static int cmp_found(const void *a, const void *b)
     return strcmp(((const struct found *)a)->id, ((const struct found *)b)->id);
 }
 
-static int merge_copy(const char *out_dir, const struct found_list *f, struct grd_err *e)
+static int merge_copy(const char *out_dir, const struct found_list *f, struct err *e)
 {
     for (size_t i = 0; i < f->n; i++) {
         if (i > 0 && strcmp(f->v[i - 1].id, f->v[i].id) == 0)
@@ -632,7 +632,7 @@ static int merge_copy(const char *out_dir, const struct found_list *f, struct gr
     return 0;
 }
 
-int bat_merge(const char *out_dir, const char *const *dirs, size_t n, struct grd_err *e)
+int bat_merge(const char *out_dir, const char *const *dirs, size_t n, struct err *e)
 {
     struct found_list f = {NULL, 0, 0};
     const char **ids = NULL;

@@ -13,13 +13,13 @@
 struct parse {
     const char *s, *end, *name, *line_start;
     size_t line, at;    /* at: where the current cell started */
-    struct strbuf cell;
+    struct sb cell;
     char **cells;
     size_t *ats;
     size_t n, cap;
 };
 
-static int push_cell(struct parse *p, struct grd_err *e)
+static int push_cell(struct parse *p, struct err *e)
 {
     char *c;
 
@@ -44,7 +44,7 @@ static void keep(struct parse *p, char ch)
 enum { F_PLAIN, F_QUOTED, F_CLOSED };
 
 /* One field at p->s; *eol set when it ended its row. */
-static int field(struct parse *p, int *eol, struct grd_err *e)
+static int field(struct parse *p, int *eol, struct err *e)
 {
     int st = p->s < p->end && *p->s == '"' ? F_QUOTED : F_PLAIN;
 
@@ -94,7 +94,7 @@ void gbx_table_free(struct gbx_table *t)
 }
 
 int gbx_csv_parse(const char *text, size_t n, const char *name,
-                  struct gbx_table *t, struct grd_err *e)
+                  struct gbx_table *t, struct err *e)
 {
     struct parse p = { text, text + n, name, text, 1, 0, { 0 }, NULL, NULL, 0, 0 };
     size_t row_start = 0;
@@ -183,7 +183,7 @@ static const char *grade_of(const struct gbx_table *g, size_t row, int c_score,
     return cell(g, row, c_score);
 }
 
-static int put_cells(struct strbuf *out, const char *const *v, size_t n)
+static int put_cells(struct sb *out, const char *const *v, size_t n)
 {
     int rc = 0;
 
@@ -195,7 +195,7 @@ static int put_cells(struct strbuf *out, const char *const *v, size_t n)
 struct cols { int id, score, status, max, note; };
 
 static int check_input(const struct gbx_table *g, const struct gbx_table *ro,
-                       struct cols *c, struct grd_err *e)
+                       struct cols *c, struct err *e)
 {
     c->id = gbx_col(g, "id"), c->score = gbx_col(g, "score");
     c->status = gbx_col(g, "status"), c->max = gbx_col(g, "max_score");
@@ -224,7 +224,7 @@ static const char *points_possible(const struct gbx_table *g, const struct cols 
 }
 
 static int roster_row(enum gbx_lms lms, const struct gbx_table *ro, size_t r,
-                      const char *grade, const char *feedback, struct strbuf *out)
+                      const char *grade, const char *feedback, struct sb *out)
 {
     static const char *const canvas[] = { "name", "canvas_id", "sis_user_id",
                                           "sis_login_id", "section" };
@@ -243,7 +243,7 @@ static int roster_row(enum gbx_lms lms, const struct gbx_table *ro, size_t r,
 
 int gbx_export(enum gbx_lms lms, const struct gbx_table *grades,
                const struct gbx_table *roster, const char *assignment,
-               struct strbuf *out, struct gbx_stats *st, struct grd_err *e)
+               struct sb *out, struct gbx_stats *st, struct err *e)
 {
     const char *canvas_head[] = { "Student", "ID", "SIS User ID", "SIS Login ID",
                                   "Section", assignment };
@@ -292,7 +292,7 @@ void gbx_stats_release(struct gbx_stats *st)
     memset(st, 0, sizeof *st);
 }
 
-int gbx_add_bom(struct strbuf *out)
+int gbx_add_bom(struct sb *out)
 {
     return sb_adds(out, "\xEF\xBB\xBF");
 }

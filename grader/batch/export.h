@@ -42,7 +42,7 @@ int gbx_column(const struct gbx_table *t, size_t row, size_t col);
  * quote, a row of another width, no header, out of memory).
  */
 int gbx_csv_parse(const char *text, size_t n, const char *name,
-                  struct gbx_table *t, struct grd_err *e)
+                  struct gbx_table *t, struct err *e)
     __attribute__((warn_unused_result));
 void gbx_table_free(struct gbx_table *t);
 
@@ -75,10 +75,10 @@ void gbx_stats_release(struct gbx_stats *st);
  */
 int gbx_export(enum gbx_lms lms, const struct gbx_table *grades,
                const struct gbx_table *roster, const char *assignment,
-               struct strbuf *out, struct gbx_stats *st, struct grd_err *e)
+               struct sb *out, struct gbx_stats *st, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Append the UTF-8 byte-order mark Excel needs to read UTF-8 ("Zoë"). */
-int gbx_add_bom(struct strbuf *out) __attribute__((warn_unused_result));
+int gbx_add_bom(struct sb *out) __attribute__((warn_unused_result));
 
 #endif

@@ -66,7 +66,7 @@ static const char page_script[] =
     "st.addEventListener('change',apply);tx.addEventListener('input',apply);apply();"
     "})();";
 
-static int add_cp(struct strbuf *out, int32_t cp, int one_line)
+static int add_cp(struct sb *out, int32_t cp, int one_line)
 {
     switch (cp) {
     case '&': return sb_adds(out, "&amp;");
@@ -85,7 +85,7 @@ static int add_cp(struct strbuf *out, int32_t cp, int one_line)
     return sb_add_utf8(out, (uint32_t)cp);
 }
 
-int html_add_text(struct strbuf *out, const char *s, size_t n, int one_line)
+int html_add_text(struct sb *out, const char *s, size_t n, int one_line)
 {
     int rc = 0;
 
@@ -94,13 +94,13 @@ int html_add_text(struct strbuf *out, const char *s, size_t n, int one_line)
     return rc;
 }
 
-static int text1(struct strbuf *out, const char *s)
+static int text1(struct sb *out, const char *s)
 {
     return s == NULL ? 0 : html_add_text(out, s, strlen(s), 1);
 }
 
 /* 'sha256-<base64>' of s, for the CSP. */
-static int add_hash(struct strbuf *out, const char *s, struct grd_err *e)
+static int add_hash(struct sb *out, const char *s, struct err *e)
 {
     unsigned char d[SHA256_DIGEST_LEN];
     struct sha256_ctx c;
@@ -111,7 +111,7 @@ static int add_hash(struct strbuf *out, const char *s, struct grd_err *e)
     return sb_adds(out, "'sha256-") | b64_encode(out, d, sizeof d, e) | sb_addch(out, '\'');
 }
 
-static int head(struct strbuf *out, struct grd_err *e)
+static int head(struct sb *out, struct err *e)
 {
     int rc = sb_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                           "<meta http-equiv=\"Content-Security-Policy\" content=\""
@@ -144,7 +144,7 @@ static const struct bat_test_row *find_test(const struct bat_row *r, size_t col,
 }
 
 /* Points as the gradebook prints them: at most four decimals, trimmed. */
-static int add_pts(struct strbuf *out, double v)
+static int add_pts(struct sb *out, double v)
 {
     char buf[48];
     size_t n = (size_t)snprintf(buf, sizeof buf, "%.4f", v);
@@ -158,7 +158,7 @@ static int add_pts(struct strbuf *out, double v)
 
 /* ---- charts ---- */
 
-static int histogram(struct strbuf *out, const struct bat_row *rows, size_t n)
+static int histogram(struct sb *out, const struct bat_row *rows, size_t n)
 {
     size_t bins[10] = {0}, top = 1;
     int rc = 0;
@@ -213,7 +213,7 @@ static void pass_count(const struct bat_row *rows, size_t n, const char *const *
     }
 }
 
-static int pass_rates(struct strbuf *out, const struct bat_row *rows, size_t n,
+static int pass_rates(struct sb *out, const struct bat_row *rows, size_t n,
                       const char *const *ids, size_t n_ids)
 {
     size_t k = 0;
@@ -247,7 +247,7 @@ static int pass_rates(struct strbuf *out, const struct bat_row *rows, size_t n,
 
 /* ---- the gradebook table ---- */
 
-static int status_filter(struct strbuf *out, const struct bat_row *rows, size_t n)
+static int status_filter(struct sb *out, const struct bat_row *rows, size_t n)
 {
     int rc = sb_adds(out, "<div id=\"controls\" hidden><label>Status <select id=\"f-status\">"
                           "<option value=\"\">all</option>");
@@ -266,13 +266,13 @@ static int status_filter(struct strbuf *out, const struct bat_row *rows, size_t 
                              "aria-live=\"polite\"></span></div>\n");
 }
 
-static int th(struct strbuf *out, const char *label)
+static int th(struct sb *out, const char *label)
 {
     return sb_adds(out, "<th aria-sort=\"none\"><button type=\"button\">") | text1(out, label) |
            sb_adds(out, "</button></th>");
 }
 
-static int test_cell(struct strbuf *out, const struct bat_test_row *t)
+static int test_cell(struct sb *out, const struct bat_test_row *t)
 {
     const char *cls;
 
@@ -288,7 +288,7 @@ static int test_cell(struct strbuf *out, const struct bat_test_row *t)
 
 /* The folder's own name under its id, when the id had to differ from it
  * (batch.h: ids of names that are not plain). */
-static int shown_name(struct strbuf *out, const struct bat_row *r)
+static int shown_name(struct sb *out, const struct bat_row *r)
 {
     if (r->name == NULL || strcmp(r->name, r->id) == 0)
         return 0;
@@ -296,7 +296,7 @@ static int shown_name(struct strbuf *out, const struct bat_row *r)
            sb_adds(out, "</span>");
 }
 
-static int table_row(struct strbuf *out, const struct bat_row *r, size_t idx,
+static int table_row(struct sb *out, const struct bat_row *r, size_t idx,
                      const char *const *ids, size_t n_ids)
 {
     int rc = sb_adds(out, "<tr data-status=\"") | text1(out, r->status) |
@@ -313,7 +313,7 @@ static int table_row(struct strbuf *out, const struct bat_row *r, size_t idx,
            sb_adds(out, "</td></tr>\n");
 }
 
-static int table(struct strbuf *out, const struct bat_row *rows, size_t n,
+static int table(struct sb *out, const struct bat_row *rows, size_t n,
                  const char *const *ids, size_t n_ids)
 {
     int rc = sb_adds(out, "<section id=\"gradebook\"><h2>Gradebook</h2>\n");
@@ -333,7 +333,7 @@ static int table(struct strbuf *out, const struct bat_row *rows, size_t n,
 
 /* Read at most `cap` bytes of `path` into sb (empty). Returns 1 when the
  * file was longer (cut), 0, or -1 when it cannot be read. */
-static int read_capped(const char *path, size_t cap, struct strbuf *sb)
+static int read_capped(const char *path, size_t cap, struct sb *sb)
 {
     enum sb_read r = sb_read_file(sb, path, cap - sb->len);
 
@@ -343,7 +343,7 @@ static int read_capped(const char *path, size_t cap, struct strbuf *sb)
 }
 
 /* read_capped() of <dir>/<id>/<name>, HTML_TEXT_MAX bytes. */
-static int read_text(const char *dir, const char *id, const char *name, struct strbuf *sb)
+static int read_text(const char *dir, const char *id, const char *name, struct sb *sb)
 {
     char path[BAT_PATH_MAX + 64];
 
@@ -352,7 +352,7 @@ static int read_text(const char *dir, const char *id, const char *name, struct s
     return read_capped(path, HTML_TEXT_MAX, sb);
 }
 
-static int file_block(struct strbuf *out, const char *summary, const struct strbuf *text,
+static int file_block(struct sb *out, const char *summary, const struct sb *text,
                       int got)
 {
     int rc = sb_adds(out, "<details><summary>") | sb_adds(out, summary) |
@@ -366,9 +366,9 @@ static int file_block(struct strbuf *out, const char *summary, const struct strb
     return rc | sb_adds(out, "</pre></details>\n");
 }
 
-static int student(struct strbuf *out, const char *dir, const struct bat_row *r, size_t idx)
+static int student(struct sb *out, const char *dir, const struct bat_row *r, size_t idx)
 {
-    struct strbuf staff, fb;
+    struct sb staff, fb;
     int rc, gs, gf;
 
     sb_init(&staff, HTML_TEXT_MAX + 1);
@@ -406,7 +406,7 @@ static long row_of(const struct bat_row *rows, size_t n, const char *id)
     return -1;
 }
 
-static int pair_id(struct strbuf *out, const struct bat_row *rows, size_t n, const char *id)
+static int pair_id(struct sb *out, const struct bat_row *rows, size_t n, const char *id)
 {
     long i = row_of(rows, n, id);
 
@@ -447,7 +447,7 @@ static size_t parse_regions(const char *cell, long ra[][2], long rb[][2])
 }
 
 /* One source with its lines numbered, the matched ones marked. */
-static int source_pre(struct strbuf *out, const struct strbuf *src, long r[][2], size_t nr)
+static int source_pre(struct sb *out, const struct sb *src, long r[][2], size_t nr)
 {
     const char *p = sb_str(src), *end = p + src->len;
     long line = 1;
@@ -469,11 +469,11 @@ static int source_pre(struct strbuf *out, const struct strbuf *src, long r[][2],
 
 /* The pair's two sources side by side (kept by `batch --similarity` as
  * <id>/source.c), or a line saying they were not kept. */
-static int side_by_side(struct strbuf *out, const char *dir, const char *a, const char *b,
+static int side_by_side(struct sb *out, const char *dir, const char *a, const char *b,
                         const char *regions)
 {
     long ra[HTML_MAX_REGIONS][2], rb[HTML_MAX_REGIONS][2];
-    struct strbuf sa, sbb;
+    struct sb sa, sbb;
     size_t nr = parse_regions(regions, ra, rb);
     int rc, ga, gb;
 
@@ -494,8 +494,8 @@ static int side_by_side(struct strbuf *out, const char *dir, const char *a, cons
     return rc | sb_adds(out, "</details></td></tr>\n");
 }
 
-static int pairs_table(struct strbuf *out, const char *dir, const struct gbx_table *t,
-                       const struct bat_row *rows, size_t n, struct grd_err *e)
+static int pairs_table(struct sb *out, const char *dir, const struct gbx_table *t,
+                       const struct bat_row *rows, size_t n, struct err *e)
 {
     static const char *const need[] = {"id_a", "id_b", "share_a", "share_b", "regions"};
     int col[5], rc;
@@ -525,11 +525,11 @@ static int pairs_table(struct strbuf *out, const char *dir, const struct gbx_tab
     return rc | sb_adds(out, "</tbody></table>\n");
 }
 
-static int similar(struct strbuf *out, const char *dir, const struct bat_row *rows, size_t n,
-                   struct grd_err *e)
+static int similar(struct sb *out, const char *dir, const struct bat_row *rows, size_t n,
+                   struct err *e)
 {
     char path[BAT_PATH_MAX + 32];
-    struct strbuf csv;
+    struct sb csv;
     struct gbx_table t = {0, 0, NULL, NULL};
     int got, rc = 0;
 
@@ -557,7 +557,7 @@ static int similar(struct strbuf *out, const char *dir, const struct bat_row *ro
 
 /* ---- the page ---- */
 
-static int overview(struct strbuf *out, const struct bat_row *rows, size_t n)
+static int overview(struct sb *out, const struct bat_row *rows, size_t n)
 {
     size_t graded_n = 0;
     double sum = 0;
@@ -577,8 +577,8 @@ static int overview(struct strbuf *out, const struct bat_row *rows, size_t n)
 }
 
 int html_write_report(const char *out_dir, const struct bat_row *rows, size_t n,
-                      const char *const *test_ids, size_t n_tests, struct strbuf *out,
-                      struct grd_err *e)
+                      const char *const *test_ids, size_t n_tests, struct sb *out,
+                      struct err *e)
 {
     int rc = head(out, e) | overview(out, rows, n);
 

@@ -39,8 +39,8 @@
  * memory, a similarity.csv that does not parse).
  */
 int html_write_report(const char *out_dir, const struct bat_row *rows, size_t n,
-                      const char *const *test_ids, size_t n_tests, struct strbuf *out,
-                      struct grd_err *e) __attribute__((warn_unused_result));
+                      const char *const *test_ids, size_t n_tests, struct sb *out,
+                      struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Append s as HTML text: & < > " ' escaped; invalid UTF-8 as U+FFFD; C0
@@ -49,7 +49,7 @@ int html_write_report(const char *out_dir, const struct bat_row *rows, size_t n,
  * U+2066..U+2069) as a visible "[U+202E]". With one_line, a newline or tab
  * is shown as "\n" or "\t". Returns 0 or -1 (out's cap).
  */
-int html_add_text(struct strbuf *out, const char *s, size_t n, int one_line)
+int html_add_text(struct sb *out, const char *s, size_t n, int one_line)
     __attribute__((warn_unused_result));
 
 #endif

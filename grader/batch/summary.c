@@ -21,23 +21,23 @@ struct failure {
     char key[MSG_KEY_MAX];
 };
 
-int sumi_absent(const struct bat_row *r)
+int sum_absent(const struct bat_row *r)
 {
     return strcmp(r->status, "missing") == 0 || strcmp(r->status, "skipped") == 0;
 }
 
-struct bat_row *sumi_graded(const struct bat_row *rows, size_t n, size_t *m)
+struct bat_row *sum_graded(const struct bat_row *rows, size_t n, size_t *m)
 {
     struct bat_row *v = calloc(n ? n : 1, sizeof *v);
 
     *m = 0;
     for (size_t i = 0; v != NULL && i < n; i++)
-        if (!sumi_absent(&rows[i]))
+        if (!sum_absent(&rows[i]))
             v[(*m)++] = rows[i];
     return v;
 }
 
-const struct bat_test_row *sumi_find(const struct bat_row *r, const char *id)
+const struct bat_test_row *sum_find(const struct bat_row *r, const char *id)
 {
     for (size_t i = 0; i < r->n_tests; i++)
         if (strcmp(r->tests[i].id, id) == 0)
@@ -45,10 +45,10 @@ const struct bat_test_row *sumi_find(const struct bat_row *r, const char *id)
     return NULL;
 }
 
-int sumi_manual(const struct bat_row *rows, size_t n, const char *id)
+int sum_manual(const struct bat_row *rows, size_t n, const char *id)
 {
     for (size_t i = 0; i < n; i++) {
-        const struct bat_test_row *t = sumi_find(&rows[i], id);
+        const struct bat_test_row *t = sum_find(&rows[i], id);
 
         if (t != NULL && (strcmp(t->status, "manual_pending") == 0 ||
                           strcmp(t->status, "manual_scored") == 0))
@@ -59,23 +59,23 @@ int sumi_manual(const struct bat_row *rows, size_t n, const char *id)
 
 static int cmp_rate(const void *a, const void *b)
 {
-    const struct sumi_rate *x = a, *y = b;
+    const struct sum_rate *x = a, *y = b;
 
     if (x->passed != y->passed)
         return x->passed < y->passed ? -1 : 1;
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-struct sumi_rate *sumi_rates(const struct bat_row *rows, size_t n, const char *const *ids,
-                             size_t n_tests, int worst_first)
+struct sum_rate *sum_rates(const struct bat_row *rows, size_t n, const char *const *ids,
+                           size_t n_tests, int worst_first)
 {
-    struct sumi_rate *v = calloc(n_tests ? n_tests : 1, sizeof *v);
+    struct sum_rate *v = calloc(n_tests ? n_tests : 1, sizeof *v);
 
     for (size_t j = 0; v != NULL && j < n_tests; j++) {
         v[j].id = ids[j];
         v[j].idx = j;
         for (size_t i = 0; i < n; i++) {
-            const struct bat_test_row *t = sumi_find(&rows[i], ids[j]);
+            const struct bat_test_row *t = sum_find(&rows[i], ids[j]);
 
             v[j].passed += t != NULL && strcmp(t->status, "passed") == 0;
         }
@@ -85,12 +85,12 @@ struct sumi_rate *sumi_rates(const struct bat_row *rows, size_t n, const char *c
     return v;
 }
 
-double sumi_pct(double part, double whole)
+double sum_pct(double part, double whole)
 {
     return whole > 0 ? 100.0 * part / whole : 0;
 }
 
-void sumi_pct_text(double pct, char *buf, size_t n)
+void sum_pct_text(double pct, char *buf, size_t n)
 {
     snprintf(buf, n, "%.1f %%", pct);
 }
@@ -98,7 +98,7 @@ void sumi_pct_text(double pct, char *buf, size_t n)
 /* ---- Markdown ---- */
 
 /* Table-cell text: '|' escaped, newlines as spaces, HTML kept inert. */
-static int md_cell(struct strbuf *sb, const char *s, size_t n)
+static int md_cell(struct sb *sb, const char *s, size_t n)
 {
     int rc = 0;
 
@@ -133,7 +133,7 @@ static const char *plural(size_t n, const char *one, const char *many)
 /* The headline and the rows per status; `all` counts every row, the
  * missing and skipped folders included. */
 static int md_counts(const struct bat_row *all, size_t n_all, size_t graded,
-                     struct strbuf *out)
+                     struct sb *out)
 {
     static const char *const absent[] = {"missing", "skipped"};
     int rc = sb_addf(out, "# Class summary\n\n%zu %s graded", graded,
@@ -159,12 +159,12 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double *sumi_score_pcts(const struct bat_row *rows, size_t n)
+double *sum_score_pcts(const struct bat_row *rows, size_t n)
 {
     double *v = n ? malloc(n * sizeof *v) : NULL;
 
     for (size_t i = 0; v != NULL && i < n; i++)
-        v[i] = sumi_pct(rows[i].score, rows[i].max_score);
+        v[i] = sum_pct(rows[i].score, rows[i].max_score);
     if (v != NULL)
         qsort(v, n, sizeof *v, cmp_double);
     return v;
@@ -177,9 +177,9 @@ static size_t bin_of(double p)
     return b >= SUM_BINS ? SUM_BINS - 1 : b;
 }
 
-static int md_distribution(const struct bat_row *rows, size_t n, struct strbuf *out)
+static int md_distribution(const struct bat_row *rows, size_t n, struct sb *out)
 {
-    double *p = sumi_score_pcts(rows, n), sum = 0, med;
+    double *p = sum_score_pcts(rows, n), sum = 0, med;
     size_t bins[SUM_BINS] = {0};
     int rc = sb_adds(out, "\n## Score distribution\n\n");
 
@@ -207,13 +207,13 @@ static int md_distribution(const struct bat_row *rows, size_t n, struct strbuf *
 /* The manual items, named apart: pending until a TA scores them, they
  * would otherwise top the "worst" ranking with a 0 % pass rate. */
 static int md_manual(const struct bat_row *rows, size_t n, const char *const *ids,
-                     size_t n_tests, struct strbuf *out)
+                     size_t n_tests, struct sb *out)
 {
     size_t k = 0;
     int rc = 0;
 
     for (size_t j = 0; j < n_tests; j++) {
-        if (!sumi_manual(rows, n, ids[j]))
+        if (!sum_manual(rows, n, ids[j]))
             continue;
         rc |= sb_adds(out, k++ ? ", " : "\nManual items (a TA scores them; left out of the "
                       "ranking): ") | md_cell(out, ids[j], strlen(ids[j]));
@@ -222,9 +222,9 @@ static int md_manual(const struct bat_row *rows, size_t n, const char *const *id
 }
 
 static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids,
-                    size_t n_tests, struct strbuf *out)
+                    size_t n_tests, struct sb *out)
 {
-    struct sumi_rate *v = sumi_rates(rows, n, ids, n_tests, 1);
+    struct sum_rate *v = sum_rates(rows, n, ids, n_tests, 1);
     char pct[24];
     int rc = sb_adds(out, "\n## Pass rate per test, worst first\n\n"
                           "| test | passed | pass rate |\n|---|---:|---:|\n");
@@ -232,9 +232,9 @@ static int md_rates(const struct bat_row *rows, size_t n, const char *const *ids
     if (v == NULL)
         return -1;
     for (size_t j = 0; j < n_tests; j++) {
-        if (sumi_manual(rows, n, v[j].id))
+        if (sum_manual(rows, n, v[j].id))
             continue;
-        sumi_pct_text(sumi_pct((double)v[j].passed, (double)n), pct, sizeof pct);
+        sum_pct_text(sum_pct((double)v[j].passed, (double)n), pct, sizeof pct);
         rc |= sb_adds(out, "| ") | md_cell(out, v[j].id, strlen(v[j].id));
         rc |= sb_addf(out, " | %zu/%zu | %s |\n", v[j].passed, n, pct);
     }
@@ -349,7 +349,7 @@ static size_t fold_failures(struct failure *v, size_t k)
     return m;
 }
 
-static int md_failures(const struct bat_row *rows, size_t n, struct strbuf *out)
+static int md_failures(const struct bat_row *rows, size_t n, struct sb *out)
 {
     size_t k = 0, m;
     struct failure *v = collect_failures(rows, n, &k);
@@ -375,10 +375,10 @@ static int md_failures(const struct bat_row *rows, size_t n, struct strbuf *out)
 }
 
 int sum_write_md(const struct bat_row *rows, size_t n, const char *const *test_ids,
-                 size_t n_tests, struct strbuf *out)
+                 size_t n_tests, struct sb *out)
 {
     size_t m = 0;
-    struct bat_row *g = sumi_graded(rows, n, &m);
+    struct bat_row *g = sum_graded(rows, n, &m);
     int rc = g == NULL ? -1 : md_counts(rows, n, m, out);
 
     if (g != NULL) {

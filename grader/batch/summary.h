@@ -34,7 +34,7 @@
  * then partial).
  */
 int sum_write_md(const struct bat_row *rows, size_t n, const char *const *test_ids,
-                 size_t n_tests, struct strbuf *out) __attribute__((warn_unused_result));
+                 size_t n_tests, struct sb *out) __attribute__((warn_unused_result));
 
 /*
  * Append summary.svg: one self-contained SVG document (820 px wide, wider
@@ -48,6 +48,6 @@ int sum_write_md(const struct bat_row *rows, size_t n, const char *const *test_i
  * 0 or -1 (as sum_write_md).
  */
 int sum_write_svg(const struct bat_row *rows, size_t n, const char *const *test_ids,
-                  size_t n_tests, struct strbuf *out) __attribute__((warn_unused_result));
+                  size_t n_tests, struct sb *out) __attribute__((warn_unused_result));
 
 #endif

@@ -36,7 +36,7 @@
 #define MAX_TICKS 6
 
 struct svgw {
-    struct strbuf *out;
+    struct sb *out;
     int rc;
     double bar_x;        /* where the bars start: right of the longest label */
 };
@@ -126,7 +126,7 @@ static void rate_row(struct svgw *w, double y, const char *label, int fn_row, do
     putf(w, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s/>\n",
          w->bar_x, y + 2.5, BAR_W * pct / 100, fn_row ? 12 : 10, rate_color(pct),
          fn_row ? " stroke=\"#1a202c\" stroke-width=\"1\"" : "");
-    sumi_pct_text(pct, fig, sizeof fig);
+    sum_pct_text(pct, fig, sizeof fig);
     text(w, w->bar_x + BAR_W + PCT_GAP, y + 11.5, size, "start", fn_row, fig, 8);
 }
 
@@ -176,7 +176,7 @@ static size_t draw_order(const char *const *ids, size_t n_tests, const int *manu
 }
 
 /* The pass rate of the function of order[j], over all its drawn tests. */
-static double fn_rate(const struct sumi_rate *v, const size_t *order, size_t k, size_t j,
+static double fn_rate(const struct sum_rate *v, const size_t *order, size_t k, size_t j,
                       size_t n)
 {
     size_t passed = 0, tests = 0;
@@ -185,7 +185,7 @@ static double fn_rate(const struct sumi_rate *v, const size_t *order, size_t k, 
         passed += v[order[i]].passed;
         tests++;
     }
-    return sumi_pct((double)passed, (double)(tests * n));
+    return sum_pct((double)passed, (double)(tests * n));
 }
 
 /* How many function rows the drawn columns make. */
@@ -198,7 +198,7 @@ static size_t fn_rows(const char *const *ids, const size_t *order, size_t k)
     return f;
 }
 
-static void rate_rows(struct svgw *w, const struct sumi_rate *v, const size_t *order, size_t k,
+static void rate_rows(struct svgw *w, const struct sum_rate *v, const size_t *order, size_t k,
                       size_t n, double row)
 {
     for (size_t j = 0; j < k; j++) {
@@ -212,7 +212,7 @@ static void rate_rows(struct svgw *w, const struct sumi_rate *v, const size_t *o
             row += ROW_H + 2;
         }
         rate_row(w, row, id[len] == '.' ? id + len + 1 : id, 0,
-                 sumi_pct((double)v[order[j]].passed, (double)n));
+                 sum_pct((double)v[order[j]].passed, (double)n));
         row += ROW_H;
     }
 }
@@ -240,7 +240,7 @@ static double bars_at(const char *const *ids, const size_t *order, size_t k)
 static double rates_section(struct svgw *w, const struct bat_row *rows, size_t n,
                             const char *const *ids, size_t n_tests, double y)
 {
-    struct sumi_rate *v = sumi_rates(rows, n, ids, n_tests, 0);
+    struct sum_rate *v = sum_rates(rows, n, ids, n_tests, 0);
     int *manual = calloc(n_tests ? n_tests : 1, sizeof *manual);
     size_t *order = calloc(n_tests ? n_tests : 1, sizeof *order), k;
     double y0 = y + 34, h;
@@ -251,7 +251,7 @@ static double rates_section(struct svgw *w, const struct bat_row *rows, size_t n
         return 0;
     }
     for (size_t j = 0; j < n_tests; j++)
-        manual[j] = sumi_manual(rows, n, ids[j]);
+        manual[j] = sum_manual(rows, n, ids[j]);
     k = draw_order(ids, n_tests, manual, order);
     h = (double)k * ROW_H + (double)fn_rows(ids, order, k) * (ROW_H + 2);
     w->bar_x = bars_at(ids, order, k);
@@ -311,7 +311,7 @@ static void hist_axes(struct svgw *w, double top, size_t max, size_t step)
 /* The histogram section from y; returns its height. */
 static double hist_section(struct svgw *w, const struct bat_row *rows, size_t n, double y)
 {
-    double *p = sumi_score_pcts(rows, n), top = y + 64, sum = 0;
+    double *p = sum_score_pcts(rows, n), top = y + 64, sum = 0;
     size_t bins[SUM_BINS] = {0}, max = 0, step;
     char line[160];
 
@@ -352,7 +352,7 @@ static double hist_section(struct svgw *w, const struct bat_row *rows, size_t n,
 
 /* ---- the document ---- */
 
-static int empty_svg(struct strbuf *out)
+static int empty_svg(struct sb *out)
 {
     return sb_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"320\" height=\"40\">"
@@ -361,11 +361,11 @@ static int empty_svg(struct strbuf *out)
 }
 
 int sum_write_svg(const struct bat_row *rows, size_t n, const char *const *test_ids,
-                  size_t n_tests, struct strbuf *out)
+                  size_t n_tests, struct sb *out)
 {
     size_t m = 0;
-    struct bat_row *g = sumi_graded(rows, n, &m);
-    struct strbuf body;
+    struct bat_row *g = sum_graded(rows, n, &m);
+    struct sb body;
     struct svgw w = {&body, 0, BAR_X};
     double h, width;
 

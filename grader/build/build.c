@@ -162,7 +162,7 @@ static int open_channels(int *log_fd, int errp[2])
 
 /* After the fork: the exit status, the log and the exec errno. */
 static int supervise(pid_t pid, int log_fd, int err_fd, long timeout_ms, struct run *r,
-                     const char *tool, struct grd_err *e)
+                     const char *tool, struct err *e)
 {
     long deadline = (long)ut_now_ms() + timeout_ms;
     int err;
@@ -190,7 +190,7 @@ static int supervise(pid_t pid, int log_fd, int err_fd, long timeout_ms, struct 
  * not be started; r->out is then freed. The caller frees r->out.
  */
 static int run_tool(const struct jail *j, const char *const argv[], const char *cwd,
-                    long timeout_ms, struct run *r, struct grd_err *e)
+                    long timeout_ms, struct run *r, struct err *e)
 {
     int log_fd, errp[2];
     pid_t pid;
@@ -321,7 +321,7 @@ static int machine_trouble(const struct run *r, const struct budget *b, char *wh
 /* Set *log from a finished run: 0 when it succeeded, 1 when it failed.
  * What fails it is the tool's own work: its CPU time, its messages. */
 static int judge(const struct run *r, const char *what, const struct budget *b, char **log,
-                 struct grd_err *e)
+                 struct err *e)
 {
     char buf[128];
     int cpu_out = r->cpu_out || r->cpu_ms >= (double)b->cpu_s * 1000.0 ||
@@ -352,7 +352,7 @@ static int judge(const struct run *r, const char *what, const struct budget *b, 
  * saying so, never a verdict on the submission.
  */
 static int run_tool_twice(const struct jail *j, const char *const argv[], const char *cwd,
-                          const struct budget *b, struct run *r, struct grd_err *e)
+                          const struct budget *b, struct run *r, struct err *e)
 {
     char why[320];
 
@@ -400,7 +400,7 @@ static char *absolute(const char *path)
  * larger than cap, -1 with `e` set on an I/O error. Copying a file onto
  * itself is a no-op (the caller may have placed it already).
  */
-static int copy_file(const char *from, const char *to, size_t cap, struct grd_err *e)
+static int copy_file(const char *from, const char *to, size_t cap, struct err *e)
 {
     struct stat a, b;
     FILE *in, *out;
@@ -433,7 +433,7 @@ static int copy_file(const char *from, const char *to, size_t cap, struct grd_er
 
 /* Put attention.c and the grader's attention.h into the scratch dir.
  * Returns 0, 1 (source too large, *log set), -1 (e set). */
-static int stage(const struct bld_opts *o, const char *src_path, char **log, struct grd_err *e)
+static int stage(const struct bld_opts *o, const char *src_path, char **log, struct err *e)
 {
     char *hdr_in = join(o->data_dir, "include/attention.h");
     char *hdr = join(o->scratch_dir, "attention.h");
@@ -488,7 +488,7 @@ static void only_student_lines(struct run *r, const char *name)
 /* The compiler's jail: it writes only the scratch directory (and the
  * object's, when a caller puts it elsewhere). */
 static int compile_jail(const struct bld_opts *o, const char *obj, struct jail *j,
-                        struct grd_err *e)
+                        struct err *e)
 {
     char dir[JAIL_PATH_MAX];
 
@@ -499,7 +499,7 @@ static int compile_jail(const struct bld_opts *o, const char *obj, struct jail *
 }
 
 static int compile_in_jail(const struct bld_opts *o, const char *obj, struct run *r,
-                           struct grd_err *e)
+                           struct err *e)
 {
     const char *argv[N_COMPILE_FLAGS + 6] = {cc_of(o)};
     const char *const tail[] = {"-c", "attention.c", "-o", obj};
@@ -522,7 +522,7 @@ static int compile_in_jail(const struct bld_opts *o, const char *obj, struct run
 }
 
 int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_out,
-                char **log, struct grd_err *e)
+                char **log, struct err *e)
 {
     char *obj = NULL;
     struct run r;
@@ -550,7 +550,7 @@ int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_
 /* The linker's jail: it reads the two objects and writes beside the
  * runner (the scratch directory). */
 static int link_jail(const struct bld_opts *o, const char *runner_main, const char *obj,
-                     const char *runner_out, struct jail *j, struct grd_err *e)
+                     const char *runner_out, struct jail *j, struct err *e)
 {
     char dir[JAIL_PATH_MAX];
 
@@ -563,7 +563,7 @@ static int link_jail(const struct bld_opts *o, const char *runner_main, const ch
 }
 
 static int link_in_jail(const struct bld_opts *o, const char *runner_main, const char *obj,
-                        const char *runner_out, struct run *r, struct grd_err *e)
+                        const char *runner_out, struct run *r, struct err *e)
 {
     const char *const argv[] = {
         cc_of(o), "-o", runner_out, runner_main, obj,
@@ -590,7 +590,7 @@ static int link_in_jail(const struct bld_opts *o, const char *runner_main, const
 }
 
 int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runner_out,
-                    char **log, struct grd_err *e)
+                    char **log, struct err *e)
 {
     char *runner_main;
     struct run r;
@@ -676,7 +676,7 @@ static char **objcopy_argv(const char *in, const char *out, size_t *n)
 
 /* objcopy's jail: it reads the object and writes beside the output. */
 static int objcopy_in_jail(const char *obj_in, const char *obj_out, char **argv,
-                           struct run *r, struct grd_err *e)
+                           struct run *r, struct err *e)
 {
     char dir[JAIL_PATH_MAX];
     struct jail *j = malloc(sizeof *j);
@@ -694,7 +694,7 @@ static int objcopy_in_jail(const char *obj_in, const char *obj_out, char **argv,
 }
 
 int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj_report *rep,
-                       struct grd_err *e)
+                       struct err *e)
 {
     size_t n;
     char **argv;
@@ -738,7 +738,7 @@ static void hash_compiler(struct sha256_ctx *c, const char *exe)
 
 /* `<cc> --version` in its jail, its output into the hash. */
 static int hash_version(const struct bld_opts *o, struct jail *j, struct sha256_ctx *c,
-                        struct grd_err *e)
+                        struct err *e)
 {
     const char *const argv[] = {cc_of(o), "--version", NULL};
     struct run r;
@@ -754,7 +754,7 @@ static int hash_version(const struct bld_opts *o, struct jail *j, struct sha256_
     return 0;
 }
 
-int bld_toolchain_id(const struct bld_opts *o, char hex[SHA256_HEX_LEN], struct grd_err *e)
+int bld_toolchain_id(const struct bld_opts *o, char hex[SHA256_HEX_LEN], struct err *e)
 {
     unsigned char digest[SHA256_DIGEST_LEN];
     char header_sha[SHA256_HEX_LEN], *hdr = NULL;

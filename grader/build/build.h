@@ -66,7 +66,7 @@ struct bld_opts {
  * failure obj_out may exist in an unspecified state.
  */
 int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_out,
-                char **log, struct grd_err *e) __attribute__((warn_unused_result));
+                char **log, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Link <data_dir>/runner_main.o with `obj` (a prepared object) into the
@@ -78,7 +78,7 @@ int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_
  * and *log NULL. *log is owned by the caller.
  */
 int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runner_out,
-                    char **log, struct grd_err *e) __attribute__((warn_unused_result));
+                    char **log, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Rewrite the object `obj_in` into `obj_out` (they may be the same path)
@@ -92,7 +92,7 @@ int bld_link_runner(const struct bld_opts *o, const char *obj, const char *runne
  * Returns 0, or -1 with `e` set (objcopy missing or failing).
  */
 int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj_report *rep,
-                       struct grd_err *e) __attribute__((warn_unused_result));
+                       struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The toolchain's id into hex: SHA-256 over the compiler as the jail
@@ -103,7 +103,7 @@ int bld_prepare_object(const char *obj_in, const char *obj_out, const struct obj
  * runs. Returns 0, or -1 with `e` set (no compiler, a failing --version,
  * no header).
  */
-int bld_toolchain_id(const struct bld_opts *o, char hex[SHA256_HEX_LEN], struct grd_err *e)
+int bld_toolchain_id(const struct bld_opts *o, char hex[SHA256_HEX_LEN], struct err *e)
     __attribute__((warn_unused_result));
 
 #endif

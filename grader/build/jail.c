@@ -82,7 +82,7 @@ int jail_probe(char *why, size_t n)
 
 /* ---- building the jail (parent side) ---------------------------------- */
 
-static int copy_path(char *dst, const char *src, struct grd_err *e)
+static int copy_path(char *dst, const char *src, struct err *e)
 {
     if (snprintf(dst, JAIL_PATH_MAX, "%s", src) >= JAIL_PATH_MAX)
         return err_set(e, NULL, 0, 0, "path too long for the toolchain's jail");
@@ -90,7 +90,7 @@ static int copy_path(char *dst, const char *src, struct grd_err *e)
 }
 
 /* `path` made absolute against the current directory into dst. */
-static int absolute(char *dst, const char *path, struct grd_err *e)
+static int absolute(char *dst, const char *path, struct err *e)
 {
     char cwd[JAIL_PATH_MAX];
 
@@ -107,7 +107,7 @@ static int absolute(char *dst, const char *path, struct grd_err *e)
 /* The tool's absolute path: as given when it has a '/', else the first
  * executable of that name on the grader's PATH (the jail's own PATH is
  * minimal, so the lookup happens here). */
-static int find_tool(char *dst, const char *tool, struct grd_err *e)
+static int find_tool(char *dst, const char *tool, struct err *e)
 {
     const char *path = getenv("PATH");
 
@@ -138,7 +138,7 @@ static rlim_t nproc_of(long *tasks)
     return rlim_within(RLIMIT_NPROC, *tasks < 0 ? JAIL_NPROC : (rlim_t)*tasks + JAIL_NPROC);
 }
 
-static int nproc_limit(struct jail *j, struct grd_err *e)
+static int nproc_limit(struct jail *j, struct err *e)
 {
     long tasks;
 
@@ -152,7 +152,7 @@ static int nproc_limit(struct jail *j, struct grd_err *e)
 }
 
 int jail_init(struct jail *j, const char *tool, const char *tmpdir, long cpu_s,
-              struct grd_err *e)
+              struct err *e)
 {
     static char path[] = "PATH=/usr/bin:/bin";
     static char lc_all[] = "LC_ALL=C";
@@ -170,7 +170,7 @@ int jail_init(struct jail *j, const char *tool, const char *tmpdir, long cpu_s,
     return 0;
 }
 
-int jail_allow_dir(struct jail *j, const char *dir, struct grd_err *e)
+int jail_allow_dir(struct jail *j, const char *dir, struct err *e)
 {
     if (j->n_rw == JAIL_MAX_PATHS)
         return err_set(e, NULL, 0, 0, "too many directories for the toolchain's jail");
@@ -180,7 +180,7 @@ int jail_allow_dir(struct jail *j, const char *dir, struct grd_err *e)
     return 0;
 }
 
-int jail_allow_file(struct jail *j, const char *file, struct grd_err *e)
+int jail_allow_file(struct jail *j, const char *file, struct err *e)
 {
     if (j->n_ro == JAIL_MAX_PATHS)
         return err_set(e, NULL, 0, 0, "too many files for the toolchain's jail");

@@ -76,7 +76,7 @@ int jail_probe(char *why, size_t n);
  * leaves the tool fewer than JAIL_NPROC_MIN processes: a grader error).
  */
 int jail_init(struct jail *j, const char *tool, const char *tmpdir, long cpu_s,
-              struct grd_err *e) __attribute__((warn_unused_result));
+              struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The limits a tool given `cpu_s` seconds of CPU would get now, in one
@@ -92,9 +92,9 @@ double jail_group_cpu_ms(pid_t pgid);
 
 /* Let the tool write in directory `dir` / read the file `file` (made
  * absolute). Returns 0, or -1 with `e` set (too many paths, too long). */
-int jail_allow_dir(struct jail *j, const char *dir, struct grd_err *e)
+int jail_allow_dir(struct jail *j, const char *dir, struct err *e)
     __attribute__((warn_unused_result));
-int jail_allow_file(struct jail *j, const char *file, struct grd_err *e)
+int jail_allow_file(struct jail *j, const char *file, struct err *e)
     __attribute__((warn_unused_result));
 
 /* The directory part of `path` ("." when none) into buf[0..n). */

@@ -109,7 +109,7 @@ static int recorded(const char *dir, const char *key, char obj_sha[SHA256_HEX_LE
     return ok;
 }
 
-int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct grd_err *e)
+int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct err *e)
 {
     char want[SHA256_HEX_LEN], got[SHA256_HEX_LEN];
     size_t n;
@@ -129,7 +129,7 @@ int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct
     return rc;
 }
 
-int bld_cache_store(const char *dir, const char *key, const char *obj, struct grd_err *e)
+int bld_cache_store(const char *dir, const char *key, const char *obj, struct err *e)
 {
     char path[UT_PATH_MAX], sha[SHA256_HEX_LEN], text[sizeof KEY_MAGIC + 160];
     size_t n, len;

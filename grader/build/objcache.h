@@ -57,7 +57,7 @@ void bld_cache_key(const char *env, const void *src, size_t n, char key[SHA256_H
  * (obj_out written), 0 when there is nothing to reuse (obj_out not
  * touched), -1 with `e` set when obj_out could not be written.
  */
-int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct grd_err *e)
+int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -65,7 +65,7 @@ int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct
  * last). Returns 0, or -1 with `e` set (unreadable object, a write that
  * failed: the folder then holds no key for it).
  */
-int bld_cache_store(const char *dir, const char *key, const char *obj, struct grd_err *e)
+int bld_cache_store(const char *dir, const char *key, const char *obj, struct err *e)
     __attribute__((warn_unused_result));
 
 #endif

@@ -170,8 +170,8 @@ static int has_prefix(const char *s, const char *p)
 /* How much of a symbol's name a warning quotes. */
 #define SYM_SHOWN 64
 
-void objc_push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
-               const char *fmt, ...)
+void obj_push(struct obj_ctx *c, char ***arr, size_t *n, size_t *dropped,
+              const char *fmt, ...)
 {
     char buf[ERR_MSG_MAX];
     va_list ap;
@@ -196,7 +196,7 @@ void objc_push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
 }
 
 
-static void add_localise(struct ctx *c, const char *sym)
+static void add_localise(struct obj_ctx *c, const char *sym)
 {
     char **grown;
 
@@ -258,10 +258,10 @@ char *obj_report_text(const struct obj_report *r, int which)
     return out;
 }
 
-void objc_undefined(struct ctx *c, const char *sym)
+void obj_undefined(struct obj_ctx *c, const char *sym)
 {
     if (sym[0] == '\0' || obj_symbol_allowed(sym) || api_index(sym) >= 0 ||
-        objc_platform_allowed(sym))
+        obj_platform_allowed(sym))
         return;
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
         if (strcmp(sym, specials[i].name) == 0) {
@@ -282,7 +282,7 @@ void objc_undefined(struct ctx *c, const char *sym)
                "memory and return the result", sym);
 }
 
-void objc_defined(struct ctx *c, const char *sym, int is_function)
+void obj_defined(struct obj_ctx *c, const char *sym, int is_function)
 {
     int api = api_index(sym);
 
@@ -305,7 +305,7 @@ void objc_defined(struct ctx *c, const char *sym, int is_function)
              strlen(sym) > SYM_SHOWN ? "..." : "");
 }
 
-void objc_missing_api(struct ctx *c)
+void obj_missing_api(struct obj_ctx *c)
 {
     for (size_t i = 0; i < N_API; i++)
         if (!c->api_found[i])
@@ -326,20 +326,20 @@ const char *obj_api_name(size_t i)
 /* ---- the ELF reader (the portable build reads `nm -P` instead:
  * objcheck_nm.c) ---- */
 
-int objc_platform_allowed(const char *name)
+int obj_platform_allowed(const char *name)
 {
     (void)name;
     return 0;
 }
 
 /* 1 if [off, off + size) lies inside the file. */
-static int in_file(const struct ctx *c, Elf64_Off off, Elf64_Xword size)
+static int in_file(const struct obj_ctx *c, Elf64_Off off, Elf64_Xword size)
 {
     return off <= c->len && size <= c->len - off;
 }
 
 /* The NUL-terminated string at `off` of string-table section `s`, or NULL. */
-static const char *str_at(const struct ctx *c, const Elf64_Shdr *s, Elf64_Word off)
+static const char *str_at(const struct obj_ctx *c, const Elf64_Shdr *s, Elf64_Word off)
 {
     const char *base;
 
@@ -352,7 +352,7 @@ static const char *str_at(const struct ctx *c, const Elf64_Shdr *s, Elf64_Word o
 }
 
 /* Header checks. Returns 0, or -1 after recording a rejection. */
-static int check_header(struct ctx *c, Elf64_Ehdr *eh)
+static int check_header(struct obj_ctx *c, Elf64_Ehdr *eh)
 {
     if (c->len < sizeof *eh || memcmp(c->buf, ELFMAG, SELFMAG) != 0) {
         REJECT(c, "'%s' is not an object file for this machine", c->name);
@@ -373,7 +373,7 @@ static int check_header(struct ctx *c, Elf64_Ehdr *eh)
 }
 
 /* Copy and validate the section headers. Returns 0, or -1 (rejected). */
-static int load_sections(struct ctx *c, const Elf64_Ehdr *eh)
+static int load_sections(struct obj_ctx *c, const Elf64_Ehdr *eh)
 {
     size_t n = eh->e_shnum;
 
@@ -450,7 +450,7 @@ static int is_constructor(const char *name, const Elf64_Shdr *s)
 }
 
 /* One section: constructors, TLS, executable stack, foreign sections. */
-static void check_section(struct ctx *c, size_t i)
+static void check_section(struct obj_ctx *c, size_t i)
 {
     const Elf64_Shdr *s = &c->sh[i];
     const char *name = str_at(c, c->shstr, s->sh_name);
@@ -480,7 +480,7 @@ static void check_section(struct ctx *c, size_t i)
  * start, so a huge static array is refused here, with a reason, before
  * any test runs. Sizes are capped one by one, so the sum cannot overflow.
  */
-static void check_static_size(struct ctx *c)
+static void check_static_size(struct obj_ctx *c)
 {
     uint64_t total = 0, largest = 0;
     size_t big = 0;
@@ -504,7 +504,7 @@ static void check_static_size(struct ctx *c)
 }
 
 /* The single SHT_SYMTAB, or NULL after recording a rejection. */
-static const Elf64_Shdr *find_symtab(struct ctx *c)
+static const Elf64_Shdr *find_symtab(struct obj_ctx *c)
 {
     const Elf64_Shdr *found = NULL;
 
@@ -529,7 +529,7 @@ static const Elf64_Shdr *find_symtab(struct ctx *c)
     return found;
 }
 
-static void check_symbol(struct ctx *c, const Elf64_Shdr *strtab, const Elf64_Sym *s)
+static void check_symbol(struct obj_ctx *c, const Elf64_Shdr *strtab, const Elf64_Sym *s)
 {
     const char *sym = str_at(c, strtab, s->st_name);
     unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
@@ -547,14 +547,14 @@ static void check_symbol(struct ctx *c, const Elf64_Shdr *strtab, const Elf64_Sy
     else if (bind == STB_LOCAL)
         return;
     else if (s->st_shndx == SHN_UNDEF)
-        objc_undefined(c, sym);
+        obj_undefined(c, sym);
     else if (s->st_shndx >= c->shnum && s->st_shndx != SHN_ABS)
         REJECT(c, "'%s' is a malformed object file (section of symbol '%s')", c->name, sym);
     else
-        objc_defined(c, sym, ELF64_ST_TYPE(s->st_info) == STT_FUNC);
+        obj_defined(c, sym, ELF64_ST_TYPE(s->st_info) == STT_FUNC);
 }
 
-static void check_symbols(struct ctx *c)
+static void check_symbols(struct obj_ctx *c)
 {
     const Elf64_Shdr *tab = find_symtab(c);
     size_t n;
@@ -567,7 +567,7 @@ static void check_symbols(struct ctx *c)
         memcpy(&s, c->buf + tab->sh_offset + i * sizeof s, sizeof s);
         check_symbol(c, &c->sh[tab->sh_link], &s);
     }
-    objc_missing_api(c);
+    obj_missing_api(c);
 }
 
 /* ---- which API function calls which (for the diagnosis only) --------- */
@@ -605,7 +605,7 @@ static void add_edge(struct graph *g, size_t from, size_t to)
     }
 }
 
-static size_t collect_functions(const struct ctx *c, const Elf64_Shdr *tab, struct graph *g)
+static size_t collect_functions(const struct obj_ctx *c, const Elf64_Shdr *tab, struct graph *g)
 {
     size_t n = tab->sh_size / sizeof(Elf64_Sym);
     Elf64_Sym s;
@@ -626,7 +626,7 @@ static size_t collect_functions(const struct ctx *c, const Elf64_Shdr *tab, stru
 }
 
 /* The function a relocation against symbol sym (with addend a) reaches. */
-static size_t reloc_target(const struct ctx *c, const Elf64_Shdr *tab, const struct graph *g,
+static size_t reloc_target(const struct obj_ctx *c, const Elf64_Shdr *tab, const struct graph *g,
                            size_t sym, Elf64_Sxword a)
 {
     Elf64_Sym s;
@@ -643,7 +643,7 @@ static size_t reloc_target(const struct ctx *c, const Elf64_Shdr *tab, const str
     return fn_at(g, s.st_shndx, s.st_value);
 }
 
-static void relocation_edges(const struct ctx *c, const Elf64_Shdr *tab, struct graph *g)
+static void relocation_edges(const struct obj_ctx *c, const Elf64_Shdr *tab, struct graph *g)
 {
     for (size_t i = 1; i < c->shnum; i++) {
         const Elf64_Shdr *r = &c->sh[i];
@@ -661,7 +661,7 @@ static void relocation_edges(const struct ctx *c, const Elf64_Shdr *tab, struct 
 
 /* Calls the assembler resolved itself (x86-64 `call rel32` to a function
  * of the same section): no relocation names them. */
-static void direct_call_edges(const struct ctx *c, struct graph *g)
+static void direct_call_edges(const struct obj_ctx *c, struct graph *g)
 {
     if (HOST_MACHINE != EM_X86_64)
         return;
@@ -698,7 +698,7 @@ static void reach(const struct graph *g, size_t from, int api, unsigned char *se
             reach(g, g->edge[e][1], api, seen, rep);
 }
 
-static void check_calls(struct ctx *c)
+static void check_calls(struct obj_ctx *c)
 {
     const Elf64_Shdr *tab = NULL;
     struct graph g = {0};
@@ -727,7 +727,7 @@ static void check_calls(struct ctx *c)
     free(seen);
 }
 
-static void check_all(struct ctx *c)
+static void check_all(struct obj_ctx *c)
 {
     Elf64_Ehdr eh;
 
@@ -745,9 +745,9 @@ static void check_all(struct ctx *c)
 }
 
 int obj_check_buffer(const unsigned char *buf, size_t len, const char *name,
-                     struct obj_report *rep, struct grd_err *e)
+                     struct obj_report *rep, struct err *e)
 {
-    struct ctx c;
+    struct obj_ctx c;
 
     obj_report_release(rep);
     memset(&c, 0, sizeof c);
@@ -769,9 +769,9 @@ int obj_check_buffer(const unsigned char *buf, size_t len, const char *name,
 
 /* Read `path` whole, or its first OBJ_MAX_BYTES + 1 bytes (enough to
  * tell "too big"). Returns NULL with `e` set on failure. */
-static unsigned char *read_capped(const char *path, size_t *len, struct grd_err *e)
+static unsigned char *read_capped(const char *path, size_t *len, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     char *buf = NULL;
 
     sb_init(&sb, (size_t)OBJ_MAX_BYTES + 1);
@@ -782,7 +782,7 @@ static unsigned char *read_capped(const char *path, size_t *len, struct grd_err 
     return (unsigned char *)buf;
 }
 
-int obj_check(const char *path, struct obj_report *rep, struct grd_err *e)
+int obj_check(const char *path, struct obj_report *rep, struct err *e)
 {
     size_t len = 0;
     unsigned char *buf = read_capped(path, &len, e);

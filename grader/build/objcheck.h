@@ -78,14 +78,14 @@ void obj_report_release(struct obj_report *r);
  * an error). Returns -1 with `e` set on a grader error (the file cannot be
  * read, out of memory); `rep` is then left empty.
  */
-int obj_check(const char *path, struct obj_report *rep, struct grd_err *e)
+int obj_check(const char *path, struct obj_report *rep, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
  * Same as obj_check on an in-memory image; `name` is used in messages.
  */
 int obj_check_buffer(const unsigned char *buf, size_t len, const char *name,
-                     struct obj_report *rep, struct grd_err *e)
+                     struct obj_report *rep, struct err *e)
     __attribute__((warn_unused_result));
 
 /*

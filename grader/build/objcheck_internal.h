@@ -21,7 +21,7 @@
 
 #define OBJC_N_API 6
 
-struct ctx {
+struct obj_ctx {
     const unsigned char *buf;
     size_t len;
     const char *name;        /* the file, for messages */
@@ -37,26 +37,26 @@ struct ctx {
 
 /* Append a formatted message to a capped list; past the cap, count only
  * (c->oom set when out of memory). */
-void objc_push(struct ctx *c, char ***arr, size_t *n, size_t *dropped,
-               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void obj_push(struct obj_ctx *c, char ***arr, size_t *n, size_t *dropped,
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-#define REJECT(c, ...) objc_push((c), &(c)->rep->rejections, &(c)->rep->n_rejections, \
-                                 &(c)->rep->n_rejections_dropped, __VA_ARGS__)
-#define WARN(c, ...) objc_push((c), &(c)->rep->warnings, &(c)->rep->n_warnings, \
-                               &(c)->rep->n_warnings_dropped, __VA_ARGS__)
+#define REJECT(c, ...) obj_push((c), &(c)->rep->rejections, &(c)->rep->n_rejections, \
+                                &(c)->rep->n_rejections_dropped, __VA_ARGS__)
+#define WARN(c, ...) obj_push((c), &(c)->rep->warnings, &(c)->rep->n_warnings, \
+                              &(c)->rep->n_warnings_dropped, __VA_ARGS__)
 
 /* An undefined symbol: allowed, or rejected with the reason. */
-void objc_undefined(struct ctx *c, const char *sym);
+void obj_undefined(struct obj_ctx *c, const char *sym);
 
 /* A defined global symbol: an API function (must be a function), or a
  * helper to localise with a warning. */
-void objc_defined(struct ctx *c, const char *sym, int is_function);
+void obj_defined(struct obj_ctx *c, const char *sym, int is_function);
 
 /* A warning for each API function the object does not define. */
-void objc_missing_api(struct ctx *c);
+void obj_missing_api(struct obj_ctx *c);
 
 /* Names the system's compiler emits by itself that the allow-list of
  * objcheck.c lacks (macOS: __bzero, __sincos_stret...); 1 when allowed. */
-int objc_platform_allowed(const char *name);
+int obj_platform_allowed(const char *name);
 
 #endif

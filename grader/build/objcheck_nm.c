@@ -26,7 +26,7 @@
 
 #define NM_OUT_MAX ((size_t)8 << 20)   /* bytes of nm output read */
 
-int objc_platform_allowed(const char *name)
+int obj_platform_allowed(const char *name)
 {
     /* What Apple's clang emits by itself for ordinary C code. */
     static const char *const mac[] = {
@@ -46,7 +46,7 @@ int objc_platform_allowed(const char *name)
  * memory. */
 static char *slurp_fd(int fd, size_t *len)
 {
-    struct strbuf sb;
+    struct sb sb;
 
     sb_init(&sb, 0);
     if (sb_read_fd(&sb, fd, NM_OUT_MAX) == SB_READ_CAP) {
@@ -59,7 +59,7 @@ static char *slurp_fd(int fd, size_t *len)
 /* Run `nm -P path` ($NM overrides the tool) without a shell; its stdout in
  * *out (caller frees), its exit status in *status. Returns 0, or -1 with e
  * set when it cannot be run. */
-static int run_nm(const char *path, char **out, int *status, struct grd_err *e)
+static int run_nm(const char *path, char **out, int *status, struct err *e)
 {
     const char *tool = getenv("NM");
     int p[2];
@@ -102,7 +102,7 @@ static int run_nm(const char *path, char **out, int *status, struct grd_err *e)
 
 /* One line of `nm -P`. Lower-case types are local (ignored), except 'i'
  * (a GNU indirect function); 'w'/'v' are weak undefined references. */
-static void nm_line(struct ctx *c, char *line)
+static void nm_line(struct obj_ctx *c, char *line)
 {
     char *name = line, *type = strchr(line, ' ');
 
@@ -120,12 +120,12 @@ static void nm_line(struct ctx *c, char *line)
     else if (*type == 'C')
         REJECT(c, "'%s' is a common symbol; make it static or initialise it", name);
     else if (*type == 'U' || *type == 'w' || *type == 'v')
-        objc_undefined(c, name);
+        obj_undefined(c, name);
     else if (strchr("TDBRSGVWA", *type) != NULL)
-        objc_defined(c, name, *type == 'T' || *type == 'W');
+        obj_defined(c, name, *type == 'T' || *type == 'W');
 }
 
-static void check_lines(struct ctx *c, char *text)
+static void check_lines(struct obj_ctx *c, char *text)
 {
     size_t n = 0;
 
@@ -147,9 +147,9 @@ static void check_lines(struct ctx *c, char *text)
 
 /* obj_check on `path`, named `name` in messages. */
 static int check_path(const char *path, const char *name, struct obj_report *rep,
-                      struct grd_err *e)
+                      struct err *e)
 {
-    struct ctx c;
+    struct obj_ctx c;
     struct stat st;
     char *text = NULL;
     int status = 0;
@@ -171,7 +171,7 @@ static int check_path(const char *path, const char *name, struct obj_report *rep
     else
         check_lines(&c, text);
     if (!c.oom && rep->n_rejections == 0)
-        objc_missing_api(&c);
+        obj_missing_api(&c);
     free(text);
     if (c.oom) {
         obj_report_release(rep);
@@ -180,7 +180,7 @@ static int check_path(const char *path, const char *name, struct obj_report *rep
     return 0;
 }
 
-int obj_check(const char *path, struct obj_report *rep, struct grd_err *e)
+int obj_check(const char *path, struct obj_report *rep, struct err *e)
 {
     const char *base = strrchr(path, '/');
 
@@ -188,7 +188,7 @@ int obj_check(const char *path, struct obj_report *rep, struct grd_err *e)
 }
 
 int obj_check_buffer(const unsigned char *buf, size_t len, const char *name,
-                     struct obj_report *rep, struct grd_err *e)
+                     struct obj_report *rep, struct err *e)
 {
     char path[] = "/tmp/grader-objcheck-XXXXXX";
     int fd = mkstemp(path), rc;

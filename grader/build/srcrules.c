@@ -221,7 +221,7 @@ char *src_blank(const char *src, size_t len)
 /* Growable, capped text of violations. */
 /* Append a violation line; one past OUT_CAP is dropped whole (the first
  * violations say enough). 0, or -1 when out of memory. */
-static int out_add(struct strbuf *o, const char *line)
+static int out_add(struct sb *o, const char *line)
 {
     size_t n = strlen(line);
 
@@ -262,7 +262,7 @@ static int spend(pcre2_callout_block *cb, void *ctx)
     return 0;
 }
 
-static pcre2_code *compile_rule(const struct spec_rule *r, struct grd_err *e)
+static pcre2_code *compile_rule(const struct spec_rule *r, struct err *e)
 {
     int code;
     PCRE2_SIZE erroff;
@@ -282,7 +282,7 @@ static pcre2_code *compile_rule(const struct spec_rule *r, struct grd_err *e)
 /* Match one rule; *off set to its first match. Returns 1 (match), 0
  * (none), 2 (out of its limits or of the file's budget), -1 (e set). */
 static int match_rule(const struct spec_rule *r, const char *b, size_t n,
-                      pcre2_match_context *mctx, size_t *off, struct grd_err *e)
+                      pcre2_match_context *mctx, size_t *off, struct err *e)
 {
     pcre2_code *re = compile_rule(r, e);
     pcre2_match_data *md;
@@ -315,7 +315,7 @@ static int match_rule(const struct spec_rule *r, const char *b, size_t n,
 
 /* Run every rule over the blanked text b[0..n), appending to `o`. */
 static int run_rules(const struct spec_rule *rules, size_t nrules, const char *b, size_t n,
-                     const char *name, struct strbuf *o, struct grd_err *e)
+                     const char *name, struct sb *o, struct err *e)
 {
     pcre2_match_context *mctx = pcre2_match_context_create(NULL);
     struct budget left = {SRC_WORK_BUDGET};
@@ -362,7 +362,7 @@ static int non_text(unsigned char c)
  * non-text byte and the first trigraph (gcc -std=c11 honours them; the
  * blanker does too, but a student never needs one). One line each.
  */
-static int check_text(const char *src, size_t len, const char *name, struct strbuf *o)
+static int check_text(const char *src, size_t len, const char *name, struct sb *o)
 {
     char line[ERR_MSG_MAX];
     int ln, col, rc = 0;
@@ -389,9 +389,9 @@ static int check_text(const char *src, size_t len, const char *name, struct strb
 }
 
 int src_check_rules(const struct spec_rule *rules, size_t n, const char *src, size_t len,
-                    const char *src_name, char **violations, struct grd_err *e)
+                    const char *src_name, char **violations, struct err *e)
 {
-    struct strbuf o;
+    struct sb o;
     char *b;
     int rc;
 
@@ -416,7 +416,7 @@ int src_check_rules(const struct spec_rule *rules, size_t n, const char *src, si
 }
 
 int src_check(const struct spec_set *specs, const char *src, size_t len, const char *src_name,
-              char **violations, struct grd_err *e)
+              char **violations, struct err *e)
 {
     size_t n = spec_rule_count(specs);
     struct spec_rule *rules;

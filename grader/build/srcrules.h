@@ -70,11 +70,11 @@
  * source is over SRC_MAX_BYTES, or memory runs out.
  */
 int src_check(const struct spec_set *specs, const char *src, size_t len, const char *src_name,
-              char **violations, struct grd_err *e) __attribute__((warn_unused_result));
+              char **violations, struct err *e) __attribute__((warn_unused_result));
 
 /* Same as src_check, on an array of `n` rules. */
 int src_check_rules(const struct spec_rule *rules, size_t n, const char *src, size_t len,
-                    const char *src_name, char **violations, struct grd_err *e)
+                    const char *src_name, char **violations, struct err *e)
     __attribute__((warn_unused_result));
 
 /* The suggested rules above (static storage, *n set to their number). */

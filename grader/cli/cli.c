@@ -31,7 +31,7 @@ static int take_dir(const char *dir, char *buf, size_t n)
     return snprintf(buf, n, "%s", dir) < (int)n ? 0 : -1;
 }
 
-int cli_find_data_dir(char *buf, size_t n, struct grd_err *e)
+int cli_find_data_dir(char *buf, size_t n, struct err *e)
 {
     char exe[CLI_PATH_MAX], cand[CLI_PATH_MAX + 32];
     char *slash;
@@ -54,7 +54,7 @@ int cli_find_data_dir(char *buf, size_t n, struct grd_err *e)
                    "'%s' or in '%s'", exe, cand);
 }
 
-struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e)
+struct spec_set *cli_load_specs(const struct cli_common *c, struct err *e)
 {
     struct spec_set *s = spec_set_new();
     char def[CLI_PATH_MAX + 32];
@@ -71,11 +71,11 @@ struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e)
             snprintf(def, sizeof def, "%s/%s", c->data_dir, CLI_DEFAULT_SPEC);
         if (access(def, R_OK) != 0)
             snprintf(def, sizeof def, "%s/../%s", c->data_dir, CLI_DEFAULT_SPEC);
-        if (spec_load(s, def, grade_check_case, e) < 0)
+        if (spec_load(s, def, gprop_check_case, e) < 0)
             goto fail;
     }
     for (size_t i = 0; i < c->n_specs; i++)
-        if (spec_load(s, c->specs[i], grade_check_case, e) < 0)
+        if (spec_load(s, c->specs[i], gprop_check_case, e) < 0)
             goto fail;
     if (spec_test_count(s) > 0)
         return s;
@@ -113,7 +113,7 @@ int cli_parse_seed(const char *s, uint64_t *out)
     return 0;
 }
 
-int cli_fail(const struct grd_err *e)
+int cli_fail(const struct err *e)
 {
     char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
 
@@ -133,7 +133,7 @@ struct spec_set *cli_prepare(struct cli_common *c)
 {
     struct spec_set *s = NULL;
     char why[128];
-    struct grd_err e;
+    struct err e;
 
     err_clear(&e);
     if (cli_find_data_dir(c->data_dir, sizeof c->data_dir, &e) < 0 ||
@@ -165,7 +165,7 @@ static int golden_covers(const struct gold *g, const struct spec_set *s)
 
 /* The student build: the golden data beside the first spec, checked. */
 static int open_golden(const struct cli_common *c, const struct spec_set *s, struct orc *o,
-                       struct grd_err *e)
+                       struct err *e)
 {
     const char *spec = spec_test_at(s, 0)->file;
     char path[CLI_PATH_MAX];
@@ -189,7 +189,7 @@ static int open_golden(const struct cli_common *c, const struct spec_set *s, str
 }
 
 /* The staff build: the catalogue's variants for the diagnosis, if built. */
-static int open_diag(const struct cli_common *c, struct orc *o, struct grd_err *e)
+static int open_diag(const struct cli_common *c, struct orc *o, struct err *e)
 {
     char path[CLI_PATH_MAX + 16];
 
@@ -207,7 +207,7 @@ static int open_diag(const struct cli_common *c, struct orc *o, struct grd_err *
 }
 
 int cli_open_oracle(const struct cli_common *c, const struct spec_set *s, struct orc *o,
-                    struct grd_err *e)
+                    struct err *e)
 {
     int rc;
 
@@ -228,7 +228,7 @@ static void *load_oracle(void *arg)
 }
 
 int cli_open_oracle_start(struct cli_oracle_load *l, const struct cli_common *c,
-                          const struct spec_set *s, struct orc *o, struct grd_err *e)
+                          const struct spec_set *s, struct orc *o, struct err *e)
 {
     memset(l, 0, sizeof *l);
     memset(o, 0, sizeof *o);
@@ -243,7 +243,7 @@ int cli_open_oracle_start(struct cli_oracle_load *l, const struct cli_common *c,
     return 0;
 }
 
-int cli_open_oracle_wait(struct cli_oracle_load *l, struct grd_err *e)
+int cli_open_oracle_wait(struct cli_oracle_load *l, struct err *e)
 {
     if (l->started && !l->joined) {
         pthread_join(l->thread, NULL);
@@ -254,7 +254,7 @@ int cli_open_oracle_wait(struct cli_oracle_load *l, struct grd_err *e)
     return l->rc;
 }
 
-int cli_open_oracle_need(struct cli_oracle_load *l, struct grd_err *e)
+int cli_open_oracle_need(struct cli_oracle_load *l, struct err *e)
 {
     if (cli_open_oracle_wait(l, e) < 0 || !l->deferred)
         return l->rc;

@@ -42,7 +42,7 @@ struct cli_common {
  * none (core/compat.h).
  * Returns 0, or -1 with e set.
  */
-int cli_find_data_dir(char *buf, size_t n, struct grd_err *e);
+int cli_find_data_dir(char *buf, size_t n, struct err *e);
 
 /*
  * Load every spec in c (or, when none was given, specs/public.yaml of the
@@ -50,7 +50,7 @@ int cli_find_data_dir(char *buf, size_t n, struct grd_err *e);
  * <data_dir>/../specs/public.yaml (a build tree)) into a new set. Returns
  * the set, or NULL with e set.
  */
-struct spec_set *cli_load_specs(const struct cli_common *c, struct grd_err *e);
+struct spec_set *cli_load_specs(const struct cli_common *c, struct err *e);
 
 /*
  * What every grading command does first: find the data directory, load
@@ -72,7 +72,7 @@ struct orc;
  * set (release it with cli_close_oracle), or -1 with e set.
  */
 int cli_open_oracle(const struct cli_common *c, const struct spec_set *s, struct orc *o,
-                    struct grd_err *e);
+                    struct err *e);
 void cli_close_oracle(struct orc *o);
 
 /*
@@ -96,12 +96,12 @@ struct cli_oracle_load {
     struct orc *o;
     pthread_t thread;
     int started, joined, deferred, rc;
-    struct grd_err e;
+    struct err e;
 };
 int cli_open_oracle_start(struct cli_oracle_load *l, const struct cli_common *c,
-                          const struct spec_set *s, struct orc *o, struct grd_err *e);
-int cli_open_oracle_wait(struct cli_oracle_load *l, struct grd_err *e);
-int cli_open_oracle_need(struct cli_oracle_load *l, struct grd_err *e);
+                          const struct spec_set *s, struct orc *o, struct err *e);
+int cli_open_oracle_wait(struct cli_oracle_load *l, struct err *e);
+int cli_open_oracle_need(struct cli_oracle_load *l, struct err *e);
 
 /* Parse a seed: a decimal number that fits 64 bits. 0 or -1. */
 int cli_parse_seed(const char *s, uint64_t *out);
@@ -110,7 +110,7 @@ int cli_parse_seed(const char *s, uint64_t *out);
 int cli_parse_count(const char *s, unsigned max, unsigned *out);
 
 /* Print "grader: <file:line:col: msg>" on stderr; returns CLI_EXIT_USAGE. */
-int cli_fail(const struct grd_err *e);
+int cli_fail(const struct err *e);
 
 /* Print "grader: msg" and the usage text; returns CLI_EXIT_USAGE. */
 int cli_usage(const char *msg, const char *usage);
@@ -137,6 +137,6 @@ struct bat_list;
  * similarity section to <out_dir>/summary.md (both atomically). Returns
  * 0, or -1 with `e` set.
  */
-int cli_batch_similarity(const struct bat_list *l, const char *out_dir, struct grd_err *e);
+int cmd_batch_similarity(const struct bat_list *l, const char *out_dir, struct err *e);
 
 #endif

@@ -62,7 +62,7 @@ static int take_enum(const struct cli_option *o, const char *arg)
 /* A CLI_OPT_T_CALL entry: its own message, or the library's when it set e. */
 static int take_call(const struct cli_option *o, const char *arg, const char *usage)
 {
-    struct grd_err e;
+    struct err e;
 
     err_clear(&e);
     if (o->call(o->value, arg, &e) == 0)

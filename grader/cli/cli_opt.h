@@ -52,7 +52,7 @@ struct cli_option {
      * MAX"). On CLI_OPT_END, what an unknown option prints. */
     const char *msg;
     int (*to_int)(const char *arg);                        /* _ENUM */
-    int (*call)(void *value, const char *arg, struct grd_err *e); /* _CALL */
+    int (*call)(void *value, const char *arg, struct err *e); /* _CALL */
     int has_arg;                  /* _CALL, _REFUSED: 1 when it takes an argument */
 };
 

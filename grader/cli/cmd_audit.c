@@ -95,10 +95,10 @@ static int parse_args(struct audit_args *a, int argc, char **argv)
 
 static int list_mutants(const struct audit_args *a, const struct mut_ops *ops)
 {
-    struct grd_err e;
+    struct err e;
     size_t n = 0, shown = 0, len = 0;
     struct mut_mutant *m = NULL;
-    struct strbuf sb;
+    struct sb sb;
     char *src;
 
     /* at most 1 MiB less one byte of SOURCE (a longer one is listed from its
@@ -148,8 +148,8 @@ static int run(const struct audit_args *a, const struct spec_set *s, const struc
 {
     struct aud_opts o;
     struct aud_result *r = NULL;
-    struct grd_err e;
-    struct strbuf sb;
+    struct err e;
+    struct sb sb;
     int rc;
 
     memset(&o, 0, sizeof o);
@@ -183,7 +183,7 @@ int cmd_audit(int argc, char **argv)
     struct audit_args a;
     struct spec_set *s;
     struct mut_ops *ops;
-    struct grd_err e;
+    struct err e;
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)

@@ -81,7 +81,7 @@ struct progress {
 };
 
 /* --shard K/N (batch.h says what it accepts and why not). */
-static int take_shard(void *value, const char *arg, struct grd_err *e)
+static int take_shard(void *value, const char *arg, struct err *e)
 {
     struct batch_args *a = value;
 
@@ -191,7 +191,7 @@ static void install_handlers(void)
 }
 
 static int discover(struct batch_args *a, struct bat_list *l, struct progress *p,
-                    struct grd_err *e)
+                    struct err *e)
 {
     struct bat_idre *re = NULL;
     int rc;
@@ -244,7 +244,7 @@ static void done_line(const struct bat_list *l, const char *out, size_t reused)
     fprintf(stderr, ": %s, %s\n", shown[0], shown[1]);
 }
 
-static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e)
+static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
 {
     struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0, 0};
     struct bat_list l = {NULL, 0, 0};
@@ -268,7 +268,7 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct grd_err *e
         rc = bat_run(&l, &a->o, e);
     }
     if (rc == 0 && a->similarity)
-        rc = cli_batch_similarity(&l, a->o.out_dir, e);
+        rc = cmd_batch_similarity(&l, a->o.out_dir, e);
     end_line(&p);
     if (rc == 0)
         done_line(&l, a->o.out_dir, p.reused);
@@ -283,7 +283,7 @@ int cmd_batch(int argc, char **argv)
 {
     struct batch_args a;
     struct spec_set *s = NULL;
-    struct grd_err e;
+    struct err e;
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)
@@ -313,7 +313,7 @@ int cmd_merge(int argc, char **argv)
         CLI_OPT_HELP,
         CLI_OPT_END(NULL),
     };
-    struct grd_err e;
+    struct err e;
     int first, rc = cli_parse_options(argc, argv, opts, merge_usage, &first);
 
     if (rc != 0)

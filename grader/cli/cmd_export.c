@@ -44,13 +44,13 @@ static int take_lms(int *lms, enum gbx_lms which)
     return 0;
 }
 
-static int take_canvas(void *lms, const char *arg, struct grd_err *e)
+static int take_canvas(void *lms, const char *arg, struct err *e)
 {
     (void)arg, (void)e;
     return take_lms(lms, GBX_CANVAS);
 }
 
-static int take_moodle(void *lms, const char *arg, struct grd_err *e)
+static int take_moodle(void *lms, const char *arg, struct err *e)
 {
     (void)arg, (void)e;
     return take_lms(lms, GBX_MOODLE);
@@ -87,14 +87,14 @@ static int parse_args(struct export_args *a, int argc, char **argv)
 }
 
 /* The whole file into sb (capped). 0, or -1 with e set. */
-static int read_whole(const char *path, struct strbuf *sb, struct grd_err *e)
+static int read_whole(const char *path, struct sb *sb, struct err *e)
 {
     return sb_load_file(sb, path, 0, e) < 0 ? -1 : 0;
 }
 
-static int load_table(const char *path, struct gbx_table *t, struct grd_err *e)
+static int load_table(const char *path, struct gbx_table *t, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     int rc;
 
     sb_init(&sb, EXPORT_READ_MAX);
@@ -123,11 +123,11 @@ static void report_unmatched(const struct gbx_table *g, const struct gbx_stats *
     }
 }
 
-static int build(const struct export_args *a, struct strbuf *out,
-                 struct gbx_stats *st, struct grd_err *e)
+static int build(const struct export_args *a, struct sb *out,
+                 struct gbx_stats *st, struct err *e)
 {
     struct gbx_table g, r;
-    struct strbuf raw;
+    struct sb raw;
     int rc;
 
     if (a->excel && gbx_add_bom(out) < 0)
@@ -162,8 +162,8 @@ int cmd_export(int argc, char **argv)
 {
     struct export_args a;
     struct gbx_stats st = { 0, 0, 0, NULL };
-    struct strbuf out;
-    struct grd_err e;
+    struct sb out;
+    struct err e;
     struct gbx_stats shown;
     int rc = parse_args(&a, argc, argv);
 

@@ -66,7 +66,7 @@ static int parse_args(struct golden_args *a, int argc, char **argv)
  * (the catalogue all compiles: a missing entry would change the data). */
 static int grade_one(const struct golden_args *a, const struct spec_set *s,
                      struct orc *o, const char *sub, struct grade_result **r,
-                     struct grd_err *e)
+                     struct err *e)
 {
     struct grade_opts go;
     int tries = 0;
@@ -96,7 +96,7 @@ static int grade_one(const struct golden_args *a, const struct spec_set *s,
 
 /* Grade submissions k, k + step, ...; record the buggy ones as variants. */
 static int record_some(const struct golden_args *a, const struct spec_set *s,
-                       struct orc *o, int k, int step, struct grd_err *e)
+                       struct orc *o, int k, int step, struct err *e)
 {
     for (int i = k; i < a->n_subs; i += step) {
         struct grade_result *r = NULL;
@@ -124,7 +124,7 @@ static void worker(const struct golden_args *a, const struct spec_set *s, int k,
                    const char *part)
 {
     struct orc o = {ORC_RECORD, gold_new()};
-    struct grd_err e;
+    struct err e;
     int rc;
 
     err_clear(&e);
@@ -141,7 +141,7 @@ static void worker(const struct golden_args *a, const struct spec_set *s, int k,
 /* Record everything into o->store with a->jobs workers (forked; each saves
  * its share to <out>.part<k>, merged here in worker order). */
 static int record_all(const struct golden_args *a, const struct spec_set *s,
-                      struct orc *o, const char *out, struct grd_err *e)
+                      struct orc *o, const char *out, struct err *e)
 {
     const int n = (int)a->jobs < a->n_subs ? (int)a->jobs : a->n_subs;
     char part[CLI_PATH_MAX + 32];
@@ -175,7 +175,7 @@ static int record_all(const struct golden_args *a, const struct spec_set *s,
 }
 
 static int make_golden(const struct golden_args *a, const struct spec_set *s,
-                       struct grd_err *e)
+                       struct err *e)
 {
     char out[CLI_PATH_MAX];
     struct orc o = {ORC_RECORD, gold_new()};
@@ -200,7 +200,7 @@ int cmd_golden(int argc, char **argv)
 {
     struct golden_args a;
     struct spec_set *s;
-    struct grd_err e;
+    struct err e;
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)

@@ -80,7 +80,7 @@ static int parse_args(struct grade_args *a, int argc, char **argv)
 /* Append `w` to sb as one shell word, after a space unless sb is empty:
  * as is when it holds only safe characters, else in single quotes (a
  * quote inside becomes '\''). */
-static int add_word(struct strbuf *sb, const char *w)
+static int add_word(struct sb *sb, const char *w)
 {
     int bad = sb->len > 0 && sb->buf[sb->len - 1] != ' ' && sb_addch(sb, ' ');
 
@@ -99,7 +99,7 @@ static int add_word(struct strbuf *sb, const char *w)
  * (a rerun is read by a person), "--only " before the pattern and the
  * submission after it. Returns 0, or -1 when out of memory.
  */
-static int repro_parts(const struct grade_args *a, struct strbuf *pre, struct strbuf *post)
+static int repro_parts(const struct grade_args *a, struct sb *pre, struct sb *post)
 {
     int bad = 0;
 
@@ -140,9 +140,9 @@ static int all_passed(const struct grade_result *r)
 }
 
 static int emit(const struct grade_args *a, const struct grade_result *r,
-                struct grd_err *e)
+                struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     struct rpt_opts ro = {a->format == RPT_TEXT && rpt_want_color(STDOUT_FILENO), 0, 0, 0,
                           a->verbose};
     const char *gh = getenv("GITHUB_OUTPUT");
@@ -161,7 +161,7 @@ static int emit(const struct grade_args *a, const struct grade_result *r,
 /* The grader could not grade: one line that says so and why, exit 2 and
  * no score; with --format github an annotation too, so that the failed
  * job says the grader failed, not the submission. */
-static int grader_error(const struct grade_args *a, const struct grd_err *e)
+static int grader_error(const struct grade_args *a, const struct err *e)
 {
     char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
 
@@ -187,12 +187,12 @@ static void say_limits(void)
     fprintf(stderr, "grader: runner limits: %s\n", buf);
 }
 
-static int oracle_ready(void *ctx, struct grd_err *e)
+static int oracle_ready(void *ctx, struct err *e)
 {
     return cli_open_oracle_wait(ctx, e);
 }
 
-static int oracle_needed(void *ctx, struct grd_err *e)
+static int oracle_needed(void *ctx, struct err *e)
 {
     return cli_open_oracle_need(ctx, e);
 }
@@ -205,8 +205,8 @@ int cmd_grade(int argc, char **argv)
     struct spec_set *s = NULL;
     struct orc orc;
     struct cli_oracle_load load;
-    struct grd_err e;
-    struct strbuf pre, post;
+    struct err e;
+    struct sb pre, post;
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)

@@ -37,7 +37,7 @@ int cmd_list(int argc, char **argv)
         CLI_OPT_END(NULL),
     };
     struct spec_set *s;
-    struct grd_err e;
+    struct err e;
     int first, rc;
 
     memset(&c, 0, sizeof c);

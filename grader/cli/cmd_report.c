@@ -15,7 +15,7 @@ static const char report_usage[] =
 int cmd_report(int argc, char **argv)
 {
     const char *dirs[1];
-    struct grd_err e;
+    struct err e;
 
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         return fputs(report_usage, stdout), CLI_EXIT_OK;

@@ -111,7 +111,7 @@ static struct grade_session *open_submission(const char *submission, const char 
     struct cli_common c;
     struct spec_set *specs;
     struct grade_session *g;
-    struct grd_err e;
+    struct err e;
     char *refusal = NULL;
 
     memset(&c, 0, sizeof c);
@@ -133,7 +133,7 @@ static struct grade_session *open_submission(const char *submission, const char 
 }
 
 /* Report a library failure: the student's function (exit 1) or ours (2). */
-static int report(int rc, const struct grd_err *e)
+static int report(int rc, const struct err *e)
 {
     if (rc == SC_ESTUDENT) {
         char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
@@ -228,11 +228,11 @@ static void print_top(const struct sc_map *m, int ascii)
 }
 
 static int map_svg(const struct sc_map *m, const char *path, const char *vectors,
-                   struct grd_err *e)
+                   struct err *e)
 {
     const char *labels[SC_MAX_WORDS];
     double *vals = calloc(m->n * m->n, sizeof *vals);
-    struct strbuf b;
+    struct sb b;
     char sub[256];
     int rc = -1;
 
@@ -259,7 +259,7 @@ static int map_svg(const struct sc_map *m, const char *path, const char *vectors
 
 /* Load the words and (optional) vectors of a command; 0 or -1 with e set. */
 static int load_input(const struct sc_opts *o, struct sc_words *w, struct sc_vectors **vs,
-                      struct grd_err *e)
+                      struct err *e)
 {
     *vs = NULL;
     if (o->text == NULL)
@@ -276,7 +276,7 @@ static int map_run(const struct impl *im, const struct sc_opts *o)
     struct sc_words w;
     struct sc_vectors *vs;
     struct sc_map m;
-    struct grd_err e;
+    struct err e;
     const char *svg = o->svg ? o->svg : "attention_map.svg";
     int rc, ascii = o->ascii || (!o->unicode && !utf8_terminal());
 
@@ -345,7 +345,7 @@ int cmd_vectors(int argc, char **argv)
 {
     struct sc_opts o;
     struct sc_words w;
-    struct grd_err e;
+    struct err e;
     float v[SC_D];
     int rc = parse_opts(argc, argv, "t@", vec_usage, &o);
 
@@ -377,7 +377,7 @@ int cmd_vectors(int argc, char **argv)
 
 /* ---- saturation -------------------------------------------------------------------- */
 
-static int sat_svg(const struct sc_sat_row *rows, const char *path, struct grd_err *e)
+static int sat_svg(const struct sc_sat_row *rows, const char *path, struct err *e)
 {
     double x[SC_SAT_ROWS], ys[SC_SAT_ROWS], yu[SC_SAT_ROWS];
     struct svg_series s[2] = {{"with 1/sqrt(d)", ys}, {"without (raw q.k)", yu}};
@@ -385,7 +385,7 @@ static int sat_svg(const struct sc_sat_row *rows, const char *path, struct grd_e
                                "mean max weight over 256 random queries, 16 keys each; "
                                "1/16 = uniform, 1 = one-hot", "dimension d (log2 scale)",
                                "mean max softmax weight", x, SC_SAT_ROWS, 1, s, 2, 0, 1};
-    struct strbuf b;
+    struct sb b;
     int rc = -1;
 
     for (size_t i = 0; i < SC_SAT_ROWS; i++) {
@@ -404,7 +404,7 @@ static int sat_run(const struct impl *im, const struct sc_opts *o)
 {
     struct sc_sat_row rows[SC_SAT_ROWS];
     const char *svg = o->svg ? o->svg : "saturation.svg";
-    struct grd_err e;
+    struct err e;
     int rc;
 
     err_clear(&e);
@@ -481,7 +481,7 @@ static int perm_run(const struct impl *im, const struct sc_opts *o)
     struct sc_vectors *vs;
     size_t order[SC_MAX_WORDS];
     struct sc_perm p;
-    struct grd_err e;
+    struct err e;
     int rc;
 
     err_clear(&e);

@@ -74,13 +74,13 @@ static int parse_threshold(const char *s, double *out)
     return 0;
 }
 
-static int take_threshold(void *value, const char *arg, struct grd_err *e)
+static int take_threshold(void *value, const char *arg, struct err *e)
 {
     (void)e;
     return parse_threshold(arg, value);
 }
 
-static int take_format(void *value, const char *arg, struct grd_err *e)
+static int take_format(void *value, const char *arg, struct err *e)
 {
     (void)e;
     return sim_format_parse(arg, value);
@@ -120,7 +120,7 @@ static void on_note(void *ctx, const char *msg)
 
 /* The default base files that exist: in the current directory, else
  * beside the grader's build. A missing one is said once. */
-static int add_default_base(struct sim_class *c, struct grd_err *e)
+static int add_default_base(struct sim_class *c, struct err *e)
 {
     char dir[CLI_PATH_MAX], path[CLI_PATH_MAX + 64];
 
@@ -154,10 +154,10 @@ static const char *base_name(const char *dir, char *buf, size_t n)
 /* The submissions of `l` (not the absent ones), ids prefixed by
  * `prefix` when not NULL. A file that cannot be read is said and left out. */
 static int add_entries(struct sim_class *c, const struct bat_list *l, const char *prefix,
-                       int archive, struct grd_err *e)
+                       int archive, struct err *e)
 {
     char id[BAT_ID_MAX + CLI_PATH_MAX];
-    struct grd_err why;
+    struct err why;
 
     for (size_t i = 0; i < l->n; i++) {
         if (l->v[i].absent != NULL)
@@ -176,7 +176,7 @@ static int add_entries(struct sim_class *c, const struct bat_list *l, const char
 
 /* Discover the submissions of `dirs` as batch does and add them. */
 static int add_dirs(struct sim_class *c, const char *const *dirs, size_t n, int archive,
-                    struct grd_err *e)
+                    struct err *e)
 {
     for (size_t i = 0; i < n; i++) {
         struct bat_list l = {NULL, 0, 0};
@@ -192,7 +192,7 @@ static int add_dirs(struct sim_class *c, const char *const *dirs, size_t n, int 
     return 0;
 }
 
-static int add_bases(struct sim_class *c, const struct similar_args *a, struct grd_err *e)
+static int add_bases(struct sim_class *c, const struct similar_args *a, struct err *e)
 {
     if (a->n_base == 0)
         return add_default_base(c, e);
@@ -202,11 +202,11 @@ static int add_bases(struct sim_class *c, const struct similar_args *a, struct g
     return 0;
 }
 
-static int run(const struct similar_args *a, struct grd_err *e)
+static int run(const struct similar_args *a, struct err *e)
 {
     struct sim_class *c = sim_class_new(&a->o);
     struct sim_report r = {NULL, 0, 0, 0, 0};
-    struct strbuf out;
+    struct sb out;
     int rc;
 
     if (c == NULL)
@@ -232,7 +232,7 @@ static int run(const struct similar_args *a, struct grd_err *e)
 int cmd_similar(int argc, char **argv)
 {
     struct similar_args a;
-    struct grd_err e;
+    struct err e;
     int rc = parse_args(&a, argc, argv);
 
     if (rc != 0)
@@ -247,10 +247,10 @@ int cmd_similar(int argc, char **argv)
 
 /* summary.md with the section appended, written atomically. */
 static int append_summary(const char *out_dir, const struct sim_report *r,
-                          struct grd_err *e)
+                          struct err *e)
 {
     char path[CLI_PATH_MAX + 32];
-    struct strbuf sb;
+    struct sb sb;
     int rc = 0;
 
     snprintf(path, sizeof path, "%s/summary.md", out_dir);
@@ -267,10 +267,10 @@ static int append_summary(const char *out_dir, const struct sim_report *r,
     return rc;
 }
 
-static int write_csv(const char *out_dir, const struct sim_report *r, struct grd_err *e)
+static int write_csv(const char *out_dir, const struct sim_report *r, struct err *e)
 {
     char path[CLI_PATH_MAX + 32];
-    struct strbuf sb;
+    struct sb sb;
     int rc;
 
     snprintf(path, sizeof path, "%s/similarity.csv", out_dir);
@@ -298,12 +298,12 @@ static int in_a_pair(const struct sim_report *r, const char *id)
  * regular file under its size limit); a source that cannot be read is
  * left out, and the page says so. */
 static int keep_sources(const struct bat_list *l, const struct sim_report *r,
-                        const char *out_dir, struct grd_err *e)
+                        const char *out_dir, struct err *e)
 {
     char path[CLI_PATH_MAX + BAT_ID_MAX + 32];
 
     for (size_t i = 0; i < l->n; i++) {
-        struct strbuf sb;
+        struct sb sb;
         int rc = 0;
 
         if (l->v[i].absent != NULL || !in_a_pair(r, l->v[i].id))
@@ -321,7 +321,7 @@ static int keep_sources(const struct bat_list *l, const struct sim_report *r,
     return 0;
 }
 
-int cli_batch_similarity(const struct bat_list *l, const char *out_dir, struct grd_err *e)
+int cmd_batch_similarity(const struct bat_list *l, const char *out_dir, struct err *e)
 {
     struct sim_opts o = {0, 0, SIM_DEFAULT_THRESHOLD, threads()};
     struct sim_class *c = sim_class_new(&o);

@@ -29,8 +29,8 @@ static void encode_group(const unsigned char *p, size_t k, char q[4])
     q[3] = k > 2 ? alphabet[v & 63] : '=';
 }
 
-int b64_encode(struct strbuf *out, const void *data, size_t n,
-               struct grd_err *e)
+int b64_encode(struct sb *out, const void *data, size_t n,
+               struct err *e)
 {
     const unsigned char *p = data;
     size_t i;

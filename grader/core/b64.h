@@ -20,7 +20,7 @@ size_t b64_encoded_len(size_t n);
  * `e` set when the encoding would overflow or `out`'s cap is hit (`out`
  * then holds a truncated prefix and is marked truncated).
  */
-int b64_encode(struct strbuf *out, const void *data, size_t n,
-               struct grd_err *e) __attribute__((warn_unused_result));
+int b64_encode(struct sb *out, const void *data, size_t n,
+               struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int err_set(struct grd_err *e, const char *file, int line, int col,
+int err_set(struct err *e, const char *file, int line, int col,
             const char *fmt, ...)
 {
     va_list ap;
@@ -21,13 +21,13 @@ int err_set(struct grd_err *e, const char *file, int line, int col,
     return -1;
 }
 
-void err_clear(struct grd_err *e)
+void err_clear(struct err *e)
 {
     if (e != NULL)
         memset(e, 0, sizeof *e);
 }
 
-char *err_format(const struct grd_err *e, char *buf, size_t n)
+char *err_format(const struct err *e, char *buf, size_t n)
 {
     if (n == 0)
         return buf;

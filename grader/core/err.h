@@ -2,7 +2,7 @@
  * err.h -- the error record that library code fills instead of printing.
  *
  * Every function in the grader's library that can fail takes a
- * `struct grd_err *` (which may be NULL) and, on failure, stores a one-line
+ * `struct err *` (which may be NULL) and, on failure, stores a one-line
  * message there with the file, line and column it concerns where there is
  * one. Only the CLI layer (main.c) shows it to the user, formatted by
  * err_format(). Messages follow the house style: lowercase, no final
@@ -16,7 +16,7 @@
 #define ERR_MSG_MAX 512
 #define ERR_FILE_MAX 256
 
-struct grd_err {
+struct err {
     char msg[ERR_MSG_MAX];
     char file[ERR_FILE_MAX]; /* "" when the error concerns no file */
     int line;                /* 1-based; 0 when unknown */
@@ -28,16 +28,16 @@ struct grd_err {
  * line/col 0 when unknown. The message is truncated to fit. Always returns
  * -1, so that `return err_set(e, ...);` reads naturally.
  */
-int err_set(struct grd_err *e, const char *file, int line, int col,
+int err_set(struct err *e, const char *file, int line, int col,
             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Clear `e` (no-op when NULL). */
-void err_clear(struct grd_err *e);
+void err_clear(struct err *e);
 
 /*
  * Format `e` as "file:line:col: msg" (leaving out what is unknown) into
  * buf of size n, always NUL-terminated. Returns buf.
  */
-char *err_format(const struct grd_err *e, char *buf, size_t n);
+char *err_format(const struct err *e, char *buf, size_t n);
 
 #endif

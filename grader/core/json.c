@@ -41,7 +41,7 @@ char *json_fmt_num(double v, char buf[JSON_NUM_MAX])
     return buf;
 }
 
-int json_add_num(struct strbuf *sb, double v)
+int json_add_num(struct sb *sb, double v)
 {
     char buf[JSON_NUM_MAX];
 
@@ -49,7 +49,7 @@ int json_add_num(struct strbuf *sb, double v)
 }
 
 /* Append one decoded character (cp < 0: an invalid byte) escaped. */
-static int add_escaped(struct strbuf *sb, int32_t cp)
+static int add_escaped(struct sb *sb, int32_t cp)
 {
     switch (cp) {
     case '"': return sb_add(sb, "\\\"", 2);
@@ -66,7 +66,7 @@ static int add_escaped(struct strbuf *sb, int32_t cp)
     return sb_add_utf8(sb, (uint32_t)cp);
 }
 
-int json_add_str(struct strbuf *sb, const char *s, size_t n, size_t max)
+int json_add_str(struct sb *sb, const char *s, size_t n, size_t max)
 {
     size_t i = 0, adv, stop = (max && n > max) ? max : n;
     int rc = sb_addch(sb, '"');
@@ -82,12 +82,12 @@ int json_add_str(struct strbuf *sb, const char *s, size_t n, size_t max)
     return rc ? rc : sb_addch(sb, '"');
 }
 
-int json_add_strz(struct strbuf *sb, const char *s, size_t max)
+int json_add_strz(struct sb *sb, const char *s, size_t max)
 {
     return s ? json_add_str(sb, s, strlen(s), max) : sb_add(sb, "\"\"", 2);
 }
 
-int json_add_key(struct strbuf *sb, const char *key)
+int json_add_key(struct sb *sb, const char *key)
 {
     if (json_add_strz(sb, key, 0) < 0)
         return -1;

@@ -28,7 +28,7 @@
 char *json_fmt_num(double v, char buf[JSON_NUM_MAX]);
 
 /* Append v as formatted by json_fmt_num(). Returns 0 or -1 (as sb_add). */
-int json_add_num(struct strbuf *sb, double v)
+int json_add_num(struct sb *sb, double v)
     __attribute__((warn_unused_result));
 
 /*
@@ -36,15 +36,15 @@ int json_add_num(struct strbuf *sb, double v)
  * taken (0: no limit); when more are left, " [... N bytes cut]" is added
  * inside the string. Returns 0 or -1 (as sb_add).
  */
-int json_add_str(struct strbuf *sb, const char *s, size_t n, size_t max)
+int json_add_str(struct sb *sb, const char *s, size_t n, size_t max)
     __attribute__((warn_unused_result));
 
 /* json_add_str() of a NUL-terminated string, NULL written as "". */
-int json_add_strz(struct strbuf *sb, const char *s, size_t max)
+int json_add_strz(struct sb *sb, const char *s, size_t max)
     __attribute__((warn_unused_result));
 
 /* Append "key": (the key is escaped like any string). Returns 0 or -1. */
-int json_add_key(struct strbuf *sb, const char *key)
+int json_add_key(struct sb *sb, const char *key)
     __attribute__((warn_unused_result));
 
 #endif

@@ -128,7 +128,7 @@ static int write_owner(const char *dir)
     return close(fd) == 0 && ok ? 0 : -1;
 }
 
-int scr_make(const char *base, const char *prefix, char *out, size_t n, struct grd_err *e)
+int scr_make(const char *base, const char *prefix, char *out, size_t n, struct err *e)
 {
     int err, made = 0;
 

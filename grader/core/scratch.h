@@ -26,7 +26,7 @@
  * "attn-grade-" and "attn-batch-". Returns 0, or -1 with `e` set and out
  * "" (base missing or not writable, path too long).
  */
-int scr_make(const char *base, const char *prefix, char *out, size_t n, struct grd_err *e)
+int scr_make(const char *base, const char *prefix, char *out, size_t n, struct err *e)
     __attribute__((warn_unused_result));
 
 /*

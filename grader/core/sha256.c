@@ -161,7 +161,7 @@ static int hash_stream(FILE *f, struct sha256_ctx *c)
     return ferror(f) ? (errno ? errno : EIO) : 0;
 }
 
-int sha256_file(const char *path, char out_hex[SHA256_HEX_LEN], struct grd_err *e)
+int sha256_file(const char *path, char out_hex[SHA256_HEX_LEN], struct err *e)
 {
     struct sha256_ctx c;
     unsigned char d[SHA256_DIGEST_LEN];

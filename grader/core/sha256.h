@@ -45,7 +45,7 @@ void sha256_hex(const void *buf, size_t n, char out_hex[SHA256_HEX_LEN]);
  * limit, constant memory). Returns 0, or -1 with `e` set to
  * "cannot read 'path': <strerror>"; out_hex is then the empty string.
  */
-int sha256_file(const char *path, char out_hex[SHA256_HEX_LEN], struct grd_err *e)
+int sha256_file(const char *path, char out_hex[SHA256_HEX_LEN], struct err *e)
     __attribute__((warn_unused_result));
 
 #endif

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void sb_init(struct strbuf *sb, size_t cap)
+void sb_init(struct sb *sb, size_t cap)
 {
     sb->buf = NULL;
     sb->len = 0;
@@ -21,13 +21,13 @@ void sb_init(struct strbuf *sb, size_t cap)
     sb->truncated = 0;
 }
 
-void sb_release(struct strbuf *sb)
+void sb_release(struct sb *sb)
 {
     free(sb->buf);
     sb_init(sb, sb->cap);
 }
 
-void sb_reset(struct strbuf *sb)
+void sb_reset(struct sb *sb)
 {
     sb->len = 0;
     sb->truncated = 0;
@@ -35,7 +35,7 @@ void sb_reset(struct strbuf *sb)
         sb->buf[0] = '\0';
 }
 
-char *sb_detach(struct strbuf *sb, size_t *len)
+char *sb_detach(struct sb *sb, size_t *len)
 {
     char *s = sb->buf ? sb->buf : calloc(1, 1);
 
@@ -46,14 +46,14 @@ char *sb_detach(struct strbuf *sb, size_t *len)
     return s;
 }
 
-const char *sb_str(const struct strbuf *sb)
+const char *sb_str(const struct sb *sb)
 {
     return sb->buf ? sb->buf : "";
 }
 
 /* Make room for `want` more bytes plus the NUL, growing geometrically but
  * never past cap + 1. Returns how many of the wanted bytes fit (<= want). */
-static size_t reserve(struct strbuf *sb, size_t want)
+static size_t reserve(struct sb *sb, size_t want)
 {
     size_t room = sb->cap - sb->len;
     size_t need, alloc;
@@ -75,7 +75,7 @@ static size_t reserve(struct strbuf *sb, size_t want)
     return want;
 }
 
-int sb_add(struct strbuf *sb, const void *data, size_t n)
+int sb_add(struct sb *sb, const void *data, size_t n)
 {
     size_t fit = reserve(sb, n);
 
@@ -94,17 +94,17 @@ int sb_add(struct strbuf *sb, const void *data, size_t n)
     return 0;
 }
 
-int sb_adds(struct strbuf *sb, const char *s)
+int sb_adds(struct sb *sb, const char *s)
 {
     return sb_add(sb, s, strlen(s));
 }
 
-int sb_addch(struct strbuf *sb, char c)
+int sb_addch(struct sb *sb, char c)
 {
     return sb_add(sb, &c, 1);
 }
 
-int sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+int sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
 {
     char small[256];
     va_list ap2;
@@ -132,7 +132,7 @@ int sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
     return rc;
 }
 
-int sb_addf(struct strbuf *sb, const char *fmt, ...)
+int sb_addf(struct sb *sb, const char *fmt, ...)
 {
     va_list ap;
     int rc;
@@ -185,7 +185,7 @@ int32_t sb_utf8_next(const char *s, size_t n, size_t *adv)
     return (int32_t)cp;
 }
 
-int sb_add_utf8(struct strbuf *sb, uint32_t cp)
+int sb_add_utf8(struct sb *sb, uint32_t cp)
 {
     char b[4];
 
@@ -217,7 +217,7 @@ int sb_add_utf8(struct strbuf *sb, uint32_t cp)
 /* Room for the whole file at once when fstat knows its size (golden data
  * runs to megabytes: no copies by doubling), exactly, within the cap. A
  * failure here is left to the reads, which report it. */
-static void presize(struct strbuf *sb, int fd, size_t max)
+static void presize(struct sb *sb, int fd, size_t max)
 {
     struct stat st;
     size_t want, need;
@@ -239,7 +239,7 @@ static void presize(struct strbuf *sb, int fd, size_t max)
 }
 
 /* The rest of fd into sb, at most max bytes (0: no limit). */
-static enum sb_read read_fd(struct strbuf *sb, int fd, size_t max)
+static enum sb_read read_fd(struct sb *sb, int fd, size_t max)
 {
     char chunk[READ_CHUNK];
     size_t got = 0;
@@ -265,13 +265,13 @@ static enum sb_read read_fd(struct strbuf *sb, int fd, size_t max)
     return SB_READ_OK;
 }
 
-enum sb_read sb_read_fd(struct strbuf *sb, int fd, size_t max)
+enum sb_read sb_read_fd(struct sb *sb, int fd, size_t max)
 {
     errno = 0;
     return read_fd(sb, fd, max);
 }
 
-enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
+enum sb_read sb_read_file(struct sb *sb, const char *path, size_t max)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     enum sb_read r;
@@ -286,7 +286,7 @@ enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
     return r;
 }
 
-int sb_load_file(struct strbuf *sb, const char *path, size_t max, struct grd_err *e)
+int sb_load_file(struct sb *sb, const char *path, size_t max, struct err *e)
 {
     enum sb_read r = sb_read_file(sb, path, max);
 

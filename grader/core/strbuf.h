@@ -17,7 +17,7 @@
 
 #include "core/err.h"
 
-struct strbuf {
+struct sb {
     char *buf;       /* NULL until the first append; see sb_str() */
     size_t len;      /* bytes used, not counting the NUL */
     size_t alloc;    /* bytes allocated */
@@ -33,21 +33,21 @@ struct strbuf {
 /* Make `sb` empty with a cap of `cap` bytes (0: SB_DEFAULT_CAP; at most
  * SIZE_MAX / 2).
  * Allocates nothing. */
-void sb_init(struct strbuf *sb, size_t cap);
+void sb_init(struct sb *sb, size_t cap);
 
 /* Free the memory and leave `sb` empty (same cap), ready for reuse. */
-void sb_release(struct strbuf *sb);
+void sb_release(struct sb *sb);
 
 /* Make `sb` empty again ("", not truncated), keeping its memory and cap,
  * as git's strbuf_reset(): for a buffer that is filled anew. */
-void sb_reset(struct strbuf *sb);
+void sb_reset(struct sb *sb);
 
 /*
  * Hand the content to the caller, who frees it with free(). Returns a
  * NUL-terminated string (an allocated "" when empty), or NULL when out of
  * memory. `sb` is left empty either way; *len (may be NULL) gets the length.
  */
-char *sb_detach(struct strbuf *sb, size_t *len);
+char *sb_detach(struct sb *sb, size_t *len);
 
 /* ---- appending ---- */
 
@@ -56,22 +56,22 @@ char *sb_detach(struct strbuf *sb, size_t *len);
  * that fit are appended, sb->truncated is set) or memory runs out (nothing
  * appended, sb->truncated set).
  */
-int sb_add(struct strbuf *sb, const void *data, size_t n)
+int sb_add(struct sb *sb, const void *data, size_t n)
     __attribute__((warn_unused_result));
 
 /* Append a NUL-terminated string; as sb_add(). */
-int sb_adds(struct strbuf *sb, const char *s)
+int sb_adds(struct sb *sb, const char *s)
     __attribute__((warn_unused_result));
 
 /* Append one byte; as sb_add(). */
-int sb_addch(struct strbuf *sb, char c) __attribute__((warn_unused_result));
+int sb_addch(struct sb *sb, char c) __attribute__((warn_unused_result));
 
 /* Append printf-formatted text; as sb_add() (a formatting error is -1 too). */
-int sb_addf(struct strbuf *sb, const char *fmt, ...)
+int sb_addf(struct sb *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), warn_unused_result));
 
 /* va_list form of sb_addf(). */
-int sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+int sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0), warn_unused_result));
 
 /* ---- files ---- */
@@ -95,7 +95,7 @@ enum sb_read {
  * from the failing call for SB_READ_OPEN and SB_READ_IO. The one reader
  * of whole files: each caller words its own message from the result.
  */
-enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
+enum sb_read sb_read_file(struct sb *sb, const char *path, size_t max)
     __attribute__((warn_unused_result));
 
 /*
@@ -103,7 +103,7 @@ enum sb_read sb_read_file(struct strbuf *sb, const char *path, size_t max)
  * caller that opens the file itself (the student's source, O_NOFOLLOW).
  * Never SB_READ_OPEN.
  */
-enum sb_read sb_read_fd(struct strbuf *sb, int fd, size_t max)
+enum sb_read sb_read_fd(struct sb *sb, int fd, size_t max)
     __attribute__((warn_unused_result));
 
 /*
@@ -112,13 +112,13 @@ enum sb_read sb_read_fd(struct strbuf *sb, int fd, size_t max)
  * was reached) or "out of memory". Returns SB_READ_OK, SB_READ_CUT (no
  * error: the caller says what a file past `max` means), or -1 with e set.
  */
-int sb_load_file(struct strbuf *sb, const char *path, size_t max, struct grd_err *e)
+int sb_load_file(struct sb *sb, const char *path, size_t max, struct err *e)
     __attribute__((warn_unused_result));
 
 /* ---- reading ---- */
 
 /* The content, never NULL ("" before the first append). */
-const char *sb_str(const struct strbuf *sb);
+const char *sb_str(const struct sb *sb);
 
 /* ---- UTF-8 ---- */
 
@@ -131,7 +131,7 @@ const char *sb_str(const struct strbuf *sb);
 int32_t sb_utf8_next(const char *s, size_t n, size_t *adv);
 
 /* Append code point cp (<= 0x10FFFF) as UTF-8; as sb_add(). */
-int sb_add_utf8(struct strbuf *sb, uint32_t cp)
+int sb_add_utf8(struct sb *sb, uint32_t cp)
     __attribute__((warn_unused_result));
 
 #endif

@@ -16,7 +16,7 @@ static const char *const palette[MAX_SERIES] = {
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
 };
 
-int svg_save(const struct strbuf *b, const char *path, struct grd_err *e)
+int svg_save(const struct sb *b, const char *path, struct err *e)
 {
     FILE *f = fopen(path, "w");
     int bad;
@@ -28,11 +28,11 @@ int svg_save(const struct strbuf *b, const char *path, struct grd_err *e)
     return bad ? err_set(e, path, 0, 0, "cannot write: %s", strerror(errno)) : 0;
 }
 
-static void put(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* An append that does not fit leaves b->truncated set: finish() fails the
  * figure then, so no single append needs checking. */
-static void put(struct strbuf *b, const char *fmt, ...)
+static void put(struct sb *b, const char *fmt, ...)
 {
     va_list ap;
     int cut;
@@ -44,7 +44,7 @@ static void put(struct strbuf *b, const char *fmt, ...)
 }
 
 /* Caller text, XML-escaped; forbidden control characters become '?'. */
-static void put_text(struct strbuf *b, const char *s)
+static void put_text(struct sb *b, const char *s)
 {
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -64,7 +64,7 @@ static void put_text(struct strbuf *b, const char *s)
 }
 
 /* <text x y [extra]>s</text> */
-static void put_label(struct strbuf *b, double x, double y, const char *extra,
+static void put_label(struct sb *b, double x, double y, const char *extra,
                       const char *s)
 {
     put(b, "<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, extra);
@@ -114,7 +114,7 @@ static double sub_extra(const char *subtitle, double w)
     return lines > 1 ? (double)(lines - 1) * SUB_LINE_H : 0;
 }
 
-static void put_subtitle(struct strbuf *b, double w, const char *s)
+static void put_subtitle(struct sb *b, double w, const char *s)
 {
     char line[512];
     size_t skip, n, k = 0;
@@ -126,7 +126,7 @@ static void put_subtitle(struct strbuf *b, double w, const char *s)
     }
 }
 
-static void begin(struct strbuf *b, double w, double h, const char *title,
+static void begin(struct sb *b, double w, double h, const char *title,
                   const char *subtitle)
 {
     sb_reset(b);
@@ -141,7 +141,7 @@ static void begin(struct strbuf *b, double w, double h, const char *title,
 }
 
 /* Close the document; on overflow leave "" and report. */
-static int finish(struct strbuf *b, struct grd_err *e)
+static int finish(struct sb *b, struct err *e)
 {
     put(b, "</svg>\n");
     if (!b->truncated)
@@ -150,7 +150,7 @@ static int finish(struct strbuf *b, struct grd_err *e)
     return err_set(e, NULL, 0, 0, "figure larger than %zu bytes", b->cap);
 }
 
-static int fail_opts(struct strbuf *b, struct grd_err *e, const char *what)
+static int fail_opts(struct sb *b, struct err *e, const char *what)
 {
     sb_reset(b);
     return err_set(e, NULL, 0, 0, "invalid figure: %s", what);
@@ -184,7 +184,7 @@ struct hm_geo {
     double cell, left, top;
 };
 
-static void hm_cells(struct strbuf *b, const struct svg_heatmap_opts *o,
+static void hm_cells(struct sb *b, const struct svg_heatmap_opts *o,
                      const struct hm_geo *g)
 {
     char fill[8];
@@ -205,7 +205,7 @@ static void hm_cells(struct strbuf *b, const struct svg_heatmap_opts *o,
         }
 }
 
-static void hm_labels(struct strbuf *b, const struct svg_heatmap_opts *o,
+static void hm_labels(struct sb *b, const struct svg_heatmap_opts *o,
                       const struct hm_geo *g)
 {
     char attr[96];
@@ -224,7 +224,7 @@ static void hm_labels(struct strbuf *b, const struct svg_heatmap_opts *o,
               g->top + (double)o->rows * g->cell + 20, attr, o->col_axis);
 }
 
-static void hm_legend(struct strbuf *b, const struct svg_heatmap_opts *o, double x,
+static void hm_legend(struct sb *b, const struct svg_heatmap_opts *o, double x,
                       double y, double h)
 {
     char lo[8], hi[8];
@@ -241,8 +241,8 @@ static void hm_legend(struct strbuf *b, const struct svg_heatmap_opts *o, double
     put(b, "<text x=\"%.1f\" y=\"%.1f\">weight</text>\n", x, y - 6);
 }
 
-int svg_heatmap(struct strbuf *b, const struct svg_heatmap_opts *o,
-                struct grd_err *e)
+int svg_heatmap(struct sb *b, const struct svg_heatmap_opts *o,
+                struct err *e)
 {
     struct hm_geo g;
     double w, h, side;
@@ -289,7 +289,7 @@ static double py(const struct plot *p, double y)
 }
 
 /* The frame, five y ticks with grid lines, and the axis names. */
-static void axes(struct strbuf *b, const struct plot *p, const char *x_label,
+static void axes(struct sb *b, const struct plot *p, const char *x_label,
                  const char *y_label)
 {
     char attr[96];
@@ -311,7 +311,7 @@ static void axes(struct strbuf *b, const struct plot *p, const char *x_label,
 
 /* ---- line chart ---------------------------------------------------------------- */
 
-static void line_series(struct strbuf *b, const struct plot *p, const double *x,
+static void line_series(struct sb *b, const struct plot *p, const double *x,
                         size_t n, const struct svg_series *s, const char *col)
 {
     put(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
@@ -323,7 +323,7 @@ static void line_series(struct strbuf *b, const struct plot *p, const double *x,
                "</circle>\n", px(p, x[i]), py(p, s->y[i]), col, x[i], s->y[i]);
 }
 
-static void line_legend(struct strbuf *b, const struct svg_lines_opts *o,
+static void line_legend(struct sb *b, const struct svg_lines_opts *o,
                         const struct plot *p)
 {
     for (size_t i = 0; i < o->n_series; i++) {
@@ -345,7 +345,7 @@ static int lines_valid(const struct svg_lines_opts *o)
     return 1;
 }
 
-int svg_lines(struct strbuf *b, const struct svg_lines_opts *o, struct grd_err *e)
+int svg_lines(struct sb *b, const struct svg_lines_opts *o, struct err *e)
 {
     struct plot p = {80, 64 + sub_extra(o->subtitle, 760), 440, 300, 0, 0, o->y_min,
                      o->y_max, o->log2_x};

@@ -27,7 +27,7 @@
 
 /* Write the document in b to `path` (replacing it). Returns 0, or -1 with
  * e set; on failure the file may be partly written. */
-int svg_save(const struct strbuf *b, const char *path, struct grd_err *e)
+int svg_save(const struct sb *b, const char *path, struct err *e)
     __attribute__((warn_unused_result));
 
 /* A matrix of values as coloured cells, with a label per row and column
@@ -44,8 +44,8 @@ struct svg_heatmap_opts {
     int show_values;               /* 1: print each value in its cell */
 };
 
-int svg_heatmap(struct strbuf *b, const struct svg_heatmap_opts *o,
-                struct grd_err *e) __attribute__((warn_unused_result));
+int svg_heatmap(struct sb *b, const struct svg_heatmap_opts *o,
+                struct err *e) __attribute__((warn_unused_result));
 
 /* One curve of a line chart: n values over the chart's x. */
 struct svg_series {
@@ -64,7 +64,7 @@ struct svg_lines_opts {
     double y_min, y_max;           /* y_max > y_min */
 };
 
-int svg_lines(struct strbuf *b, const struct svg_lines_opts *o,
-              struct grd_err *e) __attribute__((warn_unused_result));
+int svg_lines(struct sb *b, const struct svg_lines_opts *o,
+              struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -156,7 +156,7 @@ static void temp_name(const char *path, char *tmp, size_t n)
 }
 
 int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
-                    struct grd_err *e)
+                    struct err *e)
 {
     char tmp[UT_PATH_MAX + 16];
     int fd, err;

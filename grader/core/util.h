@@ -73,7 +73,7 @@ int ut_write_all(int fd, const void *buf, size_t n);
  * and `path` is untouched.
  */
 int ut_write_atomic(const char *path, const void *data, size_t n, int durable,
-                    struct grd_err *e) __attribute__((warn_unused_result));
+                    struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Room for `need` (>= 1) elements of `size` bytes in the array v, which has

@@ -60,7 +60,7 @@ static void variant_key(const char *name, const unsigned char in[GOLD_KEY_LEN],
  * last (the last row's last column is where an odd size's bug shows). A
  * sample of just the ending (2 values) compares the ending alone. Returns
  * the count written to v. */
-static size_t sample(const struct pc_call *k, const struct call_result *cr, double *v)
+static size_t sample(const struct pc_call *k, const struct impl_result *cr, double *v)
 {
     const int ok = cr->status == CALL_RETURNED && cr->rc == 0;
     size_t n = 0;
@@ -87,11 +87,11 @@ static size_t sample(const struct pc_call *k, const struct call_result *cr, doub
  */
 static int call_sample(const struct prop_env *env, enum impl_fn fn, const struct spec_test *t,
                        const struct spec_case *c, int twice, unsigned char key[GOLD_KEY_LEN],
-                       double *v, size_t *n, struct grd_err *e)
+                       double *v, size_t *n, struct err *e)
 {
     struct pc_call k;
-    struct call_result cr;
-    struct grd_err ignored;
+    struct impl_result cr;
+    struct err ignored;
     double again[DG_MAX_VALUES];
     int rc = 1;
 
@@ -169,7 +169,7 @@ static size_t message_key(const char *id, const char *msg, unsigned char out[GOL
 /* ---- recording the catalogue ------------------------------------------- */
 
 /* A property check that failed (not withheld points, not a stub). */
-static int is_failure(enum test_status st)
+static int is_failure(enum grade_test_status st)
 {
     return st == TEST_FAILED || st == TEST_CRASHED || st == TEST_TIMED_OUT;
 }
@@ -214,7 +214,7 @@ static int name_of(const char *path, char *name, size_t n, enum impl_fn *fn)
 
 static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
                            const char *names, const char *bug,
-                           const struct grade_result *r, struct grd_err *e)
+                           const struct grade_result *r, struct err *e)
 {
     const char **fails = calloc(r->n_tests + 1, sizeof *fails);
     size_t n = 0;
@@ -228,7 +228,7 @@ static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
     rc = gold_add_variant(o->store, name, impl_fn_name(fn), names, bug, fails, n, e);
     free(fails);
     for (size_t i = 0; rc == 0 && i < r->n_tests; i++) {
-        const struct test_result *tr = &r->tests[i];
+        const struct grade_test *tr = &r->tests[i];
         unsigned char m[GOLD_KEY_LEN], key[GOLD_KEY_LEN];
         if (!is_failure(tr->status) || tr->message == NULL)
             continue;
@@ -240,7 +240,7 @@ static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
 }
 
 static int record_outputs(struct orc *o, const struct spec_set *s, const struct prop_env *env,
-                          const char *name, enum impl_fn fn, struct grd_err *e)
+                          const char *name, enum impl_fn fn, struct err *e)
 {
     for (size_t i = 0; i < spec_test_count(s); i++) {
         const struct spec_test *t = spec_test_at(s, i);
@@ -265,7 +265,7 @@ static int record_outputs(struct orc *o, const struct spec_set *s, const struct 
 /* A grading session on path (compiles stopped by their time limit on a
  * loaded machine are tried again); NULL with e set. */
 static struct grade_session *open_session(const struct spec_set *s, const char *data_dir,
-                                          const char *path, struct grd_err *e)
+                                          const char *path, struct err *e)
 {
     struct grade_session *g;
     char *refusal = NULL;
@@ -283,7 +283,7 @@ static struct grade_session *open_session(const struct spec_set *s, const char *
 
 int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
                       const char *data_dir, const char *path,
-                      const struct grade_result *r, struct grd_err *e)
+                      const struct grade_result *r, struct err *e)
 {
     char name[GOLD_MAX_NAME], bug[512], names[GOLD_MAX_NAME] = "-";
     struct grade_session *g;
@@ -309,7 +309,7 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
 }
 
 int dg_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
-                        const char *data_dir, const char *path, struct grd_err *e)
+                        const char *data_dir, const char *path, struct err *e)
 {
     struct grade_session *g = open_session(s, data_dir, path, e);
     struct prop_env env;
@@ -386,7 +386,7 @@ static int fails_test(const struct gold_variant *V, const char *id)
 /* Whether the property of test tr failed with a NaN or Inf at the place
  * V's failed, on the same inputs (message_key). */
 static int same_overflow(const struct gold *g, const struct gold_variant *V,
-                         const struct test_result *tr)
+                         const struct grade_test *tr)
 {
     unsigned char m[GOLD_KEY_LEN], key[GOLD_KEY_LEN];
     size_t n;
@@ -408,7 +408,7 @@ static int same_overflow(const struct gold *g, const struct gold_variant *V,
  * V's did (same_overflow). Otherwise it explains nothing.
  */
 static int explains(const struct gold *g, const struct gold_variant *V,
-                    const struct test_result *tr, const struct dg_case *cs)
+                    const struct grade_test *tr, const struct dg_case *cs)
 {
     const struct spec_test *t = tr->test;
     size_t telling = 0;
@@ -472,7 +472,7 @@ static int may_call(struct dg_spend *sp)
  * 1 when the budget ran out, -1 on a grader error. Every call is charged
  * to the budget: the runner's CPU time and the grader thread's. */
 static int student_samples(const struct prop_env *env, enum impl_fn fn, struct dg_spend *sp,
-                           const struct spec_test *t, struct dg_case *cs, struct grd_err *e)
+                           const struct spec_test *t, struct dg_case *cs, struct err *e)
 {
     for (size_t c = 0; c < t->n_cases; c++) {
         double cpu0 = runner_cpu(sp->h) + ut_thread_cpu_ms();
@@ -506,10 +506,10 @@ static int usable(const struct gold_variant *V, const struct dg_fn *f)
 
 /* 0, 1 when the budget ran out, -1 on a grader error. */
 static int explain_all(const struct gold *g, const struct prop_env *env, struct dg_spend *sp,
-                       const struct grade_result *r, struct dg_fn *f, struct grd_err *e)
+                       const struct grade_result *r, struct dg_fn *f, struct err *e)
 {
     for (size_t j = 0; j < f->n_fail; j++) {
-        const struct test_result *tr = &r->tests[f->fail[j]];
+        const struct grade_test *tr = &r->tests[f->fail[j]];
         struct dg_case *cs;
         int rc;
         if (tr->status == TEST_TIMED_OUT) /* calling it again would only wait */
@@ -599,7 +599,7 @@ static size_t lead_of(const struct gold *g, const struct grade_result *r,
 }
 
 static struct grade_cause *new_cause(struct grade_result *r, const struct dg_fn *f,
-                                     struct grd_err *e)
+                                     struct err *e)
 {
     struct grade_cause *nc = realloc(r->causes, (r->n_causes + 1) * sizeof *nc), *c;
 
@@ -617,7 +617,7 @@ static struct grade_cause *new_cause(struct grade_result *r, const struct dg_fn 
 }
 
 static int add_cause(const struct gold *g, struct grade_result *r, const struct dg_fn *f,
-                     size_t v, size_t count, int strong, struct grd_err *e)
+                     size_t v, size_t count, int strong, struct err *e)
 {
     const struct gold_variant *V = gold_variant_at(g, v);
     struct grade_cause *c = new_cause(r, f, e);
@@ -672,7 +672,7 @@ static int any_failure(const struct grade_result *r)
 
 /* 0, 1 when the budget ran out, -1 on a grader error. */
 static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct dg_spend *sp,
-                       struct grade_result *r, struct dg_fn *f, struct grd_err *e)
+                       struct grade_result *r, struct dg_fn *f, struct err *e)
 {
     size_t v, count;
     int strong, callee, rc;
@@ -703,7 +703,7 @@ static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct 
 
 int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun_hooks *h,
                 const struct grade_opts *o, struct dg_budget *b, struct grade_result *r,
-                struct grd_err *e)
+                struct err *e)
 {
     const struct gold *g;
     struct prop_env env = {student, NULL, o->seed, DG_DEADLINE_MS, NULL, o->orc};

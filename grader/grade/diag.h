@@ -36,7 +36,7 @@
  */
 int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
                       const char *data_dir, const char *path,
-                      const struct grade_result *r, struct grd_err *e)
+                      const struct grade_result *r, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -46,7 +46,7 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
  * not. Returns 0, or -1 with e set.
  */
 int dg_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
-                        const char *data_dir, const char *path, struct grd_err *e)
+                        const char *data_dir, const char *path, struct err *e)
     __attribute__((warn_unused_result));
 
 /* What the diagnosis may spend: the submission's budget left after its
@@ -91,7 +91,7 @@ struct dg_budget {
  */
 int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun_hooks *h,
                 const struct grade_opts *o, struct dg_budget *b, struct grade_result *r,
-                struct grd_err *e)
+                struct err *e)
     __attribute__((warn_unused_result));
 
 /*

@@ -82,7 +82,7 @@ static void check_files(struct job *j, const char *shown)
 }
 
 /* A directory means its attention.c; otherwise a .c or a .o file. */
-static int resolve(struct job *j, struct grd_err *e)
+static int resolve(struct job *j, struct err *e)
 {
     struct stat st;
 
@@ -111,7 +111,7 @@ static int resolve(struct job *j, struct grd_err *e)
     return 0;
 }
 
-static int make_scratch(struct job *j, struct grd_err *e)
+static int make_scratch(struct job *j, struct err *e)
 {
     const char *base = j->o->scratch_dir;
 
@@ -140,10 +140,10 @@ static void scratch_path(const struct job *j, const char *name, char *buf, size_
 /* Read the source, at most BLD_MAX_SOURCE bytes (+1 to notice more),
  * never through a link. A read that fails midway keeps what it read, as
  * it always did (the source rules and the compiler judge those bytes). */
-static char *read_source(const char *path, size_t *len, struct grd_err *e)
+static char *read_source(const char *path, size_t *len, struct err *e)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct strbuf sb;
+    struct sb sb;
     enum sb_read r;
     char *buf;
 
@@ -173,7 +173,7 @@ static int refuse(struct job *j, enum grade_status st, const char *detail)
 
 /* Source rules of the spec; 1 when the source was refused. The source
  * read is kept in j->src: what is compiled is the bytes checked. */
-static int check_source(struct job *j, struct grd_err *e)
+static int check_source(struct job *j, struct err *e)
 {
     char *viol = NULL;
     int rc;
@@ -192,7 +192,7 @@ static int check_source(struct job *j, struct grd_err *e)
 
 /* The checked source into the scratch directory, where bld_compile
  * finds it in place (a later change to the student's file is not seen). */
-static int place_source(const struct job *j, char *path, size_t n, struct grd_err *e)
+static int place_source(const struct job *j, char *path, size_t n, struct err *e)
 {
     FILE *f;
     int ok;
@@ -207,7 +207,7 @@ static int place_source(const struct job *j, char *path, size_t n, struct grd_er
 }
 
 static int compile_source(struct job *j, const struct bld_opts *bo,
-                          const char *obj, struct grd_err *e)
+                          const char *obj, struct err *e)
 {
     char src[PATH_CAP + 32], *log = NULL;
     int rc = place_source(j, src, sizeof src, e);
@@ -222,10 +222,10 @@ static int compile_source(struct job *j, const struct bld_opts *bo,
  * compile whose object is kept. Keeping is best effort: a folder that
  * cannot hold it costs the next regrade a compile, never this grade. */
 static int compile_or_reuse(struct job *j, const struct bld_opts *bo, const char *obj,
-                            struct grd_err *e)
+                            struct err *e)
 {
     char key[SHA256_HEX_LEN];
-    struct grd_err ignored;
+    struct err ignored;
     int rc;
 
     if (j->o->obj_cache == NULL || j->o->obj_cache_env == NULL)
@@ -256,7 +256,7 @@ static void copy_calls(const struct obj_report *rep, struct grade_result *r)
 
 /* Static checks and rewriting; 1 when the object was refused. */
 static int check_object(struct job *j, const char *obj, const char *prepared,
-                        struct grd_err *e)
+                        struct err *e)
 {
     struct obj_report rep;
     char *text;
@@ -281,7 +281,7 @@ static int check_object(struct job *j, const char *obj, const char *prepared,
 }
 
 static int link_runner(struct job *j, const struct bld_opts *bo,
-                       const char *prepared, struct grd_err *e)
+                       const char *prepared, struct err *e)
 {
     char *log = NULL;
     int rc = bld_link_runner(bo, prepared, j->runner, &log, e);
@@ -294,7 +294,7 @@ static int link_runner(struct job *j, const struct bld_opts *bo,
 
 /* Compile, check and link; 0 when a runner exists, 1 when the submission
  * was refused (status set), -1 on a grader error. */
-static int build_runner(struct job *j, struct grd_err *e)
+static int build_runner(struct job *j, struct err *e)
 {
     char obj[PATH_CAP + 64], prepared[PATH_CAP + 64];
     struct bld_opts bo = {j->o->data_dir, j->scratch, NULL, 0, 0};
@@ -350,7 +350,7 @@ static double hook_stalled(void *self)
 /* A lane: a sandbox on the runner and the hooks over it (grade_run.h);
  * the first lane too, which run_tests opens itself. */
 static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
-                     struct grd_err *e)
+                     struct err *e)
 {
     const struct job *j = self;
     struct sbx_config cfg = {j->runner, 0, 0, 0, 0};
@@ -379,7 +379,7 @@ static size_t lane_count(const struct grade_opts *o)
     return o->lanes > 0 ? o->lanes : glane_default(GRADE_MAX_LANES);
 }
 
-static int run_tests(struct job *j, struct grd_err *e)
+static int run_tests(struct job *j, struct err *e)
 {
     struct impl student;
     struct grun_hooks h;
@@ -410,7 +410,7 @@ static const char *refusal_summary(enum grade_status st)
     }
 }
 
-static int new_result(struct job *j, struct grd_err *e)
+static int new_result(struct job *j, struct err *e)
 {
     size_t n = grun_selected_tests(&j->sel);
 
@@ -429,7 +429,7 @@ static int new_result(struct job *j, struct grd_err *e)
     return sha256_file(j->path, j->r->submission_sha256, e);
 }
 
-static int grade_job(struct job *j, struct grd_err *e)
+static int grade_job(struct job *j, struct err *e)
 {
     int rc;
 
@@ -449,7 +449,7 @@ static int grade_job(struct job *j, struct grd_err *e)
                ? err_set(e, NULL, 0, 0, "out of memory") : 0;
 }
 
-int grade_check_use(const char *submission, const struct grade_opts *o, struct grd_err *e)
+int grade_check_use(const char *submission, const struct grade_opts *o, struct err *e)
 {
     struct job j;
     int rc;
@@ -463,7 +463,7 @@ int grade_check_use(const char *submission, const struct grade_opts *o, struct g
 }
 
 int grade_submission(const char *submission, const struct grade_opts *o,
-                     struct grade_result **out, struct grd_err *e)
+                     struct grade_result **out, struct err *e)
 {
     struct job j;
     double t0 = ut_now_ms();
@@ -488,7 +488,7 @@ int grade_submission(const char *submission, const struct grade_opts *o,
 
 int grade_cache_env(const char *data_dir, const char *scratch_dir,
                     const struct spec_set *specs, const char *version,
-                    char env[65], struct grd_err *e)
+                    char env[65], struct err *e)
 {
     struct bld_opts bo = {data_dir, scratch_dir, NULL, 0, 0};
     char toolchain[SHA256_HEX_LEN];
@@ -528,7 +528,7 @@ const char *grade_status_name(enum grade_status s)
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "error";
 }
 
-const char *grade_test_status_name(enum test_status s)
+const char *grade_test_status_name(enum grade_test_status s)
 {
     static const char *const names[] = {
         "passed", "failed", "crashed", "timed_out", "not_implemented",
@@ -557,7 +557,7 @@ static void session_release(struct grade_session *g)
 
 struct grade_session *grade_session_open(const char *submission, const char *data_dir,
                                          const struct spec_set *specs,
-                                         char **refusal, struct grd_err *e)
+                                         char **refusal, struct err *e)
 {
     struct grade_session *g = calloc(1, sizeof *g);
     struct sbx_config cfg;

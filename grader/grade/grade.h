@@ -31,7 +31,7 @@ enum grade_status {
 };
 
 /* How one test ended. */
-enum test_status {
+enum grade_test_status {
     TEST_PASSED = 0,
     TEST_FAILED,             /* a property check failed */
     TEST_CRASHED,            /* the submission crashed in this test */
@@ -50,9 +50,9 @@ enum test_status {
  * doubles beside them are cents / 100.0 for the writers, so a total printed
  * to two decimals is the sum of the parts printed to two decimals.
  */
-struct test_result {
+struct grade_test {
     const struct spec_test *test; /* owned by the spec set */
-    enum test_status status;
+    enum grade_test_status status;
     double score;            /* score_cents / 100.0 */
     double max_score;        /* max_cents / 100.0 */
     long long score_cents, max_cents;
@@ -105,10 +105,10 @@ struct grade_result {
     char spec_sha256[65];
     uint64_t seed;
     double score, max_score;     /* score_cents / 100.0, max_cents / 100.0 */
-    long long score_cents, max_cents; /* sums of the tests' (see test_result) */
+    long long score_cents, max_cents; /* sums of the tests' (see grade_test) */
     double elapsed_ms;
     size_t n_tests;
-    struct test_result *tests;   /* in spec order (owned) */
+    struct grade_test *tests;   /* in spec order (owned) */
     struct grade_cause *causes;  /* one per function with failures that a
                                     known mistake explains (owned) */
     size_t n_causes;
@@ -152,7 +152,7 @@ struct grade_opts {
      * NULL): the caller finishes what it started meanwhile, such as
      * reading the golden data behind orc while the compiler ran. 0, or -1
      * with e set (grading stops with that error). */
-    int (*before_tests)(void *ctx, struct grd_err *e);
+    int (*before_tests)(void *ctx, struct err *e);
     void *before_ctx;
     /* A known mistake the diagnosis must not use (its catalogue name), as
      * if it had never been recorded: the cross-validation of the
@@ -176,7 +176,7 @@ struct grade_opts {
      * NULL): only when a test failed, so the caller can defer reading the
      * diagnosis data until a failure needs it (a correct submission never
      * does). 0, or -1 with e set (grading stops with that error). */
-    int (*before_diag)(void *ctx, struct grd_err *e);
+    int (*before_diag)(void *ctx, struct err *e);
     void *diag_ctx;
 };
 
@@ -197,11 +197,11 @@ struct grade_opts {
  * or -1 with `e` set. What grade_submission fails with after this
  * returned 0 is the grader's own trouble (the CLI says so).
  */
-int grade_check_use(const char *submission, const struct grade_opts *o, struct grd_err *e)
+int grade_check_use(const char *submission, const struct grade_opts *o, struct err *e)
     __attribute__((warn_unused_result));
 
 int grade_submission(const char *submission, const struct grade_opts *o,
-                     struct grade_result **out, struct grd_err *e)
+                     struct grade_result **out, struct err *e)
     __attribute__((warn_unused_result));
 
 void grade_result_free(struct grade_result *r);
@@ -215,7 +215,7 @@ void grade_result_free(struct grade_result *r);
  */
 int grade_cache_env(const char *data_dir, const char *scratch_dir,
                     const struct spec_set *specs, const char *version,
-                    char env[65], struct grd_err *e) __attribute__((warn_unused_result));
+                    char env[65], struct err *e) __attribute__((warn_unused_result));
 
 /*
  * A submission compiled, checked and linked into a sandboxed
@@ -232,7 +232,7 @@ struct grade_session;
  */
 struct grade_session *grade_session_open(const char *submission, const char *data_dir,
                                          const struct spec_set *specs,
-                                         char **refusal, struct grd_err *e);
+                                         char **refusal, struct err *e);
 
 /* The sandboxed implementation; valid until grade_session_close. Each call
  * has a deadline of `deadline_ms` (0: the sandbox default). */
@@ -254,9 +254,9 @@ int grade_is_value_test(const char *function, const char *property);
  * first" (from t->withheld_by). Returns a string the caller frees, or NULL
  * when out of memory.
  */
-char *grade_withheld_label(const struct test_result *t);
+char *grade_withheld_label(const struct grade_test *t);
 
 const char *grade_status_name(enum grade_status s);  /* "ok", "compile_error", ... */
-const char *grade_test_status_name(enum test_status s);    /* "passed", "failed", ... */
+const char *grade_test_status_name(enum grade_test_status s);    /* "passed", "failed", ... */
 
 #endif

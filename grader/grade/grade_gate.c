@@ -72,7 +72,7 @@ static int sweep(const struct grade_result *r, unsigned char *held)
 /* The failed tests behind test i's closed gate, depth first through the
  * dependencies that passed but were withheld themselves (seen: visited). */
 static void roots(const struct grade_result *r, const unsigned char *held, size_t i,
-                  unsigned char *seen, struct strbuf *sb)
+                  unsigned char *seen, struct sb *sb)
 {
     const struct spec_test *t = r->tests[i].test;
 
@@ -93,8 +93,8 @@ static void roots(const struct grade_result *r, const unsigned char *held, size_
 static int withhold(struct grade_result *r, const unsigned char *held, size_t i,
                     unsigned char *seen)
 {
-    struct test_result *tr = &r->tests[i];
-    struct strbuf sb;
+    struct grade_test *tr = &r->tests[i];
+    struct sb sb;
     char *label;
 
     memset(seen, 0, r->n_tests);
@@ -118,7 +118,7 @@ static int withhold(struct grade_result *r, const unsigned char *held, size_t i,
     return 0;
 }
 
-int ggate_apply(struct grade_result *r)
+int grade_gate_apply(struct grade_result *r)
 {
     unsigned char *held = calloc(r->n_tests ? r->n_tests : 1, 1);
     unsigned char *seen = calloc(r->n_tests ? r->n_tests : 1, 1);
@@ -135,7 +135,7 @@ int ggate_apply(struct grade_result *r)
     return rc;
 }
 
-char *grade_withheld_label(const struct test_result *t)
+char *grade_withheld_label(const struct grade_test *t)
 {
     const char *ids = t->withheld_by && t->withheld_by[0] ? t->withheld_by : "a test";
     size_t n = strlen(ids) + 64;

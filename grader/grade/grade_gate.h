@@ -19,6 +19,6 @@
  * grun_total). Returns 0, or -1 when out of memory (r stays consistent:
  * the tests already withheld keep a message).
  */
-int ggate_apply(struct grade_result *r) __attribute__((warn_unused_result));
+int grade_gate_apply(struct grade_result *r) __attribute__((warn_unused_result));
 
 #endif

@@ -17,7 +17,7 @@ struct pool {
     pthread_mutex_t mu;
     size_t next;             /* the next job to take */
     size_t failed;           /* the lowest failed job; SIZE_MAX: none */
-    struct grd_err err;      /* its error */
+    struct err err;      /* its error */
 };
 
 /* One lane's thread. */
@@ -38,7 +38,7 @@ static size_t take(struct pool *p)
     return j;
 }
 
-static void fail(struct pool *p, size_t j, const struct grd_err *e)
+static void fail(struct pool *p, size_t j, const struct err *e)
 {
     pthread_mutex_lock(&p->mu);
     if (j < p->failed) {
@@ -51,7 +51,7 @@ static void fail(struct pool *p, size_t j, const struct grd_err *e)
 /* Take jobs until none is left. */
 static void drain(struct pool *p, void *ctx)
 {
-    struct grd_err e;
+    struct err e;
     size_t j;
 
     while ((j = take(p)) != SIZE_MAX) {
@@ -64,7 +64,7 @@ static void drain(struct pool *p, void *ctx)
 static void *lane_main(void *arg)
 {
     struct lane *l = arg;
-    struct grd_err e;
+    struct err e;
     void *ctx = NULL;
 
     err_clear(&e);
@@ -77,7 +77,7 @@ static void *lane_main(void *arg)
 
 /* One lane, in order: a failed job ends the run. */
 static int in_order(size_t n_jobs, void *ctx0, const struct glane_ops *ops,
-                    struct grd_err *e)
+                    struct err *e)
 {
     for (size_t j = 0; j < n_jobs; j++)
         if (ops->run(ops->self, ctx0, j, e) < 0)
@@ -86,7 +86,7 @@ static int in_order(size_t n_jobs, void *ctx0, const struct glane_ops *ops,
 }
 
 int glane_run(size_t n_lanes, size_t n_jobs, void *ctx0, const struct glane_ops *ops,
-              struct grd_err *e)
+              struct err *e)
 {
     struct pool p;
     struct lane lanes[MAX_LANES];

@@ -22,11 +22,11 @@ struct glane_ops {
     void *self;
     /* Open lane k's context (k >= 1) in its own thread: 0, or -1 (the lane
      * then takes no job; its error is dropped). */
-    int (*open)(void *self, size_t k, void **ctx, struct grd_err *e);
+    int (*open)(void *self, size_t k, void **ctx, struct err *e);
     /* Close what open made, in the same thread. */
     void (*close)(void *self, size_t k, void *ctx);
     /* Run job j in a lane's context: 0, or -1 with e set. */
-    int (*run)(void *self, void *ctx, size_t j, struct grd_err *e);
+    int (*run)(void *self, void *ctx, size_t j, struct err *e);
 };
 
 /*
@@ -36,7 +36,7 @@ struct glane_ops {
  * numbered failed job (the one a run in order would have stopped at).
  */
 int glane_run(size_t n_lanes, size_t n_jobs, void *ctx0, const struct glane_ops *ops,
-              struct grd_err *e) __attribute__((warn_unused_result));
+              struct err *e) __attribute__((warn_unused_result));
 
 /* The lanes worth opening: the CPUs this process may use (its affinity
  * mask on Linux, else the online CPUs), at most `cap` (and at least 1). */

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-struct gledger {
+struct gl_ledger {
     pthread_mutex_t mu;
     size_t n, n_fns;
     double budget_ms;
@@ -17,9 +17,9 @@ struct gledger {
     size_t *timeouts;            /* per function, among the slots that ran */
 };
 
-struct gledger *gl_new(size_t n, const size_t *fn, size_t n_fns, double budget_ms)
+struct gl_ledger *gl_new(size_t n, const size_t *fn, size_t n_fns, double budget_ms)
 {
-    struct gledger *g = calloc(1, sizeof *g);
+    struct gl_ledger *g = calloc(1, sizeof *g);
 
     if (g == NULL)
         return NULL;
@@ -38,7 +38,7 @@ struct gledger *gl_new(size_t n, const size_t *fn, size_t n_fns, double budget_m
     return g;
 }
 
-void gl_free(struct gledger *g)
+void gl_free(struct gl_ledger *g)
 {
     if (g == NULL)
         return;
@@ -48,7 +48,7 @@ void gl_free(struct gledger *g)
 }
 
 /* The rules for slot j, given the replay so far (the slots before it). */
-static enum gl_state rule(const struct gledger *g, size_t j)
+static enum gl_state rule(const struct gl_ledger *g, size_t j)
 {
     if (g->spent > g->budget_ms)
         return GL_CUT_BUDGET;
@@ -58,7 +58,7 @@ static enum gl_state rule(const struct gledger *g, size_t j)
 }
 
 /* Replay the rules over the ended slots that follow the settled prefix. */
-static void settle(struct gledger *g)
+static void settle(struct gl_ledger *g)
 {
     for (; g->settled < g->n && g->ended[g->settled]; g->settled++) {
         size_t j = g->settled;
@@ -70,7 +70,7 @@ static void settle(struct gledger *g)
     }
 }
 
-enum gl_state gl_before(struct gledger *g, size_t j)
+enum gl_state gl_before(struct gl_ledger *g, size_t j)
 {
     enum gl_state st;
 
@@ -82,7 +82,7 @@ enum gl_state gl_before(struct gledger *g, size_t j)
     return st;
 }
 
-void gl_done(struct gledger *g, size_t j, double cost_ms, int timed_out)
+void gl_done(struct gl_ledger *g, size_t j, double cost_ms, int timed_out)
 {
     pthread_mutex_lock(&g->mu);
     g->cost[j] = cost_ms;
@@ -92,12 +92,12 @@ void gl_done(struct gledger *g, size_t j, double cost_ms, int timed_out)
     pthread_mutex_unlock(&g->mu);
 }
 
-enum gl_state gl_final(const struct gledger *g, size_t j)
+enum gl_state gl_final(const struct gl_ledger *g, size_t j)
 {
     return (enum gl_state)g->state[j];
 }
 
-double gl_spent(const struct gledger *g)
+double gl_spent(const struct gl_ledger *g)
 {
     double sum = 0.0;
 

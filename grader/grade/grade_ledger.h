@@ -29,24 +29,24 @@ enum gl_state {
     GL_CUT_TIMEOUTS              /* not run: its function timed out enough */
 };
 
-struct gledger;
+struct gl_ledger;
 
 /* A ledger for n slots; fn[j] is slot j's function (any small index below
  * n_fns). NULL when out of memory. */
-struct gledger *gl_new(size_t n, const size_t *fn, size_t n_fns, double budget_ms);
-void gl_free(struct gledger *g);
+struct gl_ledger *gl_new(size_t n, const size_t *fn, size_t n_fns, double budget_ms);
+void gl_free(struct gl_ledger *g);
 
 /* Before slot j runs: GL_RUN, or the rule that certainly cuts it. */
-enum gl_state gl_before(struct gledger *g, size_t j);
+enum gl_state gl_before(struct gl_ledger *g, size_t j);
 
 /* Slot j ended: what it cost (CPU ms) and whether it timed out; a slot
  * that was skipped ends with 0 and 0. */
-void gl_done(struct gledger *g, size_t j, double cost_ms, int timed_out);
+void gl_done(struct gl_ledger *g, size_t j, double cost_ms, int timed_out);
 
 /* Once every slot ended: the CPU ms all of them cost together. */
-double gl_spent(const struct gledger *g);
+double gl_spent(const struct gl_ledger *g);
 
 /* Once every slot ended: its state in a run in spec order. */
-enum gl_state gl_final(const struct gledger *g, size_t j);
+enum gl_state gl_final(const struct gl_ledger *g, size_t j);
 
 #endif

@@ -5,17 +5,17 @@
 
 #include "selfcheck/prop_written.h"
 
-const struct prop_def *grade_prop_find(const char *function, const char *property)
+const struct prop_def *gprop_find(const char *function, const char *property)
 {
     if (strcmp(function, "written") == 0)
         return sc_written_find(property);
     return prop_find(function, property);
 }
 
-int grade_check_case(const struct spec_test *t, const struct spec_case *c,
-                     struct grd_err *e)
+int gprop_check_case(const struct spec_test *t, const struct spec_case *c,
+                     struct err *e)
 {
-    const struct prop_def *d = grade_prop_find(t->function, t->property);
+    const struct prop_def *d = gprop_find(t->function, t->property);
 
     if (d == NULL)
         return err_set(e, NULL, 0, 0, "unknown property '%s' for function '%s'",

@@ -11,11 +11,11 @@
 #include "spec/spec.h"
 
 /* The property (function, property), or NULL. */
-const struct prop_def *grade_prop_find(const char *function, const char *property);
+const struct prop_def *gprop_find(const char *function, const char *property);
 
 /* spec_check_fn for spec_load(): function/property known, keys allowed,
  * reference available when needed. Returns 0, or -1 with e set. */
-int grade_check_case(const struct spec_test *t, const struct spec_case *c,
-                     struct grd_err *e);
+int gprop_check_case(const struct spec_test *t, const struct spec_case *c,
+                     struct err *e);
 
 #endif

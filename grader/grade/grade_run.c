@@ -56,7 +56,7 @@ static int select_test(const struct spec_test *t, pcre2_code *re,
     return any;
 }
 
-static pcre2_code *compile_only(const char *only, struct grd_err *e)
+static pcre2_code *compile_only(const char *only, struct err *e)
 {
     int code;
     PCRE2_SIZE off;
@@ -72,7 +72,7 @@ static pcre2_code *compile_only(const char *only, struct grd_err *e)
 }
 
 int grun_select(const struct spec_set *s, const char *only, struct grun_sel *sel,
-                struct grd_err *e)
+                struct err *e)
 {
     pcre2_code *re = NULL;
     pcre2_match_data *md = NULL;
@@ -153,7 +153,7 @@ static char *repro_command(const struct grade_opts *o, const struct spec_test *t
     const char *pre = o->repro_pre ? o->repro_pre
                       : strcmp(t->function, "written") == 0 ? "make check-written ONLY="
                       : "make check ONLY=";
-    struct strbuf sb;
+    struct sb sb;
     int bad;
 
     sb_init(&sb, 0);
@@ -223,7 +223,7 @@ static double first_deadline(const struct loop *L, const struct spec_test *t)
  * whole property takes on it, at least the floor; -1 on a grader error. */
 static double case_deadline(struct loop *L, const struct prop_def *d,
                             const struct spec_test *t, const struct spec_case *c,
-                            struct grd_err *e)
+                            struct err *e)
 {
     struct prop_env env = {*L->reference, L->reference, L->o->seed, 0,
                            L->submission_dir, L->o->orc};
@@ -244,7 +244,7 @@ static double case_deadline(struct loop *L, const struct prop_def *d,
  * that spent it). */
 static int try_case(struct loop *L, const struct prop_def *d, const struct spec_test *t,
                     const struct spec_case *c, double deadline, struct prop_verdict *v,
-                    struct grd_err *e)
+                    struct err *e)
 {
     double left = L->budget_ms - charged_ms(L);
     struct prop_env env = {L->student, L->reference, L->o->seed, deadline,
@@ -269,7 +269,7 @@ static int try_case(struct loop *L, const struct prop_def *d, const struct spec_
  */
 static int run_case(struct loop *L, const struct prop_def *d,
                     const struct spec_test *t, size_t k, struct tally *ty,
-                    struct grd_err *e)
+                    struct err *e)
 {
     const struct spec_case *c = &t->cases[k];
     double deadline = first_deadline(L, t), real;
@@ -300,7 +300,7 @@ static int run_case(struct loop *L, const struct prop_def *d,
     return 0;
 }
 
-static enum test_status failure_status(const struct prop_verdict *v)
+static enum grade_test_status failure_status(const struct prop_verdict *v)
 {
     if (v->manual_pending)
         return TEST_MANUAL_PENDING;
@@ -373,7 +373,7 @@ static long long cents_of(double points)
 
 /* A test's score: `passed` of `ncases` cases earn that share of max_cents,
  * rounded half up, in integers (no float sum to drift by 0.0001). */
-static void set_score(struct test_result *tr, long long cents)
+static void set_score(struct grade_test *tr, long long cents)
 {
     tr->score_cents = cents;
     tr->score = (double)cents / 100.0;
@@ -387,7 +387,7 @@ static long long partial_cents(long long max, size_t passed, size_t ncases)
 }
 
 static int record(struct loop *L, const struct spec_test *t, size_t ncases,
-                  const struct tally *ty, struct test_result *tr)
+                  const struct tally *ty, struct grade_test *tr)
 {
     tr->cases_run = ty->run;
     tr->cases_passed = ty->passed;
@@ -410,7 +410,7 @@ static int record(struct loop *L, const struct spec_test *t, size_t ncases,
 }
 
 static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
-                     enum call_status st, struct test_result *tr)
+                     enum impl_status st, struct grade_test *tr)
 {
     struct tally ty;
 
@@ -493,10 +493,10 @@ static size_t *case_order(const struct spec_test *t)
 
 /* Run test t into tr; *timed_out is set when a case timed out. */
 static int run_test(struct loop *L, const struct spec_test *t,
-                    const unsigned char *sel, struct test_result *tr, int *timed_out,
-                    struct grd_err *e)
+                    const unsigned char *sel, struct grade_test *tr, int *timed_out,
+                    struct err *e)
 {
-    const struct prop_def *d = grade_prop_find(t->function, t->property);
+    const struct prop_def *d = gprop_find(t->function, t->property);
     struct tally ty;
     size_t *ord;
     char why[160];
@@ -550,7 +550,7 @@ struct run {
     size_t n_sel;                      /* selected tests */
     size_t *spec_index;                /* slot j: the spec's test index */
     size_t *fn;                        /* slot j: its function */
-    struct gledger *ledger;
+    struct gl_ledger *ledger;
     int wall_out;                      /* the wall clock ran out */
     int failed;                        /* a test failed (stop_at_failure) */
     pthread_mutex_t wall_mu;           /* guards wall_out and failed */
@@ -593,7 +593,7 @@ static int stopped(struct run *R, int *set)
 }
 
 /* A test not run because an earlier one failed (stop_at_failure). */
-static int after_failure(struct loop *L, const struct spec_test *t, struct test_result *tr)
+static int after_failure(struct loop *L, const struct spec_test *t, struct grade_test *tr)
 {
     tr->test = t;
     tr->max_cents = cents_of(t->points);
@@ -602,7 +602,7 @@ static int after_failure(struct loop *L, const struct spec_test *t, struct test_
 }
 
 /* Job j: the test in slot j, unless the ledger cuts it already. */
-static int run_slot(void *self, void *ctx, size_t j, struct grd_err *e)
+static int run_slot(void *self, void *ctx, size_t j, struct err *e)
 {
     struct run *R = self;
     struct lane *ln = ctx;
@@ -641,7 +641,7 @@ static void lane_wall_end(const struct run *R, const struct grun_hooks *h)
         h->set_wall_end(h->self, R->t0 + BUDGET_WALL_FACTOR * R->budget_ms);
 }
 
-static int lane_open(void *self, size_t k, void **ctx, struct grd_err *e)
+static int lane_open(void *self, size_t k, void **ctx, struct err *e)
 {
     struct run *R = self;
     struct lane *ln = calloc(1, sizeof *ln);
@@ -696,7 +696,7 @@ static int plan(struct run *R)
  * field is set afresh, whether a lane ran the test or not. 0 or -1. */
 static int cut_test(struct run *R, size_t j, enum gl_state st)
 {
-    struct test_result *tr = &R->r->tests[j];
+    struct grade_test *tr = &R->r->tests[j];
     const struct spec_test *t = spec_test_at(R->s, R->spec_index[j]);
     struct loop L;
     char why[160];
@@ -748,7 +748,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
              struct impl student, const struct impl *reference,
              const struct grun_hooks *h, const struct grun_lanes *lanes,
              const struct grade_opts *o, const char *submission_dir,
-             struct grade_result *r, struct grd_err *e)
+             struct grade_result *r, struct err *e)
 {
     static const struct grun_hooks none = {0};
     struct run R = {.s = s, .sel = sel, .reference = reference, .o = o, .lanes = lanes,
@@ -780,7 +780,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     run_release(&R);
     if (rc < 0)
         return -1;
-    if (ggate_apply(r) < 0)
+    if (grade_gate_apply(r) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
     if (!o->stop_at_failure && dg_diagnose(s, student, h, o, &budget, r, e) < 0)
         return -1;
@@ -800,12 +800,12 @@ void grun_total(struct grade_result *r)
 }
 
 int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
-                  enum test_status st, const char *why, struct grade_result *r)
+                  enum grade_test_status st, const char *why, struct grade_result *r)
 {
     size_t j = 0;
 
     for (size_t i = 0; i < sel->n_tests; i++) {
-        struct test_result *tr;
+        struct grade_test *tr;
         if (sel->cases[i] == NULL)
             continue;
         tr = &r->tests[j];

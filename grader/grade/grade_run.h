@@ -45,7 +45,7 @@ struct grun_lanes {
     /* Open another lane: 0 with *student and *h set, or -1 (that lane is
      * left out; the others do its share). */
     int (*open)(void *self, struct impl *student, struct grun_hooks *h,
-                struct grd_err *e);
+                struct err *e);
     void (*close)(void *self, struct grun_hooks *h);
 };
 
@@ -62,7 +62,7 @@ struct grun_sel {
  * (bad pattern, a pattern that selects no case at all, out of memory).
  */
 int grun_select(const struct spec_set *s, const char *only, struct grun_sel *sel,
-                struct grd_err *e) __attribute__((warn_unused_result));
+                struct err *e) __attribute__((warn_unused_result));
 void grun_select_release(struct grun_sel *sel);
 
 /* Number of selected tests. */
@@ -84,7 +84,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
              struct impl student, const struct impl *reference,
              const struct grun_hooks *h, const struct grun_lanes *lanes,
              const struct grade_opts *o, const char *submission_dir,
-             struct grade_result *r, struct grd_err *e)
+             struct grade_result *r, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Set r's score and max_score to the exact sums of its tests' hundredths. */
@@ -92,6 +92,6 @@ void grun_total(struct grade_result *r);
 
 /* Mark every selected test NOT_RUN with `why` (compile error, rejection). */
 int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
-                  enum test_status st, const char *why, struct grade_result *r);
+                  enum grade_test_status st, const char *why, struct grade_result *r);
 
 #endif

@@ -62,7 +62,7 @@ static int grow(struct gold *g)
 }
 
 int gold_put(struct gold *g, const unsigned char key[GOLD_KEY_LEN], const double *v,
-             size_t n, struct grd_err *e)
+             size_t n, struct err *e)
 {
     struct gold_entry *s;
 
@@ -131,7 +131,7 @@ static int fill_variant(struct gold_variant *v, const char *name, const char *fu
 
 int gold_add_variant(struct gold *g, const char *name, const char *function,
                      const char *names, const char *bug, const char *const *fails,
-                     size_t n_fails, struct grd_err *e)
+                     size_t n_fails, struct err *e)
 {
     struct gold_variant *v;
     int rc;
@@ -192,7 +192,7 @@ int gold_path_for(const char *spec_path, char *buf, size_t n)
     return 0;
 }
 
-int gold_merge(struct gold *g, const struct gold *src, struct grd_err *e)
+int gold_merge(struct gold *g, const struct gold *src, struct err *e)
 {
     for (size_t i = 0; i < src->cap; i++)
         if (src->slots[i].v != NULL &&

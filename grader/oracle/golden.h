@@ -56,7 +56,7 @@ void gold_free(struct gold *g);
  * of memory (e set; the store is unchanged).
  */
 int gold_put(struct gold *g, const unsigned char key[GOLD_KEY_LEN], const double *v,
-             size_t n, struct grd_err *e) __attribute__((warn_unused_result));
+             size_t n, struct err *e) __attribute__((warn_unused_result));
 
 /* The vector under key and its length in *n, or NULL when absent. Owned by
  * the store. g may be NULL (always absent). */
@@ -68,7 +68,7 @@ const double *gold_get(const struct gold *g, const unsigned char key[GOLD_KEY_LE
  * variants (names g has are refused). Returns 0, or -1 with e set (g then
  * holds part of src).
  */
-int gold_merge(struct gold *g, const struct gold *src, struct grd_err *e)
+int gold_merge(struct gold *g, const struct gold *src, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Number of vectors in the store. */
@@ -80,7 +80,7 @@ size_t gold_count(const struct gold *g);
  */
 int gold_add_variant(struct gold *g, const char *name, const char *function,
                      const char *names, const char *bug, const char *const *fails,
-                     size_t n_fails, struct grd_err *e) __attribute__((warn_unused_result));
+                     size_t n_fails, struct err *e) __attribute__((warn_unused_result));
 
 /* The number of variants and the i-th (NULL when out of range). */
 size_t gold_variant_count(const struct gold *g);
@@ -97,7 +97,7 @@ uint64_t gold_seed(const struct gold *g);
  * directory, renamed over it), variants by name and vectors by key, so that
  * the same contents always give the same bytes, however they were added. Returns 0, or -1 with e set (nothing written).
  */
-int gold_save(const struct gold *g, const char *path, struct grd_err *e)
+int gold_save(const struct gold *g, const char *path, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -105,7 +105,7 @@ int gold_save(const struct gold *g, const char *path, struct grd_err *e)
  * NULL returned, a file that is larger than GOLD_MAX_FILE, malformed, or
  * whose closing hash does not match its text.
  */
-struct gold *gold_load(const char *path, struct grd_err *e);
+struct gold *gold_load(const char *path, struct err *e);
 
 /*
  * The golden file that belongs to the spec at `spec_path`: the same name

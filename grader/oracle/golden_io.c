@@ -20,7 +20,7 @@ static int cmp_entry(const void *a, const void *b)
     return memcmp((*x)->key, (*y)->key, GOLD_KEY_LEN);
 }
 
-static int add_hex(struct strbuf *sb, const unsigned char *p, size_t n)
+static int add_hex(struct sb *sb, const unsigned char *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
     int rc = 0;
@@ -30,7 +30,7 @@ static int add_hex(struct strbuf *sb, const unsigned char *p, size_t n)
     return rc;
 }
 
-static int add_entry(struct strbuf *sb, const struct gold_entry *s)
+static int add_entry(struct sb *sb, const struct gold_entry *s)
 {
     int rc = sb_adds(sb, "o ") | add_hex(sb, s->key, GOLD_KEY_LEN) |
              sb_addf(sb, " %zu", s->n);
@@ -50,7 +50,7 @@ static int cmp_variant(const void *a, const void *b)
     return strcmp((*x)->name, (*y)->name);
 }
 
-static int add_variant(struct strbuf *sb, const struct gold_variant *v)
+static int add_variant(struct sb *sb, const struct gold_variant *v)
 {
     int rc = sb_addf(sb, "variant %s %s %s %zu", v->name, v->function, v->names,
                      v->n_fails);
@@ -61,7 +61,7 @@ static int add_variant(struct strbuf *sb, const struct gold_variant *v)
 }
 
 /* The whole file's text into sb; 0 or -1 (out of memory, cap). */
-static int render(const struct gold *g, struct strbuf *sb)
+static int render(const struct gold *g, struct sb *sb)
 {
     const struct gold_entry **order = calloc(g->count ? g->count : 1, sizeof *order);
     const struct gold_variant **vars = calloc(g->n_vars + 1, sizeof *vars);
@@ -94,7 +94,7 @@ static int render(const struct gold *g, struct strbuf *sb)
     return sb_addf(sb, "end %s\n", hex) || sb->truncated ? -1 : 0;
 }
 
-static int write_all(const char *tmp, const char *text, size_t len, struct grd_err *e)
+static int write_all(const char *tmp, const char *text, size_t len, struct err *e)
 {
     FILE *f = fopen(tmp, "wb");
 
@@ -107,9 +107,9 @@ static int write_all(const char *tmp, const char *text, size_t len, struct grd_e
     return 0;
 }
 
-int gold_save(const struct gold *g, const char *path, struct grd_err *e)
+int gold_save(const struct gold *g, const char *path, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     char tmp[4096];
     int rc;
 
@@ -131,9 +131,9 @@ int gold_save(const struct gold *g, const char *path, struct grd_err *e)
 /* ---- loading ---------------------------------------------------------- */
 
 /* The file's bytes, NUL-terminated, into *text; 0 or -1 (e set). */
-static int slurp(const char *path, char **text, size_t *len, struct grd_err *e)
+static int slurp(const char *path, char **text, size_t *len, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     enum sb_read r;
 
     /* sized once from fstat (core/strbuf.h): megabytes are not copied by
@@ -152,7 +152,7 @@ static int slurp(const char *path, char **text, size_t *len, struct grd_err *e)
 
 /* Check the closing "end <sha256>" line against the text before it; on
  * success *len shrinks to that text. */
-static int check_end(const char *path, const char *text, size_t *len, struct grd_err *e)
+static int check_end(const char *path, const char *text, size_t *len, struct err *e)
 {
     const size_t tail = 4 + 64 + 1; /* "end " hex "\n" */
     char hex[SHA256_HEX_LEN];
@@ -198,7 +198,7 @@ static int hex16(const char *s, uint64_t *out)
 }
 
 /* "o <key> <n> <bits>..." into the store. */
-static int parse_entry(struct gold *g, char *line, struct grd_err *e)
+static int parse_entry(struct gold *g, char *line, struct err *e)
 {
     unsigned char key[GOLD_KEY_LEN];
     char *p = line + 2, *end;
@@ -247,7 +247,7 @@ static size_t split_words(char *s, char **w, size_t max)
 }
 
 /* "variant <name> <function> <names> <n> <id>... | <bug>" into the store. */
-static int parse_variant(struct gold *g, char *line, struct grd_err *e)
+static int parse_variant(struct gold *g, char *line, struct err *e)
 {
     enum { MAX_WORDS = 256 };
     char *words[MAX_WORDS], *bar = strstr(line, " | "), *end;
@@ -267,7 +267,7 @@ static int parse_variant(struct gold *g, char *line, struct grd_err *e)
                             (const char *const *)words + 4, n, e);
 }
 
-static int parse_line(struct gold *g, char *line, int lineno, struct grd_err *e)
+static int parse_line(struct gold *g, char *line, int lineno, struct err *e)
 {
     char *end;
 
@@ -290,7 +290,7 @@ static int parse_line(struct gold *g, char *line, int lineno, struct grd_err *e)
 }
 
 static int parse(struct gold *g, const char *path, char *text, size_t len,
-                 struct grd_err *e)
+                 struct err *e)
 {
     int lineno = 0;
 
@@ -312,7 +312,7 @@ static int parse(struct gold *g, const char *path, char *text, size_t len,
     return 0;
 }
 
-struct gold *gold_load(const char *path, struct grd_err *e)
+struct gold *gold_load(const char *path, struct err *e)
 {
     struct gold *g = NULL;
     char *text = NULL;

@@ -168,8 +168,8 @@ int orc_layernorm(struct orc *o, enum orc_ln g, const double *in, double *out,
     return keep(o, key, &res);
 }
 
-static void key_mha(struct orc_key *k, const struct pmha_dims *s,
-                    const struct pmha_variant *va, const double *xq, const double *xkv,
+static void key_mha(struct orc_key *k, const struct orc_mha_dims *s,
+                    const struct orc_mha_variant *va, const double *xq, const double *xkv,
                     const float *const w[4], const unsigned char *mask,
                     unsigned char key[GOLD_KEY_LEN])
 {
@@ -188,7 +188,7 @@ static void key_mha(struct orc_key *k, const struct pmha_dims *s,
     orc_key_final(k, key);
 }
 
-int orc_mha(struct orc *o, const struct pmha_dims *s, const struct pmha_variant *va,
+int orc_mha(struct orc *o, const struct orc_mha_dims *s, const struct orc_mha_variant *va,
             const double *xq, const double *xkv, const float *const w[4],
             const unsigned char *mask, double *out, double *weights)
 {

@@ -27,17 +27,17 @@
 
 /* The shapes and wrong variants of multi-head attention orc_mha computes
  * (the properties of mha and block build them). */
-struct pmha_dims {
+struct orc_mha_dims {
     size_t n_q, n_kv, d_model, heads; /* heads > 0 divides d_model */
 };
 
 /* How a head reads Q, K and V (and writes the concatenation): the right
  * way (column blocks) and the usual wrong ones, for diagnosis. */
-enum pmha_slicing { PMHA_SL_BLOCKS, PMHA_SL_INTERLEAVED, PMHA_SL_ROWS };
+enum orc_mha_slicing { ORC_SL_BLOCKS, ORC_SL_INTERLEAVED, ORC_SL_ROWS };
 
-struct pmha_variant {
-    enum pmha_slicing sl;       /* how a head reads Q, K, V */
-    enum pmha_slicing cat_sl;   /* how it writes the concatenation */
+struct orc_mha_variant {
+    enum orc_mha_slicing sl;       /* how a head reads Q, K, V */
+    enum orc_mha_slicing cat_sl;   /* how it writes the concatenation */
     int scale_by_dmodel;   /* 1/sqrt(d_model) instead of 1/sqrt(d_head) */
     int no_wo;             /* out = concat(heads), no final projection */
 };
@@ -105,9 +105,9 @@ int orc_sdpa(struct orc *o, const float *Q, const float *K, const float *V,
 int orc_layernorm(struct orc *o, enum orc_ln g, const double *in, double *out,
                   size_t cols, double eps) __attribute__((warn_unused_result));
 
-/* Multi-head attention computed the way `va` says (prop_mha.h): out
+/* Multi-head attention computed the way `va` says (above): out
  * (n_q x d_model) and, when weights != NULL, heads x n_q x n_kv. */
-int orc_mha(struct orc *o, const struct pmha_dims *s, const struct pmha_variant *va,
+int orc_mha(struct orc *o, const struct orc_mha_dims *s, const struct orc_mha_variant *va,
             const double *xq, const double *xkv, const float *const w[4],
             const unsigned char *mask, double *out, double *weights)
     __attribute__((warn_unused_result));

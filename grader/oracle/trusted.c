@@ -117,14 +117,14 @@ int trm_pe(enum orc_pe g, size_t n, size_t d, double *out)
 
 /* ---- multi-head attention and its wrong variants ----------------------- */
 /* Where element (i, c) of head h lives in an n x d matrix under `sl`. */
-static size_t head_at(enum pmha_slicing sl, size_t n, size_t d, size_t heads,
+static size_t head_at(enum orc_mha_slicing sl, size_t n, size_t d, size_t heads,
                       size_t h, size_t i, size_t c)
 {
     size_t dh = d / heads;
 
-    if (sl == PMHA_SL_INTERLEAVED)
+    if (sl == ORC_SL_INTERLEAVED)
         return i * d + c * heads + h;
-    if (sl == PMHA_SL_ROWS) /* the matrix read as heads x n x dh chunks */
+    if (sl == ORC_SL_ROWS) /* the matrix read as heads x n x dh chunks */
         return h * n * dh + i * dh + c;
     return i * d + h * dh + c;
 }
@@ -156,7 +156,7 @@ static void fwd_free(struct fwd *f)
     free(f->p);
 }
 
-static int fwd_alloc(struct fwd *f, const struct pmha_dims *s)
+static int fwd_alloc(struct fwd *f, const struct orc_mha_dims *s)
 {
     f->q = calloc(s->n_q * s->d_model, sizeof(double));
     f->k = calloc(s->n_kv * s->d_model, sizeof(double));
@@ -172,7 +172,7 @@ static int fwd_alloc(struct fwd *f, const struct pmha_dims *s)
 
 /* Query i of head h: its weights into f->p (and w_row), its output into
  * f->cat. */
-static void fwd_query(const struct pmha_dims *s, const struct pmha_variant *va,
+static void fwd_query(const struct orc_mha_dims *s, const struct orc_mha_variant *va,
                       struct fwd *f, const unsigned char *mask, size_t h,
                       size_t i, double *w_row)
 {
@@ -197,7 +197,7 @@ static void fwd_query(const struct pmha_dims *s, const struct pmha_variant *va,
         memcpy(w_row, f->p, s->n_kv * sizeof *w_row);
 }
 
-int trm_mha(const struct pmha_dims *s, const struct pmha_variant *va, const double *xq,
+int trm_mha(const struct orc_mha_dims *s, const struct orc_mha_variant *va, const double *xq,
             const double *xkv, const float *const w[4], const unsigned char *mask,
             double *out, double *weights)
 {
@@ -271,8 +271,8 @@ static void residual_d(const struct orc_block *d, const struct orc_bvariant *va,
 
 int trm_block(const struct orc_block *d, const struct orc_bvariant *va, double *out)
 {
-    const struct pmha_dims s = {d->n, d->n, d->d, d->heads};
-    const struct pmha_variant right = {PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 0};
+    const struct orc_mha_dims s = {d->n, d->n, d->d, d->heads};
+    const struct orc_mha_variant right = {ORC_SL_BLOCKS, ORC_SL_BLOCKS, 0, 0};
     const size_t nd = d->n * d->d;
     struct btmp b = {calloc(nd, sizeof(double)), calloc(nd, sizeof(double)),
                      calloc(d->n * d->d_ff, sizeof(double)), calloc(nd, sizeof(double))};

@@ -20,7 +20,7 @@ int trm_sdpa(const float *Q, const float *K, const float *V, size_t n_q, size_t 
              size_t d_k, size_t d_v, const unsigned char *mask, double scale,
              double *out, double *w);
 int trm_layernorm(enum orc_ln g, const double *in, double *out, size_t cols, double eps);
-int trm_mha(const struct pmha_dims *s, const struct pmha_variant *va, const double *xq,
+int trm_mha(const struct orc_mha_dims *s, const struct orc_mha_variant *va, const double *xq,
             const double *xkv, const float *const w[4], const unsigned char *mask,
             double *out, double *weights);
 int trm_block(const struct orc_block *b, const struct orc_bvariant *va, double *out);

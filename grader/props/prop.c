@@ -12,10 +12,10 @@ struct table {
 
 static const struct table tables[] = {
     {prop_softmax_defs, &prop_softmax_count},
-    {prop_sdpa_defs, &prop_sdpa_count},
+    {psd_defs, &psd_count},
     {prop_pe_defs, &prop_pe_count},
     {prop_layernorm_defs, &prop_layernorm_count},
-    {prop_mha_defs, &prop_mha_count},
+    {pmha_defs, &pmha_count},
     {prop_block_defs, &prop_block_count},
 };
 
@@ -69,7 +69,7 @@ static int key_allowed(const struct prop_def *d, const char *key)
 }
 
 int prop_check_def(const struct prop_def *d, const struct spec_test *t,
-                   const struct spec_case *c, struct grd_err *e)
+                   const struct spec_case *c, struct err *e)
 {
     if (d->needs_reference && !prop_have_reference())
         return err_set(e, NULL, 0, 0,

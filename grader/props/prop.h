@@ -46,7 +46,7 @@ struct prop_verdict {
     int passed;              /* 1 only when the final check was reached */
     int not_implemented;     /* the function returned ATTN_ENOTIMPL */
     int manual_pending;      /* a manual item: a TA scores it later */
-    struct call_result call; /* the call that decided a failure, if any */
+    struct impl_result call; /* the call that decided a failure, if any */
     char msg[PROP_MSG_MAX];  /* what broke, where, expected vs actual, tol */
     char hint[PROP_MSG_MAX]; /* a hint tied to the likely mistake, or "" */
 };
@@ -67,7 +67,7 @@ struct prop_ctx {
     const struct prop_def *def;   /* the property run: its default_tol,
                                      without a lookup by name */
     struct prop_verdict *v;       /* filled by the run */
-    struct grd_err *e;            /* set on an error of the grader */
+    struct err *e;            /* set on an error of the grader */
 };
 
 /*
@@ -92,7 +92,7 @@ struct prop_def {
 
 /* The property (function, property) of an API function, or NULL. The
  * written part's properties live a layer above (selfcheck/prop_written.h);
- * grade_prop_find() (grade/grade_props.h) looks in both. */
+ * gprop_find() (grade/grade_props.h) looks in both. */
 const struct prop_def *prop_find(const char *function, const char *property);
 
 /* The number of properties, and the i-th in a fixed order (NULL when out
@@ -103,9 +103,9 @@ const struct prop_def *prop_at(size_t i);
 /* Whether case c of test t suits d, the property t names: keys allowed,
  * the reference available when d needs it. Returns 0, or -1 with e set
  * (the key's line and column when a key is refused). The spec loader's
- * check (grade_check_case) finds d and calls this. */
+ * check (gprop_check_case) finds d and calls this. */
 int prop_check_def(const struct prop_def *d, const struct spec_test *t,
-                   const struct spec_case *c, struct grd_err *e);
+                   const struct spec_case *c, struct err *e);
 
 /* Whether this build has the reference (the staff build). */
 int prop_have_reference(void);

@@ -23,7 +23,6 @@
 
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
-#include "props/prop_mha.h"
 #include "oracle/oracle.h"
 #include "props/prop_util.h"
 
@@ -109,13 +108,13 @@ static int blk_fill(struct blk_data *d, const struct spec_case *c,
     pu_fill_gauss(d->b2, d->d, r, 0.5);
     if (d->mask == NULL)
         return 0;
-    return pmha_fill_mask(d->mask, d->n, d->n, d->mask_kind, r);
+    return pu_fill_mask(d->mask, d->n, d->n, d->mask_kind, r);
 }
 
 /* 0, or -1 with e set (nothing to free). */
 static int blk_build(struct blk_data *d, const struct prop_env *env,
                      const struct spec_test *t, const struct spec_case *c,
-                     struct grd_err *e)
+                     struct err *e)
 {
     struct pu_rng r;
 
@@ -141,7 +140,7 @@ static int blk_build(struct blk_data *d, const struct prop_env *env,
  * (verdict filled), 1 it returned ATTN_OK. */
 static int blk_call(const struct prop_ctx *x, struct blk_data *d)
 {
-    struct call_result r;
+    struct impl_result r;
 
     memcpy(d->x, d->x0, d->nd * sizeof *d->x);
     if (x->env->student.ops->transformer_block(
@@ -164,7 +163,7 @@ static struct orc_block blk_inputs(const struct blk_data *d)
 
 /* The right block's output of d's current inputs into d->want: 0,
  * ORC_MISSING, or -1 (e set). */
-static int blk_expect(struct blk_data *d, struct grd_err *e)
+static int blk_expect(struct blk_data *d, struct err *e)
 {
     const struct orc_block b = blk_inputs(d);
     int rc = orc_block(d->orc, &b, NULL, d->want);

@@ -22,7 +22,7 @@ const char *const pc_generic_keys[] = {
 /* ---- building ------------------------------------------------------------ */
 
 /* a*b checked against overflow and PC_MAX_ELEMS. */
-static int elems(size_t a, size_t b, size_t *out, struct grd_err *e)
+static int elems(size_t a, size_t b, size_t *out, struct err *e)
 {
     if (pu_mul(a, b, out) < 0 || *out > PC_MAX_ELEMS)
         return err_set(e, NULL, 0, 0, "case asks for a buffer of %zu x %zu floats "
@@ -31,7 +31,7 @@ static int elems(size_t a, size_t b, size_t *out, struct grd_err *e)
 }
 
 static int add_in(struct pc_call *k, const char *name, size_t a, size_t b,
-                  struct pu_rng *rng, double scale, struct grd_err *e)
+                  struct pu_rng *rng, double scale, struct err *e)
 {
     size_t n, i = k->n_in;
 
@@ -51,7 +51,7 @@ static int add_in(struct pc_call *k, const char *name, size_t a, size_t b,
  * else it starts as NaN, so that an element the submission never writes
  * fails every check instead of passing as a zero. */
 static int add_out(struct pc_call *k, const char *name, size_t a, size_t b,
-                   struct pu_rng *rng, double scale, struct grd_err *e)
+                   struct pu_rng *rng, double scale, struct err *e)
 {
     size_t n, i = k->n_out;
 
@@ -94,7 +94,7 @@ static void mask_row_bytes(unsigned char *row, size_t n, struct pu_rng *rng)
 
 /* Fill k->mask (rows x cols) for k->mask_kind; none leaves it NULL. */
 static int build_mask(struct pc_call *k, size_t rows, size_t cols,
-                      struct pu_rng *rng, struct grd_err *e)
+                      struct pu_rng *rng, struct err *e)
 {
     const char *kind = k->mask_kind;
     size_t n;
@@ -123,7 +123,7 @@ static int build_mask(struct pc_call *k, size_t rows, size_t cols,
 }
 
 static int build_softmax_like(struct pc_call *k, const struct spec_case *c,
-                              struct pu_rng *rng, double scale, struct grd_err *e)
+                              struct pu_rng *rng, double scale, struct err *e)
 {
     k->rows = pu_size(c, "rows", 4);
     k->cols = pu_size(c, "cols", 8);
@@ -132,7 +132,7 @@ static int build_softmax_like(struct pc_call *k, const struct spec_case *c,
 }
 
 static int build_sdpa(struct pc_call *k, const struct spec_case *c,
-                      struct pu_rng *rng, double scale, struct grd_err *e)
+                      struct pu_rng *rng, double scale, struct err *e)
 {
     k->n_q = pu_size(c, "n_q", 4);
     k->n_k = pu_size(c, "n_k", 6);
@@ -148,7 +148,7 @@ static int build_sdpa(struct pc_call *k, const struct spec_case *c,
 }
 
 static int build_pe(struct pc_call *k, const struct spec_case *c,
-                    struct grd_err *e)
+                    struct err *e)
 {
     k->n = pu_size(c, "n", 16);
     k->d = pu_size(c, "d", 8);
@@ -158,7 +158,7 @@ static int build_pe(struct pc_call *k, const struct spec_case *c,
 /* Weights are N(0, 1/d_model): activations keep their scale through the
  * projections, so softmax neither saturates nor flattens by construction. */
 static int build_mha(struct pc_call *k, const struct spec_case *c,
-                     struct pu_rng *rng, double scale, struct grd_err *e)
+                     struct pu_rng *rng, double scale, struct err *e)
 {
     static const char *const w[] = {"Wq", "Wk", "Wv", "Wo"};
     size_t hw;
@@ -182,7 +182,7 @@ static int build_mha(struct pc_call *k, const struct spec_case *c,
 }
 
 static int build_block(struct pc_call *k, const struct spec_case *c,
-                       struct pu_rng *rng, double scale, struct grd_err *e)
+                       struct pu_rng *rng, double scale, struct err *e)
 {
     static const char *const w[] = {"Wq", "Wk", "Wv", "Wo"};
     double sd, sf;
@@ -207,7 +207,7 @@ static int build_block(struct pc_call *k, const struct spec_case *c,
 }
 
 static int build_fn(struct pc_call *k, const struct spec_case *c,
-                    struct pu_rng *rng, double scale, struct grd_err *e)
+                    struct pu_rng *rng, double scale, struct err *e)
 {
     switch (k->fn) {
     case IMPL_SOFTMAX:
@@ -228,14 +228,14 @@ static int build_fn(struct pc_call *k, const struct spec_case *c,
 
 int pc_build(enum impl_fn fn, const struct prop_env *env,
              const struct spec_test *t, const struct spec_case *c,
-             struct pc_call *k, struct grd_err *e)
+             struct pc_call *k, struct err *e)
 {
     return pc_build_draw(fn, env, t, c, 0, k, e);
 }
 
 int pc_build_draw(enum impl_fn fn, const struct prop_env *env,
                   const struct spec_test *t, const struct spec_case *c,
-                  uint64_t draw, struct pc_call *k, struct grd_err *e)
+                  uint64_t draw, struct pc_call *k, struct err *e)
 {
     struct pu_rng rng;
 
@@ -268,7 +268,7 @@ void pc_release(struct pc_call *k)
 
 /* The call with k's pointers and sizes exactly as they are (no reset). */
 int pc_call_raw(const struct impl *im, const struct pc_call *k,
-                struct call_result *r, struct grd_err *e)
+                struct impl_result *r, struct err *e)
 {
     const struct impl_ops *o = im->ops;
     float *const *in = k->in;
@@ -296,8 +296,8 @@ int pc_call_raw(const struct impl *im, const struct pc_call *k,
     }
 }
 
-int pc_invoke(const struct impl *im, struct pc_call *k, struct call_result *r,
-              struct grd_err *e)
+int pc_invoke(const struct impl *im, struct pc_call *k, struct impl_result *r,
+              struct err *e)
 {
     for (size_t i = 0; i < k->n_out; i++)
         memcpy(k->out[i], k->init[i], k->out_len[i] * sizeof(float));
@@ -380,7 +380,7 @@ void pc_fresh(const struct impl *im)
 
 int pc_call_ok(const struct prop_ctx *x, struct pc_call *k)
 {
-    struct call_result r;
+    struct impl_result r;
 
     if (pc_invoke(&x->env->student, k, &r, x->e) < 0)
         return -1;

@@ -70,7 +70,7 @@ struct pc_call {
  */
 int pc_build(enum impl_fn fn, const struct prop_env *env,
              const struct spec_test *t, const struct spec_case *c,
-             struct pc_call *k, struct grd_err *e)
+             struct pc_call *k, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -78,8 +78,8 @@ int pc_build(enum impl_fn fn, const struct prop_env *env,
  * twice makes the same call. Returns what the impl returns: 0 when the call
  * could be made (see r->status), -1 on a grader error (e set).
  */
-int pc_invoke(const struct impl *im, struct pc_call *k, struct call_result *r,
-              struct grd_err *e) __attribute__((warn_unused_result));
+int pc_invoke(const struct impl *im, struct pc_call *k, struct impl_result *r,
+              struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The call with k's pointers and sizes exactly as they are: no reset of
@@ -87,7 +87,7 @@ int pc_invoke(const struct impl *im, struct pc_call *k, struct call_result *r,
  * Returns like pc_invoke.
  */
 int pc_call_raw(const struct impl *im, const struct pc_call *k,
-                struct call_result *r, struct grd_err *e)
+                struct impl_result *r, struct err *e)
     __attribute__((warn_unused_result));
 
 /* pc_build with the draw-th independent set of inputs of the case's
@@ -95,7 +95,7 @@ int pc_call_raw(const struct impl *im, const struct pc_call *k,
  * no draw is derivable from another. Same return and ownership. */
 int pc_build_draw(enum impl_fn fn, const struct prop_env *env,
                   const struct spec_test *t, const struct spec_case *c,
-                  uint64_t draw, struct pc_call *k, struct grd_err *e)
+                  uint64_t draw, struct pc_call *k, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Parse x->t's function into k (zeroed first) and build its standard
@@ -201,7 +201,7 @@ int pc_fn(const struct spec_test *t, enum impl_fn *fn);
  *                      d_model, eps negative or NaN) returns ATTN_EINVAL
  *                      and writes nothing
  *   deterministic      two calls give bit-identical outputs
- *   no_leaks           call_result.live_allocs == 0 after the call
+ *   no_leaks           impl_result.live_allocs == 0 after the call
  *   speed              (needs reference) min of 3 runs <= factor * ref +
  *                      floor_ms (keys `factor` default 50, `floor_ms` 20)
  *   matches_reference  (needs reference) |s - r| <= tol * max(1, |r|)

@@ -16,12 +16,12 @@
 
 extern const struct prop_def prop_softmax_defs[];
 extern const size_t prop_softmax_count;
-extern const struct prop_def prop_sdpa_defs[];
-extern const size_t prop_sdpa_count;
+extern const struct prop_def psd_defs[];
+extern const size_t psd_count;
 extern const struct prop_def prop_pe_defs[];
 extern const size_t prop_pe_count;
-extern const struct prop_def prop_mha_defs[];
-extern const size_t prop_mha_count;
+extern const struct prop_def pmha_defs[];
+extern const size_t pmha_count;
 extern const struct prop_def prop_layernorm_defs[];
 extern const size_t prop_layernorm_count;
 extern const struct prop_def prop_block_defs[];

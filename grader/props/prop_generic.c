@@ -69,7 +69,7 @@ static void free_copies(float **saved, size_t n, unsigned char *mask_copy)
 }
 
 static int copy_inputs(const struct pc_call *k, float **saved,
-                       unsigned char **mask_copy, struct grd_err *e)
+                       unsigned char **mask_copy, struct err *e)
 {
     size_t mlen = k->fn == IMPL_BLOCK ? k->n * k->n : k->n_q * k->n_k;
     int bad = 0;
@@ -244,10 +244,10 @@ static int nothing_written(const struct pc_call *k, const struct bad_arg *a,
 /* Run one bad variant; 1 when it behaved, 0 with v failed, -1 on error. */
 static int try_bad(const struct impl *im, struct pc_call *k,
                    const struct bad_arg *a, struct prop_verdict *v,
-                   struct grd_err *e)
+                   struct err *e)
 {
     struct pc_call b;
-    struct call_result r;
+    struct impl_result r;
 
     prefill(k);
     apply_bad(a, k, &b);
@@ -346,8 +346,8 @@ static int outputs_written(const struct pc_call *k, struct prop_verdict *v)
 /* Invoke and check the call returned ATTN_OK with its result written;
  * 1 ok, 0 v failed, -1 error. */
 static int invoke_ok(const struct impl *im, struct pc_call *k,
-                     struct call_result *r, struct prop_verdict *v,
-                     struct grd_err *e)
+                     struct impl_result *r, struct prop_verdict *v,
+                     struct err *e)
 {
     if (pc_invoke(im, k, r, e) < 0)
         return -1;
@@ -357,13 +357,13 @@ static int invoke_ok(const struct impl *im, struct pc_call *k,
 /* invoke_ok of the student: the call step of the properties here. */
 static int call_written(const struct prop_ctx *x, struct pc_call *k)
 {
-    struct call_result r;
+    struct impl_result r;
 
     return invoke_ok(&x->env->student, k, &r, x->v, x->e);
 }
 
 /* Copies of k's outputs into snap[]; 0 or -1 (e set, nothing kept). */
-static int snapshot(const struct pc_call *k, float **snap, struct grd_err *e)
+static int snapshot(const struct pc_call *k, float **snap, struct err *e)
 {
     for (size_t i = 0; i < k->n_out; i++) {
         snap[i] = dup_floats(k->out[i], k->out_len[i]);
@@ -450,7 +450,7 @@ int pc_run_no_leaks(const struct prop_ctx *x)
 /* ---- speed --------------------------------------------------------------- */
 
 /*
- * Speed is judged on CPU time (call_result.cpu_ms), which barely moves
+ * Speed is judged on CPU time (impl_result.cpu_ms), which barely moves
  * with the machine's load, unlike the wall clock: a regrade on a busy
  * machine gives the same verdict. The reference and the student are
  * called in turn, SPEED_REPEATS times each, and the fastest of each
@@ -475,9 +475,9 @@ struct speed_run {
 /* One timed repeat on draw i: 1 ok, 0 v failed (the student's call),
  * -1 error (e set; the reference failing is one). */
 static int timed_pair(struct speed_run *sr, int i, struct prop_verdict *v,
-                      struct grd_err *e)
+                      struct err *e)
 {
-    struct call_result r;
+    struct impl_result r;
     struct pc_call k;
     int ok;
 
@@ -513,7 +513,7 @@ static size_t first_apart(const float *a, const float *b, size_t n, double tol)
 
 /* Each timed call again, untimed, each in a runner of its own: the same
  * result? */
-static int recomputed(struct speed_run *sr, struct prop_verdict *v, struct grd_err *e)
+static int recomputed(struct speed_run *sr, struct prop_verdict *v, struct err *e)
 {
     const struct prop_def *d = prop_find(sr->x->t->function, "matches_reference");
     double tol = d != NULL ? d->default_tol : 1e-4;
@@ -546,7 +546,7 @@ int pc_run_speed(const struct prop_ctx *x)
 {
     const struct spec_test *t = x->t;
     struct prop_verdict *v = x->v;
-    struct grd_err *e = x->e;
+    struct err *e = x->e;
     double factor = spec_num(x->c, "factor", 50), floor_ms = spec_num(x->c, "floor_ms", 20);
     struct speed_run sr = { x, IMPL_SOFTMAX, INFINITY, INFINITY, {0}, "" };
     int ok = 1;
@@ -602,7 +602,7 @@ struct vs_reference {
 static int run_reference(const struct prop_ctx *x, struct pc_call *k)
 {
     struct vs_reference *vr = k->arg;
-    struct call_result r;
+    struct impl_result r;
     char label[160];
 
     if (pc_invoke(x->env->reference, k, &r, x->e) < 0)

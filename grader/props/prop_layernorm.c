@@ -42,7 +42,7 @@ static void ln_free(struct ln_data *d)
 /* Shapes and magnitudes of a case; buffers allocated (zeroed). 0 or -1. */
 static int ln_alloc(struct ln_data *d, const struct spec_test *t,
                     const struct spec_case *c, size_t rows, size_t cols,
-                    struct grd_err *e)
+                    struct err *e)
 {
     memset(d, 0, sizeof *d);
     d->rows = rows;
@@ -94,7 +94,7 @@ static int ln_build(const struct prop_ctx *x, struct ln_data *d)
 static int ln_call(const struct prop_ctx *x, struct ln_data *d)
 {
     const struct impl *im = &x->env->student;
-    struct call_result r;
+    struct impl_result r;
 
     memcpy(d->x, d->in, d->n * sizeof *d->x);
     if (im->ops->layer_norm(im->self, d->x, d->rows, d->cols, (float)d->eps, &r, x->e) < 0)

@@ -21,7 +21,7 @@
  * slicing or missing Wo moves outputs by 1e-1.
  */
 #include "oracle/oracle.h"
-#include "props/prop_mha.h"
+#include "props/prop_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,7 +60,7 @@ static float *proj_f(const float *X, const float *W, size_t n, size_t d)
 /* With heads = 1, MHA is Attention(Xq Wq, Xkv Wk, Xkv Wv) Wo: expected via
  * pu_matmul_d and orc_sdpa (scale 1/sqrt(d_model)), independently of
  * orc_mha. 0, ORC_MISSING or -1 (e set). */
-static int one_head_expect(struct pmha_data *d, struct grd_err *e)
+static int one_head_expect(struct pmha_data *d, struct err *e)
 {
     const size_t nq = d->s.n_q, nkv = d->s.n_kv, dm = d->s.d_model;
     float *q = proj_f(d->xq, d->w[0], nq, dm);
@@ -291,7 +291,7 @@ static int run_permutation(const struct prop_ctx *x)
 
 /* Permute the rows of Xkv and the columns of the mask alike; the trusted
  * output does not change (in exact arithmetic). */
-static int permute_kv(struct pmha_data *d, struct grd_err *e)
+static int permute_kv(struct pmha_data *d, struct err *e)
 {
     const size_t nkv = d->s.n_kv, dm = d->s.d_model;
     float *x0 = pu_floats(nkv * dm);
@@ -359,7 +359,7 @@ static int untouched(const float *x, size_t n)
 }
 
 /* Judge a call that had to return ATTN_EINVAL without writing. */
-static int judge_einval(const struct call_result *r, const float *out,
+static int judge_einval(const struct impl_result *r, const float *out,
                         size_t n_out, const float *w, size_t n_w,
                         const char *label, struct prop_verdict *v)
 {
@@ -385,7 +385,7 @@ static int judge_einval(const struct call_result *r, const float *out,
 static int einval_heads_call(const struct prop_env *env, const float *x,
                              const float *w, float *out, float *wts,
                              size_t nq, size_t nkv, size_t dm, size_t heads,
-                             struct call_result *r, struct grd_err *e)
+                             struct impl_result *r, struct err *e)
 {
     return env->student.ops->multi_head(env->student.self, x, nq, x, nkv, dm,
                                         heads, w, w, w, w, NULL, out, wts, r,
@@ -409,7 +409,7 @@ static int run_einval_heads(const struct prop_ctx *x)
     size_t nmax = (nq > nkv ? nq : nkv) * dm, nw = (heads ? heads : 1) * nq * nkv;
     float *in = pu_floats(nmax), *w = pu_floats(dm * dm);
     float *out = sentinels(nq * dm), *wts = sentinels(nw);
-    struct call_result r;
+    struct impl_result r;
     char label[160];
     int rc = -1;
 
@@ -526,7 +526,7 @@ static const char *const perm_keys[] = {"n_q", "d_model", "heads", "scale",
 static const char *const einval_keys[] = {"n_q", "n_kv", "d_model", "heads",
                                           NULL};
 
-const struct prop_def prop_mha_defs[] = {
+const struct prop_def pmha_defs[] = {
     {"mha", "one_head_equals_attention", run_one_head, one_head_keys, 5e-4, 0,
      "heads = 1 is scaled dot-product attention of the projections, then Wo", NULL},
     {"mha", "head_split_column_blocks", run_head_split, mha_keys, 5e-4, 0,
@@ -557,4 +557,4 @@ const struct prop_def prop_mha_defs[] = {
     {"mha", "matches_reference", pc_run_matches_reference, pc_generic_keys,
      5e-4, 1, "elementwise agreement with the reference solution", NULL},
 };
-const size_t prop_mha_count = sizeof prop_mha_defs / sizeof prop_mha_defs[0];
+const size_t pmha_count = sizeof pmha_defs / sizeof pmha_defs[0];

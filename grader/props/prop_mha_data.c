@@ -13,7 +13,7 @@
 #include "attention.h"
 #include "props/prop_common.h"
 #include "oracle/oracle.h"
-#include "props/prop_mha.h"
+#include "props/prop_util.h"
 
 #define FN "attn_multi_head"
 
@@ -106,13 +106,13 @@ static int mha_fill(struct pmha_data *d, const struct spec_case *c,
     pmha_widen(d);
     if (d->mask == NULL)
         return 0;
-    return pmha_fill_mask(d->mask, d->s.n_q, d->s.n_kv, d->mask_kind, r);
+    return pu_fill_mask(d->mask, d->s.n_q, d->s.n_kv, d->mask_kind, r);
 }
 
 /* Build a case's data; 0 or -1 (e set, nothing to free). */
 static int mha_build(struct pmha_data *d, const struct prop_env *env,
                      const struct spec_test *t, const struct spec_case *c,
-                     int self, size_t heads, struct grd_err *e)
+                     int self, size_t heads, struct err *e)
 {
     struct pu_rng r;
 
@@ -134,9 +134,9 @@ static int mha_build(struct pmha_data *d, const struct prop_env *env,
     return 0;
 }
 
-int pmha_expect(struct pmha_data *d, struct grd_err *e)
+int pmha_expect(struct pmha_data *d, struct err *e)
 {
-    static const struct pmha_variant right = {PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 0};
+    static const struct orc_mha_variant right = {ORC_SL_BLOCKS, ORC_SL_BLOCKS, 0, 0};
     const float *const w[4] = {d->w[0], d->w[1], d->w[2], d->w[3]};
     int rc = orc_mha(d->orc, &d->s, &right, d->dxq, d->dxkv, w, d->mask, d->want,
                      d->want_w);
@@ -148,7 +148,7 @@ int pmha_expect(struct pmha_data *d, struct grd_err *e)
  * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */
 int pmha_call(const struct prop_ctx *x, struct pmha_data *d, int with_w)
 {
-    struct call_result r;
+    struct impl_result r;
 
     memset(d->out, 0, d->s.n_q * d->s.d_model * sizeof *d->out);
     memset(d->weights, 0, d->s.heads * d->s.n_q * d->s.n_kv * sizeof(float));
@@ -183,26 +183,26 @@ size_t pmha_first_far(const float *got, const double *want, size_t n,
 /* ---- diagnosis ----------------------------------------------------------- */
 
 struct guess {
-    struct pmha_variant va;
+    struct orc_mha_variant va;
     int kv_from_xq;
     const char *hint;
 };
 
 static const struct guess guesses[] = {
-    {{PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 1, 0}, 0, "the output matches the scale 1/sqrt(d_model): "
+    {{ORC_SL_BLOCKS, ORC_SL_BLOCKS, 1, 0}, 0, "the output matches the scale 1/sqrt(d_model): "
      "each head scales its logits by 1/sqrt(d_head), d_head = d_model/heads"},
-    {{PMHA_SL_INTERLEAVED, PMHA_SL_BLOCKS, 0, 0}, 0, "head h looks like it used "
+    {{ORC_SL_INTERLEAVED, ORC_SL_BLOCKS, 0, 0}, 0, "head h looks like it used "
      "interleaved columns h, h+heads, h+2*heads, ... of Q, K and V: head h "
      "uses the column block [h*d_head, (h+1)*d_head)"},
-    {{PMHA_SL_INTERLEAVED, PMHA_SL_INTERLEAVED, 0, 0}, 0, "head h looks like it used "
+    {{ORC_SL_INTERLEAVED, ORC_SL_INTERLEAVED, 0, 0}, 0, "head h looks like it used "
      "interleaved columns h, h+heads, h+2*heads, ...: head h uses (and "
      "writes) the column block [h*d_head, (h+1)*d_head)"},
-    {{PMHA_SL_ROWS, PMHA_SL_ROWS, 0, 0}, 0, "head h looks like it used rows (Q read as heads "
+    {{ORC_SL_ROWS, ORC_SL_ROWS, 0, 0}, 0, "head h looks like it used rows (Q read as heads "
      "chunks of n_q x d_head) instead of the column block [h*d_head, "
      "(h+1)*d_head) of Q, K and V"},
-    {{PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 1}, 0, "the output matches concat(head_0, ..., head_H-1) "
+    {{ORC_SL_BLOCKS, ORC_SL_BLOCKS, 0, 1}, 0, "the output matches concat(head_0, ..., head_H-1) "
      "without the final projection: multiply the concatenation by Wo"},
-    {{PMHA_SL_BLOCKS, PMHA_SL_BLOCKS, 0, 0}, 1, "the output matches K and V computed from Xq: in "
+    {{ORC_SL_BLOCKS, ORC_SL_BLOCKS, 0, 0}, 1, "the output matches K and V computed from Xq: in "
      "attention between two sequences K = Xkv.Wk and V = Xkv.Wv"},
 };
 
@@ -215,7 +215,7 @@ static int follows(const struct pmha_data *d, const struct guess *g,
 
     if (g->kv_from_xq && (d->self || d->s.n_kv > d->s.n_q))
         return 0;
-    if (g->va.sl != PMHA_SL_BLOCKS && d->s.heads == 1)
+    if (g->va.sl != ORC_SL_BLOCKS && d->s.heads == 1)
         return 0;
     if (orc_mha(d->orc, &d->s, &g->va, d->dxq, g->kv_from_xq ? d->dxq : d->dxkv, w,
                 d->mask, tmp, NULL) != 0)

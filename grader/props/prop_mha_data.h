@@ -3,7 +3,7 @@
  * built from a spec case, its trusted result, the submission's call and
  * the comparison that diagnoses a mismatch (prop_mha_data.c), shared with
  * the properties in prop_mha.c. Internal to the property layer; prefix
- * pmha_, as prop_mha.h.
+ * pmha_.
  */
 #ifndef GRD_PROP_MHA_DATA_H
 #define GRD_PROP_MHA_DATA_H
@@ -11,11 +11,11 @@
 #include <stddef.h>
 
 #include "props/prop.h"
-#include "props/prop_mha.h"
+#include "oracle/oracle.h"
 #include "spec/spec.h"
 
 struct pmha_data {
-    struct pmha_dims s;
+    struct orc_mha_dims s;
     int self;                  /* Xkv is Xq, passed as the same pointer */
     const char *mask_kind;
     float *xq, *xkv, *w[4];    /* xkv == xq when self */
@@ -32,7 +32,7 @@ void pmha_widen(struct pmha_data *d);
 
 /* The expected result of d's current inputs into want/want_w: 0,
  * ORC_MISSING (oracle.h) or -1 (e set). */
-int pmha_expect(struct pmha_data *d, struct grd_err *e);
+int pmha_expect(struct pmha_data *d, struct err *e);
 
 /* Call the submission with d's inputs (weights NULL unless `with_w`).
  * -1 grader error, 0 call failed (verdict filled), 1 returned ATTN_OK. */

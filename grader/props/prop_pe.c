@@ -28,7 +28,7 @@ static const char *const keys_values[] = {"n", "d", "expected", NULL};
 
 /* k's n x d encoding by formula g from the oracle, fresh in *tab: 0,
  * ORC_MISSING (nothing allocated) or -1 (e set). */
-static int pe_table(const struct pc_call *k, enum orc_pe g, double **tab, struct grd_err *e)
+static int pe_table(const struct pc_call *k, enum orc_pe g, double **tab, struct err *e)
 {
     int rc;
 
@@ -54,7 +54,7 @@ static double pe_atol(double tol, double per_pos, size_t p)
 static double exponent_i_at(const struct pc_call *k, size_t p, size_t i)
 {
     double *tab, x = NAN;
-    struct grd_err e;
+    struct err e;
 
     if (pe_table(k, ORC_PE_EXPONENT_I, &tab, &e) != 0)
         return x;
@@ -364,9 +364,9 @@ static int check_values(const struct prop_ctx *x, struct pc_call *k, const char 
 /* One PE call of n x d into a fresh buffer (*out, caller frees): 1 when it
  * returned ATTN_OK, 0 (v failed; only for the student), -1 (e set). */
 static int pe_call(const struct impl *im, size_t n, size_t d, float **out,
-                   struct prop_verdict *v, struct grd_err *e)
+                   struct prop_verdict *v, struct err *e)
 {
-    struct call_result r;
+    struct impl_result r;
 
     if ((*out = calloc(n * d, sizeof **out)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");

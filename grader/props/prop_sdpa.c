@@ -56,7 +56,7 @@ static double w_atol(const struct pc_call *k, double tol)
 }
 
 int psd_trusted(const struct pc_call *k, const unsigned char *mask, double scale,
-                double **out, double **w, struct grd_err *e)
+                double **out, double **w, struct err *e)
 {
     int rc = -1;
 
@@ -96,7 +96,7 @@ int psd_close_matrix(const float *got, const double *want, size_t rows, size_t c
 
 /* out and weights of k against trusted attention with k's mask. */
 int psd_matches_trusted(const struct pc_call *k, double tol, struct prop_verdict *v,
-                        const char *label, struct grd_err *e)
+                        const char *label, struct err *e)
 {
     double *out, *w;
     int ok;
@@ -487,7 +487,7 @@ static const struct pc_prop steps_cq = {IMPL_SDPA, NULL, NULL, NULL, check_cq};
  * <= d_k*u*sum|q_t k_t|/sqrt(d_k) ~ 2e-5 at d_k = 64 (worst case), the
  * weighted sum by n_k*u*max|V|; 1e-4 covers d_k, n_k <= 128 at unit scale.
  */
-const struct prop_def prop_sdpa_defs[] = {
+const struct prop_def psd_defs[] = {
     {"sdpa", "weights_rows_sum_to_one", pc_run_def, keys_shape, 1e-5, 0,
      "each query's weights are in [0, 1] and sum to 1", &steps_rows_sum},
     {"sdpa", "masked_weights_zero", pc_run_def, keys_shape, 1e-5, 0,
@@ -529,4 +529,4 @@ const struct prop_def prop_sdpa_defs[] = {
     {"sdpa", "matches_reference", pc_run_matches_reference, pc_generic_keys, 1e-4, 1,
      "elementwise agreement with the reference", NULL},
 };
-const size_t prop_sdpa_count = sizeof prop_sdpa_defs / sizeof prop_sdpa_defs[0];
+const size_t psd_count = sizeof psd_defs / sizeof psd_defs[0];

@@ -20,7 +20,7 @@ double psd_out_atol(const struct pc_call *k, double tol);
  * ORC_MISSING (nothing allocated) when the golden data lacks it; -1 (e
  * set). */
 int psd_trusted(const struct pc_call *k, const unsigned char *mask, double scale,
-                double **out, double **w, struct grd_err *e);
+                double **out, double **w, struct err *e);
 
 /* The scale attention.h asks for: 1/sqrt(d_k). */
 double psd_api_scale(const struct pc_call *k);
@@ -34,7 +34,7 @@ int psd_close_matrix(const float *got, const double *want, size_t rows, size_t c
 /* k's out and weights against trusted attention with k's mask: 1, 0 (v
  * failed) or -1 (e set). */
 int psd_matches_trusted(const struct pc_call *k, double tol, struct prop_verdict *v,
-                        const char *label, struct grd_err *e);
+                        const char *label, struct err *e);
 
 /* The properties of prop_sdpa_values.c for prop_sdpa.c's table: steps
  * (pc_run_def) and one run function of its own (a run per d_k). */

@@ -92,7 +92,7 @@ static double mean_max_d(const double *w, size_t n_q, size_t n_k)
 
 /* Trusted mean max weights for the scales 1, 1/sqrt(d), 1/d into mm[3]:
  * 0, ORC_MISSING or -1 (e set). */
-static int trusted_mean_max(const struct pc_call *k, double mm[3], struct grd_err *e)
+static int trusted_mean_max(const struct pc_call *k, double mm[3], struct err *e)
 {
     const double scales[3] = {1.0, 1.0 / sqrt((double)k->d_k), 1.0 / (double)k->d_k};
 
@@ -216,7 +216,7 @@ const struct pc_prop psd_non_square = {IMPL_SDPA, NULL, NULL, NULL, check_truste
 
 static int check_null(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    struct call_result r;
+    struct impl_result r;
     double *out, *w;
     int ok;
 
@@ -243,7 +243,7 @@ const struct pc_prop psd_null = {IMPL_SDPA, NULL, NULL, NULL, check_null};
 /* ---- values -------------------------------------------------------------- */
 
 static int list_into(const struct spec_case *c, const char *key, float *dst, size_t n,
-                     struct grd_err *e)
+                     struct err *e)
 {
     const struct spec_param *p = spec_param(c, key);
 

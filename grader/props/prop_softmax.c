@@ -244,7 +244,7 @@ static int values_setup(const struct prop_ctx *x, struct pc_call *k)
     const struct spec_case *c = x->c;
     const struct spec_param *in = spec_param(c, "values");
     const struct spec_param *exp = spec_param(c, "expected");
-    struct grd_err *e = x->e;
+    struct err *e = x->e;
 
     k->fn = IMPL_SOFTMAX;
     k->mask_kind = "none";

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "attention.h"
-#include "props/prop_mha.h"
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -173,7 +172,7 @@ int pu_outcome(int ok, struct prop_verdict *v)
     return ok ? pu_pass(v) : 0;
 }
 
-int pu_returned_ok(struct prop_verdict *v, const struct call_result *r,
+int pu_returned_ok(struct prop_verdict *v, const struct impl_result *r,
                    const char *fn)
 {
     v->call = *r;
@@ -231,8 +230,8 @@ int pu_no_oracle(struct prop_verdict *v, const char *what)
     return 0;
 }
 
-int pmha_fill_mask(unsigned char *m, size_t n_q, size_t n_kv,
-                   const char *kind, struct pu_rng *r)
+int pu_fill_mask(unsigned char *m, size_t n_q, size_t n_kv,
+                 const char *kind, struct pu_rng *r)
 {
     int causal = strcmp(kind, "causal") == 0, bytes = strcmp(kind, "bytes") == 0;
 

@@ -70,7 +70,7 @@ int pu_outcome(int ok, struct prop_verdict *v);
  * not implemented / returned ATTN_EINVAL for valid arguments / ...) naming
  * `fn` and returns 0.
  */
-int pu_returned_ok(struct prop_verdict *v, const struct call_result *r,
+int pu_returned_ok(struct prop_verdict *v, const struct impl_result *r,
                    const char *fn);
 
 /* The first index where a non-finite float appears, or n when none. */
@@ -94,5 +94,16 @@ int pu_no_oracle(struct prop_verdict *v, const char *what);
 
 /* Largest |a[i] - b[i]| and its index; *at = n when n == 0. */
 double pu_max_abs_diff_fd(const float *a, const double *b, size_t n, size_t *at);
+
+/*
+ * Fill an n_q x n_kv mask of `kind`: "causal" (key j visible to query i
+ * when j <= i), "random" (each entry visible with probability 0.7, key 0
+ * always visible), "bytes" (random, with visible entries any byte of
+ * 1..255, not only 1) or "full_row" (random, with query 0's keys all
+ * hidden).
+ * Returns 0, or -1 for any other kind (the caller handles "none").
+ */
+int pu_fill_mask(unsigned char *m, size_t n_q, size_t n_kv,
+                 const char *kind, struct pu_rng *r);
 
 #endif

@@ -41,7 +41,7 @@ const char *rpt_format_name(enum rpt_format f)
 }
 
 int rpt_write(const struct grade_result *r, enum rpt_format f,
-              const struct rpt_opts *o, struct strbuf *out, struct grd_err *e)
+              const struct rpt_opts *o, struct sb *out, struct err *e)
 {
     switch (f) {
     case RPT_TEXT: return rpt_write_text(r, o, out, e);
@@ -76,7 +76,7 @@ int rpt_want_color(int fd)
 #define C_RESET "\033[0m"
 
 /* The fixed-width status word of the text rubric, and its colour. */
-static const char *status_word(enum test_status s, const char **color)
+static const char *status_word(enum grade_test_status s, const char **color)
 {
     static const char *const words[] = {
         "PASS", "FAIL", "CRASH", "TIME", "TODO", "SKIP", "MANUAL", "HELD"
@@ -149,7 +149,7 @@ static void no_test_ran(const struct rpti_ctx *c)
               rpti_pts(c->r->max_score, b));
 }
 
-static const char *fn_of(const struct test_result *t)
+static const char *fn_of(const struct grade_test *t)
 {
     return t->test && t->test->function ? t->test->function : "";
 }
@@ -167,7 +167,7 @@ static int all_stubs(const struct grade_result *r, const char *f)
 }
 
 /* Functions whose every test is TEST_NOT_IMPLEMENTED, in spec order. */
-static void stub_functions(const struct grade_result *r, struct strbuf *sb)
+static void stub_functions(const struct grade_result *r, struct sb *sb)
 {
     size_t i, k;
 
@@ -188,21 +188,21 @@ static void stub_functions(const struct grade_result *r, struct strbuf *sb)
  * stub and every passing test its own row. */
 
 /* Whether t is shown only in its function's one "not implemented" line. */
-static int collapsed(const struct rpti_ctx *c, const struct test_result *t)
+static int collapsed(const struct rpti_ctx *c, const struct grade_test *t)
 {
     return !c->o->verbose && t->status == TEST_NOT_IMPLEMENTED && fn_of(t)[0] &&
            all_stubs(c->r, fn_of(t));
 }
 
 /* Whether t is one of the failures shown in full, first. */
-static int in_full(const struct rpti_ctx *c, const struct test_result *t)
+static int in_full(const struct rpti_ctx *c, const struct grade_test *t)
 {
     return t->status != TEST_PASSED && t->status != TEST_MANUAL_PENDING && !collapsed(c, t);
 }
 
 /* The k-th test in display order (order NULL: spec order). */
-static const struct test_result *shown(const struct grade_result *r, const size_t *order,
-                                       size_t k)
+static const struct grade_test *shown(const struct grade_result *r, const size_t *order,
+                                      size_t k)
 {
     return &r->tests[order ? order[k] : k];
 }
@@ -225,12 +225,12 @@ struct fn_tally {
     long long st_cents, st_max_cents;
 };
 
-static void tally(const struct grade_result *r, const char *f, enum test_status st,
+static void tally(const struct grade_result *r, const char *f, enum grade_test_status st,
                   struct fn_tally *y)
 {
     memset(y, 0, sizeof *y);
     for (size_t i = 0; i < r->n_tests; i++) {
-        const struct test_result *t = &r->tests[i];
+        const struct grade_test *t = &r->tests[i];
 
         if (strcmp(fn_of(t), f) != 0)
             continue;
@@ -245,8 +245,8 @@ static void tally(const struct grade_result *r, const char *f, enum test_status 
 
 /* "softmax: all 8 tests passed", "sdpa: 14 of 16 tests passed (the other
  * 2 are above)", "mha: 7 tests, not implemented yet"; its points in pts. */
-static void fn_line(const struct fn_tally *y, const char *f, enum test_status st,
-                    struct strbuf *what, char pts[2 * JSON_NUM_MAX + 2])
+static void fn_line(const struct fn_tally *y, const char *f, enum grade_test_status st,
+                    struct sb *what, char pts[2 * JSON_NUM_MAX + 2])
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
 
@@ -265,7 +265,7 @@ static void fn_line(const struct fn_tally *y, const char *f, enum test_status st
 /* ---- text ---- */
 
 /* c writing to sb instead (the text rubric wraps what it composed). */
-static struct rpti_ctx ctx_to(const struct rpti_ctx *c, struct strbuf *sb)
+static struct rpti_ctx ctx_to(const struct rpti_ctx *c, struct sb *sb)
 {
     struct rpti_ctx t = *c;
 
@@ -278,11 +278,11 @@ static struct rpti_ctx ctx_to(const struct rpti_ctx *c, struct strbuf *sb)
 #define ROW_ID_COL 20
 
 /* "  FAIL   0.0/2.0    id  title  suffix", wrapped. */
-static void text_row(const struct rpti_ctx *c, enum test_status st, const char *pts,
+static void text_row(const struct rpti_ctx *c, enum grade_test_status st, const char *pts,
                      const char *id, const char *title, const char *suffix)
 {
     const char *color, *word = status_word(st, &color);
-    struct strbuf sb, wrapped;
+    struct sb sb, wrapped;
     struct rpti_ctx w;
 
     sb_init(&sb, 4 * c->max + 4096);
@@ -315,7 +315,7 @@ static void text_row(const struct rpti_ctx *c, enum test_status st, const char *
 }
 
 /* Text composed in sb, written wrapped (continuations `extra` deeper). */
-static void text_wrapped(const struct rpti_ctx *c, struct strbuf *sb, size_t extra)
+static void text_wrapped(const struct rpti_ctx *c, struct sb *sb, size_t extra)
 {
     rpti_wrap_block(c->out, sb_str(sb), sb->len, extra);
     if (sb->truncated)
@@ -338,7 +338,7 @@ static void text_header(const struct rpti_ctx *c)
 static void text_status(const struct rpti_ctx *c)
 {
     const char *msg = banner(c->r->status);
-    struct strbuf stubs, line;
+    struct sb stubs, line;
 
     if (msg != NULL) {
         colored(c, C_RED, msg);
@@ -369,10 +369,10 @@ static void text_status(const struct rpti_ctx *c)
 }
 
 /* A test's row and, unless it passed, its details under it. */
-static void text_test(const struct rpti_ctx *c, const struct test_result *t)
+static void text_test(const struct rpti_ctx *c, const struct grade_test *t)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX], pts[2 * JSON_NUM_MAX + 2], cases[64] = "";
-    struct strbuf d, body;
+    struct sb d, body;
 
     if (t->status == TEST_MANUAL_PENDING)
         snprintf(pts, sizeof pts, "-/%s", rpti_pts(t->max_score, b));
@@ -397,11 +397,11 @@ static void text_test(const struct rpti_ctx *c, const struct test_result *t)
 
 /* Function f's one line: its stubs (st TEST_NOT_IMPLEMENTED) or its
  * passing tests (TEST_PASSED); nothing when it has none. */
-static void text_function(const struct rpti_ctx *c, const char *f, enum test_status st)
+static void text_function(const struct rpti_ctx *c, const char *f, enum grade_test_status st)
 {
     char pts[2 * JSON_NUM_MAX + 2];
     struct fn_tally y;
-    struct strbuf what;
+    struct sb what;
 
     tally(c->r, f, st, &y);
     if (y.n_st == 0)
@@ -444,7 +444,7 @@ static void text_tests(const struct rpti_ctx *c, const size_t *order)
         text_heading(c, &heads, c->o->verbose ? "passed:\n"
                      : "passed (one line per function; --verbose lists every test):\n");
     for (k = 0; k < n; k++) {
-        const struct test_result *t = shown(r, order, k);
+        const struct grade_test *t = shown(r, order, k);
 
         if (c->o->verbose && t->status == TEST_PASSED)
             text_test(c, t);
@@ -461,7 +461,7 @@ static void text_tests(const struct rpti_ctx *c, const size_t *order)
 static void text_footer(const struct rpti_ctx *c)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
-    struct strbuf sb;
+    struct sb sb;
 
     rpti_put(c->out, "\n");
     colored(c, C_BOLD, "score:");
@@ -478,10 +478,10 @@ static void text_footer(const struct rpti_ctx *c)
 }
 
 int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
-                   struct strbuf *out, struct grd_err *e)
+                   struct sb *out, struct err *e)
 {
     struct rpti_ctx c;
-    struct strbuf causes;
+    struct sb causes;
     size_t *order;
 
     rpti_init(&c, r, o, out);
@@ -510,7 +510,7 @@ int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
 /* Inline Markdown (table cells, list items): every character CommonMark
  * or GFM tables give a meaning is backslash-escaped; line breaks and
  * control characters become spaces. */
-static void emit_md_inline(struct strbuf *sb, int32_t cp, const void *arg)
+static void emit_md_inline(struct sb *sb, int32_t cp, const void *arg)
 {
     (void)arg;
     if (cp < 0)
@@ -570,7 +570,7 @@ static void md_header(const struct rpti_ctx *c)
 static void md_status(const struct rpti_ctx *c)
 {
     const char *msg = banner(c->r->status);
-    struct strbuf stubs;
+    struct sb stubs;
     size_t more, len;
 
     if (msg != NULL) {
@@ -598,7 +598,7 @@ static void md_status(const struct rpti_ctx *c)
     }
 }
 
-static void md_row(const struct rpti_ctx *c, const struct test_result *t)
+static void md_row(const struct rpti_ctx *c, const struct grade_test *t)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
     const char *color, *word = status_word(t->status, &color);
@@ -612,10 +612,10 @@ static void md_row(const struct rpti_ctx *c, const struct test_result *t)
     rpti_put(c->out, " |\n");
 }
 
-static void md_failure(const struct rpti_ctx *c, const struct test_result *t)
+static void md_failure(const struct rpti_ctx *c, const struct grade_test *t)
 {
     const char *color;
-    struct strbuf d;
+    struct sb d;
 
     rpti_putf(c->out, "### %s: ", status_word(t->status, &color));
     rpti_walkz(c->out, rpti_id(t), c->max, emit_md_inline, NULL);
@@ -661,8 +661,8 @@ static void md_table(const struct rpti_ctx *c, const size_t *order)
 }
 
 static int md_body(const struct grade_result *r, const struct rpt_opts *o,
-                   struct strbuf *out, size_t n_hidden, long long hidden_cents,
-                   struct grd_err *e)
+                   struct sb *out, size_t n_hidden, long long hidden_cents,
+                   struct err *e)
 {
     struct rpti_ctx c;
     size_t i, *order, full = 0;
@@ -711,7 +711,7 @@ static int student_copy(const struct grade_result *r, struct grade_result *v,
     if ((v->tests = calloc(r->n_tests ? r->n_tests : 1, sizeof *v->tests)) == NULL)
         return -1;
     for (size_t i = 0; i < r->n_tests; i++) {
-        const struct test_result *t = &r->tests[i];
+        const struct grade_test *t = &r->tests[i];
         if (t->test != NULL && t->test->visibility != SPEC_VISIBLE) {
             ++*n_hidden;
             *hidden_cents += t->max_cents;
@@ -728,7 +728,7 @@ static int student_copy(const struct grade_result *r, struct grade_result *v,
 }
 
 int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
-                       struct strbuf *out, struct grd_err *e)
+                       struct sb *out, struct err *e)
 {
     struct grade_result v;
     size_t n_hidden;
@@ -747,7 +747,7 @@ int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
 /* ---- GitHub Actions output ---- */
 
 /* key=value, or the heredoc form with a delimiter not found in value. */
-static void github_line(struct strbuf *sb, const char *key, const char *value)
+static void github_line(struct sb *sb, const char *key, const char *value)
 {
     char delim[48];
     unsigned i = 0;
@@ -763,9 +763,9 @@ static void github_line(struct strbuf *sb, const char *key, const char *value)
 }
 
 int rpt_append_github_output(const char *path, const char *key,
-                             const char *value, struct grd_err *e)
+                             const char *value, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     int fd, rc;
 
     if (key == NULL || key[0] == '\0' || strpbrk(key, "=<\n\r") != NULL)

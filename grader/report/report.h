@@ -73,7 +73,7 @@ const char *rpt_format_name(enum rpt_format f);
  * larger than out->cap, out of memory); `out` is then partial.
  */
 int rpt_write(const struct grade_result *r, enum rpt_format f,
-              const struct rpt_opts *o, struct strbuf *out, struct grd_err *e)
+              const struct rpt_opts *o, struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -106,29 +106,29 @@ int rpt_write(const struct grade_result *r, enum rpt_format f,
  *    and a token derived from it, so none of its lines runs as a command.
  */
 int rpt_write_text(const struct grade_result *r, const struct rpt_opts *o,
-                   struct strbuf *out, struct grd_err *e)
+                   struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 int rpt_write_markdown(const struct grade_result *r, const struct rpt_opts *o,
-                       struct strbuf *out, struct grd_err *e)
+                       struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 int rpt_write_gradescope(const struct grade_result *r, const struct rpt_opts *o,
-                         struct strbuf *out, struct grd_err *e)
+                         struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 int rpt_write_classroom(const struct grade_result *r, const struct rpt_opts *o,
-                        struct strbuf *out, struct grd_err *e)
+                        struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 int rpt_write_classroom_json(const struct grade_result *r,
-                             const struct rpt_opts *o, struct strbuf *out,
-                             struct grd_err *e)
+                             const struct rpt_opts *o, struct sb *out,
+                             struct err *e)
     __attribute__((warn_unused_result));
 int rpt_write_junit(const struct grade_result *r, const struct rpt_opts *o,
-                    struct strbuf *out, struct grd_err *e)
+                    struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 int rpt_write_tap(const struct grade_result *r, const struct rpt_opts *o,
-                  struct strbuf *out, struct grd_err *e)
+                  struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 int rpt_write_github(const struct grade_result *r, const struct rpt_opts *o,
-                     struct strbuf *out, struct grd_err *e)
+                     struct sb *out, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -147,7 +147,7 @@ int rpt_want_color(int fd);
  * part of the line).
  */
 int rpt_append_github_output(const char *path, const char *key,
-                             const char *value, struct grd_err *e)
+                             const char *value, struct err *e)
     __attribute__((warn_unused_result));
 
 #endif

@@ -9,7 +9,7 @@
 #include "grade/diag.h"
 #include "report/report_util.h"
 
-static int is_failure(enum test_status st)
+static int is_failure(enum grade_test_status st)
 {
     return st == TEST_FAILED || st == TEST_CRASHED || st == TEST_TIMED_OUT;
 }
@@ -23,7 +23,7 @@ static size_t failures_of(const struct rpti_ctx *c, const char *fn, size_t *firs
 
     *first = r->n_tests;
     for (size_t i = 0; i < r->n_tests; i++) {
-        const struct test_result *t = &r->tests[i];
+        const struct grade_test *t = &r->tests[i];
         if (!is_failure(t->status) || !t->test || strcmp(t->test->function, fn) != 0 ||
             !rpti_visible(c, t))
             continue;
@@ -54,7 +54,7 @@ static int first_of_function(const struct grade_result *r, size_t i)
 /* Whether test i is shown under cause k (it explains it, and it is shown). */
 static int explained_by(const struct rpti_ctx *c, size_t i, const struct grade_cause *k)
 {
-    const struct test_result *t = &c->r->tests[i];
+    const struct grade_test *t = &c->r->tests[i];
 
     return t->explained_by && &c->r->causes[t->explained_by - 1] == k && rpti_visible(c, t);
 }

@@ -19,7 +19,7 @@
 
 /* A workflow command's message (arg NULL) or property value (arg non-NULL):
  * invalid UTF-8 as U+FFFD, other control characters as spaces. */
-static void emit_gh(struct strbuf *sb, int32_t cp, const void *prop)
+static void emit_gh(struct sb *sb, int32_t cp, const void *prop)
 {
     if (cp < 0)
         rpti_put(sb, "\xEF\xBF\xBD");
@@ -112,10 +112,10 @@ static size_t gh_diagnostics(const struct rpti_ctx *c, const char *s)
     return found;
 }
 
-static void gh_test(const struct rpti_ctx *c, const struct test_result *t)
+static void gh_test(const struct rpti_ctx *c, const struct grade_test *t)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX], title[512];
-    struct strbuf d;
+    struct sb d;
 
     snprintf(title, sizeof title, "%s (%s/%s)", rpti_id(t),
              rpti_pts(t->score, a), rpti_pts(t->max_score, b));
@@ -128,10 +128,10 @@ static void gh_test(const struct rpti_ctx *c, const struct test_result *t)
 /* The rubric between ::stop-commands:: and its token: a token derived from
  * the rubric itself, so the text cannot hold it (and the output stays the
  * same for the same submission). */
-static void gh_fenced_rubric(const struct rpti_ctx *c, struct grd_err *e)
+static void gh_fenced_rubric(const struct rpti_ctx *c, struct err *e)
 {
     struct rpt_opts plain = *c->o;
-    struct strbuf text;
+    struct sb text;
     char hex[SHA256_HEX_LEN];
 
     plain.color = 0;
@@ -149,7 +149,7 @@ static void gh_fenced_rubric(const struct rpti_ctx *c, struct grd_err *e)
 }
 
 int rpt_write_github(const struct grade_result *r, const struct rpt_opts *o,
-                     struct strbuf *out, struct grd_err *e)
+                     struct sb *out, struct err *e)
 {
     struct rpti_ctx c;
     size_t i, found;

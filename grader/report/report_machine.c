@@ -20,17 +20,17 @@ static double secs(double ms)
 }
 
 /* The raw details of t in a fresh buffer the caller releases. */
-static void detail_buf(const struct rpti_ctx *c, const struct test_result *t,
-                       struct strbuf *d)
+static void detail_buf(const struct rpti_ctx *c, const struct grade_test *t,
+                       struct sb *d)
 {
     sb_init(d, 4 * c->max + 4096);
     rpti_detail(c, t, d);
 }
 
 /* "<id>: <title>" as a JSON string. */
-static void json_name(const struct rpti_ctx *c, const struct test_result *t)
+static void json_name(const struct rpti_ctx *c, const struct grade_test *t)
 {
-    struct strbuf n;
+    struct sb n;
 
     sb_init(&n, 2 * c->max + 8);
     rpti_putf(&n, "%s: %s", rpti_id(t), rpti_title(t));
@@ -59,7 +59,7 @@ static void jnum(const struct rpti_ctx *c, double v)
 }
 
 /* Whole-submission summary: status, score, status detail, warnings. */
-static void summary(const struct rpti_ctx *c, struct strbuf *s)
+static void summary(const struct rpti_ctx *c, struct sb *s)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
 
@@ -83,7 +83,7 @@ static void summary(const struct rpti_ctx *c, struct strbuf *s)
 /* Gradescope's visibility of a test. A hidden test is "after_published":
  * Gradescope shows it (and its message) once the staff publish the grades,
  * and never before. */
-static const char *gs_visibility(const struct test_result *t)
+static const char *gs_visibility(const struct grade_test *t)
 {
     static const char *const names[] = { "visible", "after_published",
                                          "after_due_date" };
@@ -93,9 +93,9 @@ static const char *gs_visibility(const struct test_result *t)
     return names[t->test->visibility];
 }
 
-static void gs_test(const struct rpti_ctx *c, const struct test_result *t)
+static void gs_test(const struct rpti_ctx *c, const struct grade_test *t)
 {
-    struct strbuf d;
+    struct sb d;
     int manual = t->status == TEST_MANUAL_PENDING;
 
     jkey(c, "{", "name");
@@ -127,14 +127,14 @@ static void gs_test(const struct rpti_ctx *c, const struct test_result *t)
  * tests' points, the compiler's or rejection's text and warnings. Nothing of
  * the tests that are not "visible" (not even their points): the total
  * Gradescope shows staff includes them. */
-static void gs_summary(const struct rpti_ctx *c, struct strbuf *s)
+static void gs_summary(const struct rpti_ctx *c, struct sb *s)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
     double score = 0, max = 0;
     size_t i, n = 0, passed = 0, other = 0;
 
     for (i = 0; i < c->r->n_tests; i++) {
-        const struct test_result *t = &c->r->tests[i];
+        const struct grade_test *t = &c->r->tests[i];
 
         if (t->test != NULL && t->test->visibility != SPEC_VISIBLE) {
             other++;
@@ -164,10 +164,10 @@ static void gs_summary(const struct rpti_ctx *c, struct strbuf *s)
 }
 
 int rpt_write_gradescope(const struct grade_result *r, const struct rpt_opts *o,
-                         struct strbuf *out, struct grd_err *e)
+                         struct sb *out, struct err *e)
 {
     struct rpti_ctx c;
-    struct strbuf s;
+    struct sb s;
     size_t i;
 
     rpti_init(&c, r, o, out);
@@ -204,16 +204,16 @@ static int cr_whole_error(const struct grade_result *r)
 }
 
 static const char *cr_status(const struct grade_result *r,
-                             const struct test_result *t)
+                             const struct grade_test *t)
 {
     if (t->status == TEST_PASSED)
         return "pass";
     return t->status == TEST_NOT_RUN && cr_whole_error(r) ? "error" : "fail";
 }
 
-static void cr_test(const struct rpti_ctx *c, const struct test_result *t)
+static void cr_test(const struct rpti_ctx *c, const struct grade_test *t)
 {
-    struct strbuf d;
+    struct sb d;
 
     jkey(c, "{", "name");
     json_name(c, t);
@@ -252,8 +252,8 @@ static const char *cr_overall(const struct grade_result *r, double max)
 }
 
 int rpt_write_classroom_json(const struct grade_result *r,
-                             const struct rpt_opts *o, struct strbuf *out,
-                             struct grd_err *e)
+                             const struct rpt_opts *o, struct sb *out,
+                             struct err *e)
 {
     struct rpti_ctx c;
     double max = 0;
@@ -284,9 +284,9 @@ int rpt_write_classroom_json(const struct grade_result *r,
 }
 
 int rpt_write_classroom(const struct grade_result *r, const struct rpt_opts *o,
-                        struct strbuf *out, struct grd_err *e)
+                        struct sb *out, struct err *e)
 {
-    struct strbuf j;
+    struct sb j;
     int rc;
 
     sb_init(&j, out->cap / 4 * 3 + 3);
@@ -303,7 +303,7 @@ int rpt_write_classroom(const struct grade_result *r, const struct rpt_opts *o,
  * characters XML 1.0 forbids dropped, invalid UTF-8 as U+FFFD; in
  * attributes, tab and line breaks as character references so that
  * attribute-value normalisation keeps them. */
-static void emit_xml(struct strbuf *sb, int32_t cp, const void *attr)
+static void emit_xml(struct sb *sb, int32_t cp, const void *attr)
 {
     switch (cp) {
     case '&': rpti_put(sb, "&amp;"); return;
@@ -347,17 +347,17 @@ static void xprop(const struct rpti_ctx *c, const char *indent,
 }
 
 /* The JUnit element a non-passing status becomes. */
-static const char *ju_kind(enum test_status s)
+static const char *ju_kind(enum grade_test_status s)
 {
     if (s == TEST_CRASHED || s == TEST_TIMED_OUT)
         return "error";
     return s == TEST_MANUAL_PENDING ? "skipped" : "failure";
 }
 
-static void ju_outcome(const struct rpti_ctx *c, const struct test_result *t)
+static void ju_outcome(const struct rpti_ctx *c, const struct grade_test *t)
 {
     const char *kind = ju_kind(t->status);
-    struct strbuf d;
+    struct sb d;
     size_t first;
 
     detail_buf(c, t, &d);
@@ -372,7 +372,7 @@ static void ju_outcome(const struct rpti_ctx *c, const struct test_result *t)
     sb_release(&d);
 }
 
-static void ju_test(const struct rpti_ctx *c, const struct test_result *t)
+static void ju_test(const struct rpti_ctx *c, const struct grade_test *t)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
     const char *fn = t->test && t->test->function ? t->test->function : "";
@@ -406,7 +406,7 @@ static int ju_whole(const struct grade_result *r)
 static void ju_whole_case(const struct rpti_ctx *c)
 {
     const char *d = rpti_str(c->r->status_detail);
-    struct strbuf s;
+    struct sb s;
 
     sb_init(&s, 8 * c->max + 4096);
     summary(c, &s);
@@ -432,7 +432,7 @@ static void ju_counts(const struct rpti_ctx *c, size_t *tests, size_t n[3])
         return;
     }
     for (i = 0; i < c->r->n_tests; i++) {
-        enum test_status s = c->r->tests[i].status;
+        enum grade_test_status s = c->r->tests[i].status;
 
         if (s != TEST_PASSED)
             n[strcmp(ju_kind(s), "failure") == 0 ? 0
@@ -468,10 +468,10 @@ static void ju_open(const struct rpti_ctx *c)
 }
 
 int rpt_write_junit(const struct grade_result *r, const struct rpt_opts *o,
-                    struct strbuf *out, struct grd_err *e)
+                    struct sb *out, struct err *e)
 {
     struct rpti_ctx c;
-    struct strbuf s;
+    struct sb s;
     size_t i;
 
     rpti_init(&c, r, o, out);
@@ -493,7 +493,7 @@ int rpt_write_junit(const struct grade_result *r, const struct rpt_opts *o,
 
 /* A test description: no line breaks, '#' escaped so that it does not
  * start a directive, '\' escaped so that the escape stays unambiguous. */
-static void emit_tap_desc(struct strbuf *sb, int32_t cp, const void *arg)
+static void emit_tap_desc(struct sb *sb, int32_t cp, const void *arg)
 {
     (void)arg;
     if (cp < 0)
@@ -508,7 +508,7 @@ static void emit_tap_desc(struct strbuf *sb, int32_t cp, const void *arg)
 
 /* Inside a YAML double-quoted scalar, with only the escapes that TAP's
  * YAMLish reader (TAP::Parser::YAMLish::Reader) understands. */
-static void emit_yaml_qq(struct strbuf *sb, int32_t cp, const void *arg)
+static void emit_yaml_qq(struct sb *sb, int32_t cp, const void *arg)
 {
     (void)arg;
     switch (cp) {
@@ -529,10 +529,10 @@ static void emit_yaml_qq(struct strbuf *sb, int32_t cp, const void *arg)
         return;
 }
 
-static void tap_yaml(const struct rpti_ctx *c, const struct test_result *t)
+static void tap_yaml(const struct rpti_ctx *c, const struct grade_test *t)
 {
     char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
-    struct strbuf d;
+    struct sb d;
 
     rpti_putf(c->out, "  ---\n  status: %s\n", grade_test_status_name(t->status));
     if (t->status != TEST_PASSED) {
@@ -546,7 +546,7 @@ static void tap_yaml(const struct rpti_ctx *c, const struct test_result *t)
             json_fmt_num(t->score, a), json_fmt_num(t->max_score, b));
 }
 
-static void tap_test(const struct rpti_ctx *c, const struct test_result *t,
+static void tap_test(const struct rpti_ctx *c, const struct grade_test *t,
                      size_t i)
 {
     int ok = t->status == TEST_PASSED || t->status == TEST_MANUAL_PENDING;
@@ -564,7 +564,7 @@ static void tap_test(const struct rpti_ctx *c, const struct test_result *t,
 /* The whole-submission summary as TAP comment lines. */
 static void tap_comments(const struct rpti_ctx *c)
 {
-    struct strbuf s;
+    struct sb s;
 
     sb_init(&s, 8 * c->max + 4096);
     summary(c, &s);
@@ -575,7 +575,7 @@ static void tap_comments(const struct rpti_ctx *c)
 }
 
 int rpt_write_tap(const struct grade_result *r, const struct rpt_opts *o,
-                  struct strbuf *out, struct grd_err *e)
+                  struct sb *out, struct err *e)
 {
     struct rpti_ctx c;
     size_t i;

@@ -8,19 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
-void rpti_put(struct strbuf *sb, const char *s)
+void rpti_put(struct sb *sb, const char *s)
 {
     if (sb_adds(sb, s) < 0)
         return;   /* sb->truncated records it; writers check once */
 }
 
-void rpti_putn(struct strbuf *sb, const char *s, size_t n)
+void rpti_putn(struct sb *sb, const char *s, size_t n)
 {
     if (sb_add(sb, s, n) < 0)
         return;
 }
 
-void rpti_putf(struct strbuf *sb, const char *fmt, ...)
+void rpti_putf(struct sb *sb, const char *fmt, ...)
 {
     va_list ap;
     int rc;
@@ -32,7 +32,7 @@ void rpti_putf(struct strbuf *sb, const char *fmt, ...)
 }
 
 void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
-             const struct rpt_opts *o, struct strbuf *out)
+             const struct rpt_opts *o, struct sb *out)
 {
     static const struct rpt_opts defaults = { 0, 0, 0, 0, 0 };
 
@@ -42,7 +42,7 @@ void rpti_init(struct rpti_ctx *c, const struct grade_result *r,
     c->max = c->o->max_field ? c->o->max_field : RPT_FIELD_MAX;
 }
 
-int rpti_finish(const struct rpti_ctx *c, struct grd_err *e)
+int rpti_finish(const struct rpti_ctx *c, struct err *e)
 {
     if (!c->out->truncated)
         return 0;
@@ -51,12 +51,12 @@ int rpti_finish(const struct rpti_ctx *c, struct grd_err *e)
                    c->out->cap);
 }
 
-const char *rpti_id(const struct test_result *t)
+const char *rpti_id(const struct grade_test *t)
 {
     return t->test && t->test->id ? t->test->id : "?";
 }
 
-const char *rpti_title(const struct test_result *t)
+const char *rpti_title(const struct grade_test *t)
 {
     return t->test && t->test->title ? t->test->title : "";
 }
@@ -66,7 +66,7 @@ const char *rpti_str(const char *s)
     return s ? s : "";
 }
 
-int rpti_visible(const struct rpti_ctx *c, const struct test_result *t)
+int rpti_visible(const struct rpti_ctx *c, const struct grade_test *t)
 {
     return !c->o->redact_hidden || t->test == NULL ||
            t->test->visibility == SPEC_VISIBLE;
@@ -80,7 +80,7 @@ char *rpti_pts(double v, char buf[JSON_NUM_MAX])
     return buf;
 }
 
-size_t rpti_count(const struct grade_result *r, enum test_status s)
+size_t rpti_count(const struct grade_result *r, enum grade_test_status s)
 {
     size_t i, n = 0;
 
@@ -103,8 +103,8 @@ static const char *not_run_reason(enum grade_status s)
 }
 
 /* What to say when a test left no message of its own. */
-static void default_message(const struct rpti_ctx *c, const struct test_result *t,
-                            struct strbuf *sb)
+static void default_message(const struct rpti_ctx *c, const struct grade_test *t,
+                            struct sb *sb)
 {
     switch (t->status) {
     case TEST_PASSED: break;
@@ -122,8 +122,8 @@ static void default_message(const struct rpti_ctx *c, const struct test_result *
 }
 
 /* The tests this one depends on that did not pass, ", "-separated. */
-static void failed_deps(const struct rpti_ctx *c, const struct test_result *t,
-                        struct strbuf *sb)
+static void failed_deps(const struct rpti_ctx *c, const struct grade_test *t,
+                        struct sb *sb)
 {
     size_t i, j, found = 0;
 
@@ -131,7 +131,7 @@ static void failed_deps(const struct rpti_ctx *c, const struct test_result *t,
         const char *dep = t->test->depends_on[i];
 
         for (j = 0; j < c->r->n_tests; j++) {
-            const struct test_result *d = &c->r->tests[j];
+            const struct grade_test *d = &c->r->tests[j];
 
             if (strcmp(rpti_id(d), dep) == 0 && d->status != TEST_PASSED) {
                 rpti_putf(sb, "%s%s", found++ ? ", " : "", dep);
@@ -146,10 +146,10 @@ static void failed_deps(const struct rpti_ctx *c, const struct test_result *t,
 /* An earlier visible test that did not pass with the very same message
  * (a malformed answers.yaml fails every written check alike): the
  * message is then shown once, at that test. NULL when there is none. */
-static const struct test_result *same_as_before(const struct rpti_ctx *c,
-                                                const struct test_result *t)
+static const struct grade_test *same_as_before(const struct rpti_ctx *c,
+                                               const struct grade_test *t)
 {
-    for (const struct test_result *p = c->r->tests; p < t; p++)
+    for (const struct grade_test *p = c->r->tests; p < t; p++)
         if (p->status != TEST_PASSED && p->status != TEST_MANUAL_PENDING &&
             rpti_visible(c, p) && p->message && t->message && t->message[0] &&
             strcmp(p->message, t->message) == 0)
@@ -158,10 +158,10 @@ static const struct test_result *same_as_before(const struct rpti_ctx *c,
 }
 
 /* The property's own account: message, cases, hint, reproduce line. */
-static void detail_body(const struct rpti_ctx *c, const struct test_result *t,
-                        struct strbuf *sb, int once)
+static void detail_body(const struct rpti_ctx *c, const struct grade_test *t,
+                        struct sb *sb, int once)
 {
-    const struct test_result *same;
+    const struct grade_test *same;
 
     if (once && t->status != TEST_PASSED && (same = same_as_before(c, t)) != NULL)
         rpti_putf(sb, "the same problem as %s above", rpti_id(same));
@@ -180,10 +180,10 @@ static void detail_body(const struct rpti_ctx *c, const struct test_result *t,
 
 /* "depends on sdpa.values: fix that first", from the grader's record of
  * the failed tests behind it, else from the spec's depends_on. */
-static void withheld_label(const struct rpti_ctx *c, const struct test_result *t,
-                           struct strbuf *sb)
+static void withheld_label(const struct rpti_ctx *c, const struct grade_test *t,
+                           struct sb *sb)
 {
-    struct strbuf ids;
+    struct sb ids;
 
     sb_init(&ids, 4096);
     if (t->withheld_by != NULL && t->withheld_by[0])
@@ -195,8 +195,8 @@ static void withheld_label(const struct rpti_ctx *c, const struct test_result *t
     sb_release(&ids);
 }
 
-static void detail(const struct rpti_ctx *c, const struct test_result *t,
-                   struct strbuf *sb, int once)
+static void detail(const struct rpti_ctx *c, const struct grade_test *t,
+                   struct sb *sb, int once)
 {
     if (!rpti_visible(c, t)) {
         rpti_put(sb, "details of hidden tests are not shown");
@@ -212,14 +212,14 @@ static void detail(const struct rpti_ctx *c, const struct test_result *t,
     detail_body(c, t, sb, once);
 }
 
-void rpti_detail(const struct rpti_ctx *c, const struct test_result *t,
-               struct strbuf *sb)
+void rpti_detail(const struct rpti_ctx *c, const struct grade_test *t,
+               struct sb *sb)
 {
     detail(c, t, sb, 0);
 }
 
-void rpti_detail_once(const struct rpti_ctx *c, const struct test_result *t,
-                      struct strbuf *sb)
+void rpti_detail_once(const struct rpti_ctx *c, const struct grade_test *t,
+                      struct sb *sb)
 {
     detail(c, t, sb, 1);
 }
@@ -231,7 +231,7 @@ size_t rpti_trim_end(const char *s, size_t n)
     return n;
 }
 
-void rpti_walk(struct strbuf *sb, const char *s, size_t n, size_t max,
+void rpti_walk(struct sb *sb, const char *s, size_t n, size_t max,
              rpti_emit_fn emit, const void *arg)
 {
     size_t i = 0, adv, stop;
@@ -248,13 +248,13 @@ void rpti_walk(struct strbuf *sb, const char *s, size_t n, size_t max,
         rpti_putf(sb, " [... %zu bytes cut]", n - i);
 }
 
-void rpti_walkz(struct strbuf *sb, const char *s, size_t max, rpti_emit_fn emit,
+void rpti_walkz(struct sb *sb, const char *s, size_t max, rpti_emit_fn emit,
               const void *arg)
 {
     rpti_walk(sb, rpti_str(s), strlen(rpti_str(s)), max, emit, arg);
 }
 
-void rpti_emit_text(struct strbuf *sb, int32_t cp, const void *indent)
+void rpti_emit_text(struct sb *sb, int32_t cp, const void *indent)
 {
     if (cp < 0) {
         rpti_put(sb, "\xEF\xBF\xBD");
@@ -342,7 +342,7 @@ static size_t break_at(const char *s, size_t n, size_t room, int cmd)
     return cols <= room || best == 0 ? n : best;
 }
 
-void rpti_wrap_line(struct strbuf *out, const char *s, size_t n, size_t cont, int cmd)
+void rpti_wrap_line(struct sb *out, const char *s, size_t n, size_t cont, int cmd)
 {
     if (cont > RPT_TEXT_WIDTH / 2)
         cont = RPT_TEXT_WIDTH / 2;   /* a deep indent still leaves room */
@@ -359,7 +359,7 @@ void rpti_wrap_line(struct strbuf *out, const char *s, size_t n, size_t cont, in
     }
 }
 
-void rpti_wrap_block(struct strbuf *out, const char *s, size_t n, size_t extra)
+void rpti_wrap_block(struct sb *out, const char *s, size_t n, size_t extra)
 {
     static const char repro[] = "reproduce: ";
 

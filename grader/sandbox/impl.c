@@ -61,7 +61,7 @@ int impl_fn_parse(const char *name, enum impl_fn *fn)
     return -1;
 }
 
-const char *impl_status_name(enum call_status st)
+const char *impl_status_name(enum impl_status st)
 {
     if ((unsigned)st >= sizeof status_names / sizeof status_names[0])
         return "unknown status";

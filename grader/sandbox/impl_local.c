@@ -12,7 +12,7 @@
 
 /* Start a call: clear the result, note the thread's CPU time in cpu_ms
  * and return the start time. */
-static double call_begin(struct call_result *r)
+static double call_begin(struct impl_result *r)
 {
     memset(r, 0, sizeof *r);
     r->cpu_ms = ut_thread_cpu_ms();
@@ -20,7 +20,7 @@ static double call_begin(struct call_result *r)
 }
 
 /* Finish a call that returned rc. Always 0: a local call is always made. */
-static int call_end(struct call_result *r, double t0, int rc)
+static int call_end(struct impl_result *r, double t0, int rc)
 {
     r->elapsed_ms = ut_now_ms() - t0;
     r->cpu_ms = ut_thread_cpu_ms() - r->cpu_ms;
@@ -30,7 +30,7 @@ static int call_end(struct call_result *r, double t0, int rc)
 }
 
 static int loc_softmax(void *self, float *x, size_t rows, size_t cols,
-                       struct call_result *r, struct grd_err *e)
+                       struct impl_result *r, struct err *e)
 {
     double t0 = call_begin(r);
     int rc = attn_softmax_rows(x, rows, cols);
@@ -43,7 +43,7 @@ static int loc_softmax(void *self, float *x, size_t rows, size_t cols,
 static int loc_sdpa(void *self, const float *Q, const float *K, const float *V,
                     size_t n_q, size_t n_k, size_t d_k, size_t d_v,
                     const unsigned char *mask, float *out, float *weights,
-                    struct call_result *r, struct grd_err *e)
+                    struct impl_result *r, struct err *e)
 {
     double t0 = call_begin(r);
     int rc = attn_scaled_dot_product(Q, K, V, n_q, n_k, d_k, d_v, mask, out,
@@ -55,7 +55,7 @@ static int loc_sdpa(void *self, const float *Q, const float *K, const float *V,
 }
 
 static int loc_pe(void *self, float *pe, size_t n, size_t d,
-                  struct call_result *r, struct grd_err *e)
+                  struct impl_result *r, struct err *e)
 {
     double t0 = call_begin(r);
     int rc = attn_positional_encoding(pe, n, d);
@@ -69,7 +69,7 @@ static int loc_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
                    size_t n_kv, size_t d_model, size_t heads, const float *Wq,
                    const float *Wk, const float *Wv, const float *Wo,
                    const unsigned char *mask, float *out, float *weights,
-                   struct call_result *r, struct grd_err *e)
+                   struct impl_result *r, struct err *e)
 {
     double t0 = call_begin(r);
     int rc = attn_multi_head(Xq, n_q, Xkv, n_kv, d_model, heads, Wq, Wk, Wv,
@@ -81,7 +81,7 @@ static int loc_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
 }
 
 static int loc_layer_norm(void *self, float *x, size_t rows, size_t cols,
-                          float eps, struct call_result *r, struct grd_err *e)
+                          float eps, struct impl_result *r, struct err *e)
 {
     double t0 = call_begin(r);
     int rc = attn_layer_norm(x, rows, cols, eps);
@@ -96,7 +96,7 @@ static int loc_block(void *self, float *X, size_t n, size_t d_model,
                      const float *Wk, const float *Wv, const float *Wo,
                      const float *W1, const float *b1, const float *W2,
                      const float *b2, const unsigned char *mask, float eps,
-                     struct call_result *r, struct grd_err *e)
+                     struct impl_result *r, struct err *e)
 {
     double t0 = call_begin(r);
     int rc = attn_transformer_block(X, n, d_model, heads, d_ff, Wq, Wk, Wv,

@@ -68,7 +68,7 @@ static void apply_defaults(struct sbx *s, const struct sbx_config *cfg)
     s->nonce = (uint64_t)getpid() ^ (uint64_t)(ut_now_ms() * 1e3);
 }
 
-struct sbx *sbx_new(const struct sbx_config *cfg, struct grd_err *e)
+struct sbx *sbx_new(const struct sbx_config *cfg, struct err *e)
 {
     struct sbx *s;
 
@@ -185,7 +185,7 @@ void sbx_free(struct sbx *s)
  * the grader, which laid the call out itself and checked it.
  */
 static void not_returned(const struct sbx *s, const struct rp_header *rec,
-                         struct call_result *r)
+                         struct impl_result *r)
 {
     if (rec != NULL && rec->state == RP_NOMEM)
         sbx_set_detail(r, CALL_MEMORY, "ran out of memory: no room was left "
@@ -205,7 +205,7 @@ static void not_returned(const struct sbx *s, const struct rp_header *rec,
  * submission that hides it hides a bug of its own, and a forged one costs
  * it the call. 0, or -1 with r set.
  */
-static int heap_intact(const struct sbx *s, struct call_result *r)
+static int heap_intact(const struct sbx *s, struct impl_result *r)
 {
     uint64_t asked;
 
@@ -221,7 +221,7 @@ static int heap_intact(const struct sbx *s, struct call_result *r)
  * when not from this call), then our copies of the buffers. */
 static void returned(struct sbx *s, const struct sbx_call *c,
                      const struct rp_header *mine, const struct rp_header *rec,
-                     const unsigned char *mem, long before, struct call_result *r)
+                     const unsigned char *mem, long before, struct impl_result *r)
 {
     if (rec == NULL || rec->state != RP_RETURNED) {
         not_returned(s, rec, r);
@@ -332,13 +332,13 @@ static enum runner_doing runner_doing(struct sbx *s)
  * a loaded machine is still the submission's timeout); one stuck there,
  * or busy past that, is the machine's trouble (s->machine).
  */
-static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte,
-                               double *cpu_used)
+static enum sbx_wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte,
+                                   double *cpu_used)
 {
     double wall = wall_limit(s, t0), busy_end = t0 + SBX_WALL_BUSY_FACTOR * (wall - t0);
     double left = s->deadline_ms, end_at;
     enum runner_doing doing;
-    enum wait_end end;
+    enum sbx_wait_end end;
 
     s->wall_ms = 0;
     s->machine = 0;
@@ -373,8 +373,8 @@ static enum wait_end wait_call(struct sbx *s, double t0, double cpu0, char *byte
 }
 
 /* One try of call c (see sbx_run_call). */
-static int run_once(struct sbx *s, const struct sbx_call *c, struct call_result *r,
-                    struct grd_err *e)
+static int run_once(struct sbx *s, const struct sbx_call *c, struct impl_result *r,
+                    struct err *e)
 {
     struct rp_header mine, rec;
     unsigned char *mem = NULL;
@@ -383,7 +383,7 @@ static int run_once(struct sbx *s, const struct sbx_call *c, struct call_result 
     double t0, cpu0;
     long before;
     char byte = 'c';
-    enum wait_end end;
+    enum sbx_wait_end end;
     int rc = 0;
 
     memset(r, 0, sizeof *r);
@@ -430,7 +430,7 @@ static int run_once(struct sbx *s, const struct sbx_call *c, struct call_result 
  * is a grader error, never a timeout of the submission.
  */
 int sbx_run_call(struct sbx *s, const struct sbx_call *c,
-                 struct call_result *r, struct grd_err *e)
+                 struct impl_result *r, struct err *e)
 {
     int rc = run_once(s, c, r, e);
 

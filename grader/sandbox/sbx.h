@@ -80,7 +80,7 @@ struct sbx;
  * started until the first call. Returns NULL with `e` set when the runner
  * is not an executable file or memory runs out.
  */
-struct sbx *sbx_new(const struct sbx_config *cfg, struct grd_err *e)
+struct sbx *sbx_new(const struct sbx_config *cfg, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Change the per-call deadline (ms > 0); takes effect at the next call. */

@@ -65,7 +65,7 @@ static const char *crash_why(int sig, int stack_overflow)
     }
 }
 
-void sbx_set_detail(struct call_result *r, enum call_status st,
+void sbx_set_detail(struct impl_result *r, enum impl_status st,
                     const char *fmt, ...)
 {
     va_list ap;
@@ -76,7 +76,7 @@ void sbx_set_detail(struct call_result *r, enum call_status st,
     va_end(ap);
 }
 
-static void crashed(const struct sbx *s, struct call_result *r, int sig,
+static void crashed(const struct sbx *s, struct impl_result *r, int sig,
                     const struct rp_header *h)
 {
     if (sbx_books_failed(s->heap_fd)) {
@@ -89,7 +89,7 @@ static void crashed(const struct sbx *s, struct call_result *r, int sig,
                crash_why(sig, h != NULL && h->stack_overflow));
 }
 
-static void syscall_detail(struct call_result *r, int nr)
+static void syscall_detail(struct impl_result *r, int nr)
 {
     char *name = NULL;
 
@@ -107,7 +107,7 @@ static void syscall_detail(struct call_result *r, int nr)
 }
 
 /* A fault the runner's handler recorded (h is the valid shared header). */
-static void recorded_fault(const struct sbx *s, struct call_result *r,
+static void recorded_fault(const struct sbx *s, struct impl_result *r,
                            const struct rp_header *h)
 {
     static const char *const verb[] = { "accessed", "read", "wrote" };
@@ -147,7 +147,7 @@ static int used_cpu_limit(const struct sbx *s, const siginfo_t *si)
 /* Classify a runner that exited without completing the call. `h` is the
  * shared header when its record is current, else NULL. */
 static void classify_exit(const struct sbx *s, const siginfo_t *si,
-                          const struct rp_header *h, struct call_result *r)
+                          const struct rp_header *h, struct impl_result *r)
 {
     if (si->si_code == CLD_EXITED && si->si_status == RP_EXIT_FAULT && h) {
         recorded_fault(s, r, h);
@@ -171,7 +171,7 @@ static void classify_exit(const struct sbx *s, const siginfo_t *si,
 
 /* The result pipe closed: wait briefly for the exit, then classify. */
 void sbx_runner_died(struct sbx *s, const struct rp_header *h,
-                        struct call_result *r)
+                        struct impl_result *r)
 {
     double until = sbx_live_ms(s) + REAP_GRACE_MS;
     siginfo_t si;
@@ -188,7 +188,7 @@ void sbx_runner_died(struct sbx *s, const struct rp_header *h,
 }
 
 void sbx_timed_out(struct sbx *s, const struct rp_header *h,
-                      struct call_result *r)
+                      struct impl_result *r)
 {
     siginfo_t si;
     kill(-s->pid, SIGKILL);

@@ -36,8 +36,8 @@ struct sbx_call {
  * of the grader. Buffers of kind SBX_INOUT/SBX_OUT are updated only when
  * the call returned.
  */
-int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct call_result *r,
-                 struct grd_err *e);
+int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct impl_result *r,
+                 struct err *e);
 
 /* ---- shared by sbx.c, sbx_proc.c, sbx_layout.c and sbx_classify.c ---- */
 
@@ -83,7 +83,7 @@ struct sbx {
 };
 
 /* sbx_proc.c: the runner process and its pipes. */
-enum wait_end { W_BYTE, W_EOF, W_TIMEOUT, W_ERROR };
+enum sbx_wait_end { W_BYTE, W_EOF, W_TIMEOUT, W_ERROR };
 
 /* Sleep ms milliseconds, resuming after signals. */
 void sbx_sleep_ms(long ms);
@@ -110,7 +110,7 @@ void sbx_drain_output(struct sbx *s);
  * failed to start (r says why: the submission's executable, e.g. a huge
  * .bss); -1 with e set when the grader could not (memfd, pipes, fork).
  * No runner is left behind on failure. */
-int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e);
+int sbx_runner_start(struct sbx *s, struct impl_result *r, struct err *e);
 
 /* Kill the runner's group, reap it and close the channels. Idempotent. */
 void sbx_runner_stop(struct sbx *s);
@@ -121,7 +121,7 @@ int sbx_peek_exit(pid_t pid, siginfo_t *si);
 
 /* Wait for one byte on the result pipe until `until` (sbx_live_ms time),
  * draining output meanwhile. */
-enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte);
+enum sbx_wait_end sbx_wait_byte(struct sbx *s, double until, char *byte);
 
 /* Fork and exec the runner with fds[i] as descriptor i ("runner serve"
  * when serve); the child's pid, or -1 (errno set). The child is in its own
@@ -136,7 +136,7 @@ pid_t sbx_exec_runner(const struct sbx *s, const int fds[RP_FD_COUNT], int serve
  * submission's executable: the caller fails the call); -1 with e set on
  * the grader's own failure. */
 int sbx_server_spawn(struct sbx *s, const int kid[RP_FD_COUNT], pid_t *pid,
-                     struct grd_err *e);
+                     struct err *e);
 
 /* Kill and reap the fork server, close its channels. Idempotent. */
 void sbx_server_stop(struct sbx *s);
@@ -170,12 +170,12 @@ void sbx_books_clear_hints(int fd);
  * parent's own copy of the header, *view the parent's mapping of
  * s->mem_size bytes. 0, or -1 with e set. */
 int sbx_prepare(struct sbx *s, const struct sbx_call *c, struct rp_header *tmp,
-                unsigned char **view, struct grd_err *e);
+                unsigned char **view, struct err *e);
 
 /* After a return: const inputs unchanged and canaries intact? 0, or -1
  * with r set to the violation. */
 int sbx_check_inputs(const struct sbx_call *c, const struct rp_header *h,
-                     const unsigned char *mem, struct call_result *r);
+                     const unsigned char *mem, struct impl_result *r);
 
 /* Copy the written parts of output buffers back to the caller. */
 void sbx_copy_outputs(const struct sbx_call *c, const struct rp_header *h,
@@ -184,17 +184,17 @@ void sbx_copy_outputs(const struct sbx_call *c, const struct rp_header *h,
 /* sbx_classify.c: how a call ended. */
 
 /* Set r's status and a printf-style detail. */
-void sbx_set_detail(struct call_result *r, enum call_status st,
+void sbx_set_detail(struct impl_result *r, enum impl_status st,
                     const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The result pipe closed: wait briefly for the exit, classify it into r
  * and stop the runner. h is the trusted record or NULL. */
 void sbx_runner_died(struct sbx *s, const struct rp_header *h,
-                     struct call_result *r);
+                     struct impl_result *r);
 
 /* The deadline passed: kill the runner, classify into r, stop it. */
 void sbx_timed_out(struct sbx *s, const struct rp_header *h,
-                   struct call_result *r);
+                   struct impl_result *r);
 
 #endif

@@ -122,7 +122,7 @@ static void fill_buffers(const struct sbx_call *c, const struct rp_header *h,
 /* Size and map the memfd and write the call into it; *view (of
  * s->mem_size bytes) is the parent's mapping. */
 int sbx_prepare(struct sbx *s, const struct sbx_call *c, struct rp_header *tmp,
-                   unsigned char **view, struct grd_err *e)
+                   unsigned char **view, struct err *e)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     uint64_t total = 0;
@@ -157,7 +157,7 @@ int sbx_prepare(struct sbx *s, const struct sbx_call *c, struct rp_header *tmp,
 /* ---- after a call that returned ------------------------------------------------ */
 
 int sbx_check_inputs(const struct sbx_call *c, const struct rp_header *h,
-                        const unsigned char *mem, struct call_result *r)
+                        const unsigned char *mem, struct impl_result *r)
 {
     size_t i, k;
 

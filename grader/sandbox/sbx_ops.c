@@ -25,13 +25,13 @@ static struct sbx_arg rw_arg(const char *name, float *p, size_t len,
     return (struct sbx_arg){ name, p, len, kind };
 }
 
-static int too_large(struct grd_err *e)
+static int too_large(struct err *e)
 {
     return err_set(e, NULL, 0, 0, "buffer size overflows size_t");
 }
 
 static int op_softmax(void *self, float *x, size_t rows, size_t cols,
-                      struct call_result *r, struct grd_err *e)
+                      struct impl_result *r, struct err *e)
 {
     struct sbx_call c = { .fn = IMPL_SOFTMAX, .dim = { rows, cols }, .narg = 1 };
     size_t n;
@@ -45,7 +45,7 @@ static int op_softmax(void *self, float *x, size_t rows, size_t cols,
 static int op_sdpa(void *self, const float *Q, const float *K, const float *V,
                    size_t n_q, size_t n_k, size_t d_k, size_t d_v,
                    const unsigned char *mask, float *out, float *weights,
-                   struct call_result *r, struct grd_err *e)
+                   struct impl_result *r, struct err *e)
 {
     struct sbx_call c = { .fn = IMPL_SDPA, .dim = { n_q, n_k, d_k, d_v },
                       .narg = 6 };
@@ -66,7 +66,7 @@ static int op_sdpa(void *self, const float *Q, const float *K, const float *V,
 }
 
 static int op_pe(void *self, float *pe, size_t n, size_t d,
-                 struct call_result *r, struct grd_err *e)
+                 struct impl_result *r, struct err *e)
 {
     struct sbx_call c = { .fn = IMPL_PE, .dim = { n, d }, .narg = 1 };
     size_t len;
@@ -81,7 +81,7 @@ static int op_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
                   size_t n_kv, size_t d_model, size_t heads, const float *Wq,
                   const float *Wk, const float *Wv, const float *Wo,
                   const unsigned char *mask, float *out, float *weights,
-                  struct call_result *r, struct grd_err *e)
+                  struct impl_result *r, struct err *e)
 {
     struct sbx_call c = { .fn = IMPL_MHA, .dim = { n_q, n_kv, d_model, heads },
                       .narg = 9 };
@@ -105,7 +105,7 @@ static int op_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
 }
 
 static int op_layer_norm(void *self, float *x, size_t rows, size_t cols,
-                         float eps, struct call_result *r, struct grd_err *e)
+                         float eps, struct impl_result *r, struct err *e)
 {
     struct sbx_call c = { .fn = IMPL_LAYERNORM, .dim = { rows, cols }, .eps = eps,
                       .narg = 1 };
@@ -122,7 +122,7 @@ static int op_block(void *self, float *X, size_t n, size_t d_model,
                     const float *Wk, const float *Wv, const float *Wo,
                     const float *W1, const float *b1, const float *W2,
                     const float *b2, const unsigned char *mask, float eps,
-                    struct call_result *r, struct grd_err *e)
+                    struct impl_result *r, struct err *e)
 {
     struct sbx_call c = { .fn = IMPL_BLOCK, .dim = { n, d_model, heads, d_ff },
                       .eps = eps, .narg = 10 };

@@ -299,7 +299,7 @@ int sbx_peek_exit(pid_t pid, siginfo_t *si)
 
 /* Wait for one byte on the result pipe until `until` (ms, monotonic),
  * draining output meanwhile. */
-enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
+enum sbx_wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
 {
     struct pollfd p[2];
     double left;
@@ -333,7 +333,7 @@ enum wait_end sbx_wait_byte(struct sbx *s, double until, char *byte)
 
 /* The runner (the submission's executable) did not come up: say why in r
  * and leave no process behind. Returns 1. */
-static int start_failed(struct sbx *s, struct call_result *r)
+static int start_failed(struct sbx *s, struct impl_result *r)
 {
     siginfo_t si;
     int code = -1;
@@ -366,8 +366,8 @@ pid_t sbx_exec_runner(const struct sbx *s, const int fds[RP_FD_COUNT], int serve
 
 /* A test runner: forked by the fork server on Linux, exec'd elsewhere.
  * 0, 1 (could not start: r set) or -1 (e set); kid[] is closed. */
-static int spawn(struct sbx *s, int kid[RP_FD_COUNT], struct call_result *r,
-                 struct grd_err *e)
+static int spawn(struct sbx *s, int kid[RP_FD_COUNT], struct impl_result *r,
+                 struct err *e)
 {
     int rc = 0;
 
@@ -392,7 +392,7 @@ static int spawn(struct sbx *s, int kid[RP_FD_COUNT], struct call_result *r,
     return rc;
 }
 
-int sbx_runner_start(struct sbx *s, struct call_result *r, struct grd_err *e)
+int sbx_runner_start(struct sbx *s, struct impl_result *r, struct err *e)
 {
     int kid[RP_FD_COUNT], rc;
     char c = 0;

@@ -74,7 +74,7 @@ void sbx_server_stop(struct sbx *s)
 
 /* Exec the server: its ctl is a socketpair (spawn requests carry
  * descriptors), its res a pipe; it needs no output, memfd or heap. */
-static int server_start(struct sbx *s, struct grd_err *e)
+static int server_start(struct sbx *s, struct err *e)
 {
     int ctl[2], res[2], kid[RP_FD_COUNT];
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -130,7 +130,7 @@ static int send_spawn(int sock, const int kid[RP_FD_COUNT])
 }
 
 int sbx_server_spawn(struct sbx *s, const int kid[RP_FD_COUNT], pid_t *pid,
-                     struct grd_err *e)
+                     struct err *e)
 {
     int32_t reply = 0;
     int rc;

@@ -23,7 +23,7 @@ struct ctx {
     yaml_document_t *doc;
     struct ans_answers *a;
     pcre2_code *word_re;
-    struct grd_err *e;
+    struct err *e;
 };
 
 /* A field of a mapping and its handler. */
@@ -425,7 +425,7 @@ static int parse_root(struct ctx *c)
 }
 
 int ans_parse(const char *name, const char *buf, size_t len, struct ans_answers *a,
-              struct grd_err *e)
+              struct err *e)
 {
     yaml_document_t doc;
     struct ctx c = {name, &doc, a, NULL, e};
@@ -450,9 +450,9 @@ int ans_parse(const char *name, const char *buf, size_t len, struct ans_answers 
     return rc;
 }
 
-int ans_load(const char *path, struct ans_answers *a, struct grd_err *e)
+int ans_load(const char *path, struct ans_answers *a, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     int rc;
 
     memset(a, 0, sizeof *a);
@@ -478,7 +478,7 @@ void ans_release(struct ans_answers *a)
 }
 
 int ans_path(const struct ans_answers *a, const char *rel, char *buf, size_t n,
-             struct grd_err *e)
+             struct err *e)
 {
     int w = rel[0] == '/' ? snprintf(buf, n, "%s", rel)
                           : snprintf(buf, n, "%s/%s", a->dir, rel);

@@ -89,11 +89,11 @@ struct ans_answers {
  * On failure `a` holds nothing to release.
  */
 int ans_parse(const char *name, const char *buf, size_t len, struct ans_answers *a,
-              struct grd_err *e) __attribute__((warn_unused_result));
+              struct err *e) __attribute__((warn_unused_result));
 
 /* ans_parse on a file (at most ANS_FILE_MAX bytes); -1 with e set when it
  * cannot be read ("cannot open ..."). */
-int ans_load(const char *path, struct ans_answers *a, struct grd_err *e)
+int ans_load(const char *path, struct ans_answers *a, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Free a's strings and zero it. Safe on a zeroed a. */
@@ -105,6 +105,6 @@ void ans_release(struct ans_answers *a);
  * it does not fit.
  */
 int ans_path(const struct ans_answers *a, const char *rel, char *buf, size_t n,
-             struct grd_err *e) __attribute__((warn_unused_result));
+             struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -32,7 +32,7 @@ struct written {
 };
 
 /* `e` with its file made relative to `dir` when it lies inside it. */
-static void relative_err(const char *dir, struct grd_err *e)
+static void relative_err(const char *dir, struct err *e)
 {
     size_t n = dir ? strlen(dir) : 0;
 
@@ -41,7 +41,7 @@ static void relative_err(const char *dir, struct grd_err *e)
 }
 
 /* Fail v with e, its file made relative to `dir` (the submission's). */
-static int fail_err(const char *dir, struct prop_verdict *v, struct grd_err *e)
+static int fail_err(const char *dir, struct prop_verdict *v, struct err *e)
 {
     char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
 
@@ -51,7 +51,7 @@ static int fail_err(const char *dir, struct prop_verdict *v, struct grd_err *e)
 
 /* Load `rel` (a VECTORS path from the answers) into *out. */
 static int load_vectors(const struct ans_answers *a, const char *rel,
-                        struct sc_vectors **out, struct grd_err *e)
+                        struct sc_vectors **out, struct err *e)
 {
     char path[ERR_FILE_MAX];
     char why[ERR_MSG_MAX];
@@ -73,7 +73,7 @@ static int written_load(const struct prop_env *env, struct written *w,
                         struct prop_verdict *v)
 {
     char path[ERR_FILE_MAX];
-    struct grd_err e;
+    struct err e;
 
     memset(w, 0, sizeof *w);
     err_clear(&e);
@@ -108,7 +108,7 @@ static int student_map(const struct prop_env *env, const struct sc_words *words,
                        const struct sc_vectors *vs, int pe, struct sc_map *m,
                        struct prop_verdict *v)
 {
-    struct grd_err e;
+    struct err e;
 
     err_clear(&e);
     if (sc_map_build(&env->student, words, vs, pe, m, &e) == SC_OK)
@@ -244,7 +244,7 @@ static int part3_input(const struct written *w, struct sc_words *words,
                        struct sc_vectors **vs, struct prop_verdict *v)
 {
     const struct ans_answers *a = &w->a;
-    struct grd_err e;
+    struct err e;
 
     err_clear(&e);
     if (a->part3_text == NULL)
@@ -291,7 +291,7 @@ static int run_part3(const struct prop_ctx *x)
 static int part4_claims(const struct written *w, size_t *order, struct prop_verdict *v)
 {
     const struct ans_answers *a = &w->a;
-    struct grd_err e;
+    struct err e;
 
     err_clear(&e);
     if (!a->part4_has_order || !a->part4_has_diff)
@@ -333,7 +333,7 @@ static int run_part4(const struct prop_ctx *x)
     struct written w;
     size_t order[SC_MAX_WORDS];
     struct sc_perm p;
-    struct grd_err ce;
+    struct err ce;
 
     err_clear(&ce);
     if (!written_load(x->env, &w, x->v))

@@ -37,7 +37,7 @@ int sc_word_valid(const char *w)
 
 /* Append the word text[start..end) to out, lower-cased. */
 static int add_word(const char *text, size_t start, size_t end, const char *name,
-                    struct sc_words *out, struct grd_err *e)
+                    struct sc_words *out, struct err *e)
 {
     if (out->n == SC_MAX_WORDS)
         return err_set(e, name, 1, (int)start + 1,
@@ -54,7 +54,7 @@ static int add_word(const char *text, size_t start, size_t end, const char *name
 }
 
 int sc_tokenize(const char *text, const char *name, struct sc_words *out,
-                struct grd_err *e)
+                struct err *e)
 {
     size_t len = strlen(text), i = 0;
 
@@ -157,7 +157,7 @@ static size_t next_token(struct vline *l, size_t *start)
     return l->pos - *start;
 }
 
-static int vfail_at(const struct vline *l, size_t col0, struct grd_err *e,
+static int vfail_at(const struct vline *l, size_t col0, struct err *e,
                     const char *msg, size_t tlen)
 {
     return err_set(e, l->name, l->line, (int)col0 + 1, "%s '%.*s'", msg,
@@ -165,7 +165,7 @@ static int vfail_at(const struct vline *l, size_t col0, struct grd_err *e,
 }
 
 static int parse_number(const struct vline *l, size_t start, size_t tlen, float *out,
-                        struct grd_err *e)
+                        struct err *e)
 {
     char buf[64];
     char *end;
@@ -184,7 +184,7 @@ static int parse_number(const struct vline *l, size_t start, size_t tlen, float 
 }
 
 /* Make room for one more vector of dimension v->d (> 0). */
-static int vec_grow(struct sc_vectors *v, struct grd_err *e)
+static int vec_grow(struct sc_vectors *v, struct err *e)
 {
     if (ut_grow2((void **)&v->words, sizeof *v->words, (void **)&v->vals,
                  v->d * sizeof *v->vals, &v->cap, v->n + 1, 16) < 0)
@@ -193,7 +193,7 @@ static int vec_grow(struct sc_vectors *v, struct grd_err *e)
 }
 
 /* Read the numbers after the word into tmp; returns how many (or -1). */
-static long read_numbers(struct vline *l, float *tmp, struct grd_err *e)
+static long read_numbers(struct vline *l, float *tmp, struct err *e)
 {
     size_t count = 0, start, tlen;
 
@@ -209,7 +209,7 @@ static long read_numbers(struct vline *l, float *tmp, struct grd_err *e)
 }
 
 static int check_word(const struct vline *l, size_t start, size_t tlen,
-                      const struct sc_vectors *v, char *word, struct grd_err *e)
+                      const struct sc_vectors *v, char *word, struct err *e)
 {
     if (tlen > SC_WORD_MAX)
         return vfail_at(l, start, e, "word too long:", tlen);
@@ -228,7 +228,7 @@ static int check_word(const struct vline *l, size_t start, size_t tlen,
 
 /* One non-blank, non-comment line: `word v1 ... vd`. */
 static int parse_vline(struct vline *l, struct sc_vectors *v, float *tmp,
-                       struct grd_err *e)
+                       struct err *e)
 {
     char word[SC_WORD_MAX + 1];
     size_t start, tlen = next_token(l, &start);
@@ -261,7 +261,7 @@ static int is_skipped(struct vline *l)
 }
 
 static int parse_lines(const char *name, const char *buf, size_t len,
-                       struct sc_vectors *v, float *tmp, struct grd_err *e)
+                       struct sc_vectors *v, float *tmp, struct err *e)
 {
     struct vline l = {.name = name};
     size_t at = 0;
@@ -285,7 +285,7 @@ static int parse_lines(const char *name, const char *buf, size_t len,
 }
 
 struct sc_vectors *sc_vectors_parse(const char *name, const char *buf, size_t len,
-                                    struct grd_err *e)
+                                    struct err *e)
 {
     struct sc_vectors *v = calloc(1, sizeof *v);
     float *tmp = calloc(SC_VEC_MAX_D, sizeof *tmp);
@@ -304,9 +304,9 @@ fail:
     return NULL;
 }
 
-struct sc_vectors *sc_vectors_load(const char *path, struct grd_err *e)
+struct sc_vectors *sc_vectors_load(const char *path, struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     struct sc_vectors *v = NULL;
     int r;
 
@@ -321,7 +321,7 @@ struct sc_vectors *sc_vectors_load(const char *path, struct grd_err *e)
 }
 
 int sc_embed(const struct sc_words *w, const struct sc_vectors *vs, float **X,
-             size_t *d, struct grd_err *e)
+             size_t *d, struct err *e)
 {
     size_t dim = vs ? vs->d : SC_D;
     float *x = pu_floats(w->n * dim);
@@ -349,8 +349,8 @@ int sc_embed(const struct sc_words *w, const struct sc_vectors *vs, float **X,
 
 /* Turn a call's outcome into SC_OK, SC_ERR (grader error, e set by the
  * impl) or SC_ESTUDENT with e saying what `fn` did. */
-static int call_outcome(int made, const struct call_result *r, const char *fn,
-                        struct grd_err *e)
+static int call_outcome(int made, const struct impl_result *r, const char *fn,
+                        struct err *e)
 {
     if (made < 0)
         return SC_ERR;
@@ -396,7 +396,7 @@ static const char *nonfinite_hint(const char *fn)
 }
 
 static int nonfinite(const float *x, size_t n, const char *fn, const char *what,
-                     struct grd_err *e)
+                     struct err *e)
 {
     size_t at = pu_first_nonfinite(x, n);
     const char *hint = nonfinite_hint(fn);
@@ -410,9 +410,9 @@ static int nonfinite(const float *x, size_t n, const char *fn, const char *what,
 
 /* X += PE(n, d) from the implementation. */
 static int add_pe(const struct impl *im, float *x, size_t n, size_t d,
-                  struct grd_err *e)
+                  struct err *e)
 {
-    struct call_result r;
+    struct impl_result r;
     float *pe = pu_floats(n * d);
     int rc;
 
@@ -428,9 +428,9 @@ static int add_pe(const struct impl *im, float *x, size_t n, size_t d,
     return rc;
 }
 
-static int run_sdpa(const struct impl *im, struct sc_map *m, struct grd_err *e)
+static int run_sdpa(const struct impl *im, struct sc_map *m, struct err *e)
 {
-    struct call_result r;
+    struct impl_result r;
     const char *fn = "attn_scaled_dot_product";
     int rc;
 
@@ -454,7 +454,7 @@ void sc_map_release(struct sc_map *m)
 
 int sc_map_build(const struct impl *im, const struct sc_words *words,
                  const struct sc_vectors *vs, int pe, struct sc_map *m,
-                 struct grd_err *e)
+                 struct err *e)
 {
     int rc;
 
@@ -558,10 +558,10 @@ static void sat_logits(struct pu_rng *rng, size_t d, double *logits)
 
 /* The student's softmax over logits * scale; the mean of the row maxima. */
 static int sat_mean_max(const struct impl *im, const double *logits, double scale,
-                        float *x, double *mean, struct grd_err *e)
+                        float *x, double *mean, struct err *e)
 {
     const size_t n = SC_SAT_TRIALS * SC_SAT_KEYS;
-    struct call_result r;
+    struct impl_result r;
     double sum = 0;
     int rc;
 
@@ -582,7 +582,7 @@ static int sat_mean_max(const struct impl *im, const double *logits, double scal
 }
 
 int sc_saturation(const struct impl *im, uint64_t seed, struct sc_sat_row *rows,
-                  struct grd_err *e)
+                  struct err *e)
 {
     const size_t n = SC_SAT_TRIALS * SC_SAT_KEYS;
     double *logits = calloc(n, sizeof *logits);
@@ -610,7 +610,7 @@ int sc_saturation(const struct impl *im, uint64_t seed, struct sc_sat_row *rows,
 
 /* Record value v (1-based, from column col) as the next entry of order. */
 static int order_add(double v, size_t idx, size_t n, size_t *order, unsigned char *seen,
-                     int col, struct grd_err *e)
+                     int col, struct err *e)
 {
     if (idx >= n)
         return err_set(e, NULL, 1, col, "the order has more than %zu numbers "
@@ -625,7 +625,7 @@ static int order_add(double v, size_t idx, size_t n, size_t *order, unsigned cha
     return 0;
 }
 
-static int order_complete(size_t got, size_t n, struct grd_err *e)
+static int order_complete(size_t got, size_t n, struct err *e)
 {
     if (got != n)
         return err_set(e, NULL, 0, 0, "the order has %zu number%s but the text has %zu "
@@ -634,7 +634,7 @@ static int order_complete(size_t got, size_t n, struct grd_err *e)
 }
 
 int sc_check_order(const double *v, size_t len, size_t n, size_t *order,
-                   struct grd_err *e)
+                   struct err *e)
 {
     unsigned char seen[SC_MAX_WORDS] = {0};
 
@@ -646,7 +646,7 @@ int sc_check_order(const double *v, size_t len, size_t n, size_t *order,
     return order_complete(len, n, e);
 }
 
-int sc_parse_order(const char *s, size_t n, size_t *order, struct grd_err *e)
+int sc_parse_order(const char *s, size_t n, size_t *order, struct err *e)
 {
     unsigned char seen[SC_MAX_WORDS] = {0};
     size_t idx = 0, i = 0;
@@ -699,7 +699,7 @@ static void perm_compare(struct sc_perm *p)
 
 int sc_permute(const struct impl *im, const struct sc_words *words,
                const struct sc_vectors *vs, const size_t *order, int pe,
-               struct sc_perm *p, struct grd_err *e)
+               struct sc_perm *p, struct err *e)
 {
     struct sc_words pw = {.n = words->n};
     int rc;

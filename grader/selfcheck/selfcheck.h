@@ -54,7 +54,7 @@ struct sc_words {
  * words, text longer than SC_TEXT_MAX. `out` is unspecified on failure.
  */
 int sc_tokenize(const char *text, const char *name, struct sc_words *out,
-                struct grd_err *e) __attribute__((warn_unused_result));
+                struct err *e) __attribute__((warn_unused_result));
 
 /* Whether `w` is a word token: non-empty, [a-z0-9'] only, short enough. */
 int sc_word_valid(const char *w);
@@ -75,11 +75,11 @@ struct sc_vectors;
  * is not a finite number, the wrong count, a duplicate word, no vectors).
  */
 struct sc_vectors *sc_vectors_parse(const char *name, const char *buf, size_t len,
-                                    struct grd_err *e);
+                                    struct err *e);
 
 /* sc_vectors_parse on a file's contents (at most 4 MiB). NULL with e set
  * (including "cannot open"). */
-struct sc_vectors *sc_vectors_load(const char *path, struct grd_err *e);
+struct sc_vectors *sc_vectors_load(const char *path, struct err *e);
 
 void sc_vectors_free(struct sc_vectors *v);
 size_t sc_vectors_dim(const struct sc_vectors *v);
@@ -94,7 +94,7 @@ const float *sc_vectors_find(const struct sc_vectors *v, const char *word);
  * the word and the file; out of memory).
  */
 int sc_embed(const struct sc_words *w, const struct sc_vectors *vs, float **X,
-             size_t *d, struct grd_err *e) __attribute__((warn_unused_result));
+             size_t *d, struct err *e) __attribute__((warn_unused_result));
 
 /* One-layer, one-head self-attention of a text: Q = K = V = X (+ PE). */
 struct sc_map {
@@ -116,7 +116,7 @@ struct sc_map {
  */
 int sc_map_build(const struct impl *im, const struct sc_words *words,
                  const struct sc_vectors *vs, int pe, struct sc_map *m,
-                 struct grd_err *e) __attribute__((warn_unused_result));
+                 struct err *e) __attribute__((warn_unused_result));
 
 /* Free m's buffers and zero it. Safe on a zeroed m. */
 void sc_map_release(struct sc_map *m);
@@ -152,7 +152,7 @@ struct sc_sat_row {
  * Returns 0, SC_ERR or SC_ESTUDENT (as sc_map_build).
  */
 int sc_saturation(const struct impl *im, uint64_t seed, struct sc_sat_row *rows,
-                  struct grd_err *e) __attribute__((warn_unused_result));
+                  struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Parse ORDER: a permutation of 1..n written as numbers separated by
@@ -160,12 +160,12 @@ int sc_saturation(const struct impl *im, uint64_t seed, struct sc_sat_row *rows,
  * with `e` set (col of the offending number): not a number, out of 1..n,
  * repeated, too few or too many.
  */
-int sc_parse_order(const char *s, size_t n, size_t *order, struct grd_err *e)
+int sc_parse_order(const char *s, size_t n, size_t *order, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Same for an already-parsed list of 1-based numbers (e.g. from YAML). */
 int sc_check_order(const double *v, size_t len, size_t n, size_t *order,
-                   struct grd_err *e) __attribute__((warn_unused_result));
+                   struct err *e) __attribute__((warn_unused_result));
 
 /* The permutation comparison. */
 struct sc_perm {
@@ -185,7 +185,7 @@ struct sc_perm {
  */
 int sc_permute(const struct impl *im, const struct sc_words *words,
                const struct sc_vectors *vs, const size_t *order, int pe,
-               struct sc_perm *p, struct grd_err *e) __attribute__((warn_unused_result));
+               struct sc_perm *p, struct err *e) __attribute__((warn_unused_result));
 
 void sc_perm_release(struct sc_perm *p);
 

@@ -22,7 +22,7 @@ int sim_format_parse(const char *name, enum sim_format *f)
 
 /* An id for a terminal or a Markdown cell: control bytes, DEL, and the
  * bytes in `also` become '?'; at most ID_SHOWN_MAX bytes, then "...". */
-static int add_id_plain(struct strbuf *sb, const char *id, const char *also)
+static int add_id_plain(struct sb *sb, const char *id, const char *also)
 {
     size_t i;
     int rc = 0;
@@ -39,7 +39,7 @@ static int pct(double share)
     return (int)(share * 100.0 + 0.5);
 }
 
-static int text_pair(struct strbuf *sb, const struct sim_pair *p)
+static int text_pair(struct sb *sb, const struct sim_pair *p)
 {
     int rc = sb_adds(sb, "");
 
@@ -56,7 +56,7 @@ static int text_pair(struct strbuf *sb, const struct sim_pair *p)
     return rc ? -1 : 0;
 }
 
-static int format_text(const struct sim_report *r, struct strbuf *sb)
+static int format_text(const struct sim_report *r, struct sb *sb)
 {
     int rc = sb_addf(sb, "%zu %s at %d%% or more (%zu %s compared, %zu of them archive)\n",
                      r->n, r->n == 1 ? "pair" : "pairs", pct(r->threshold), r->n_files,
@@ -67,7 +67,7 @@ static int format_text(const struct sim_report *r, struct strbuf *sb)
     return rc;
 }
 
-static int csv_regions(struct strbuf *sb, const struct sim_pair *p)
+static int csv_regions(struct sb *sb, const struct sim_pair *p)
 {
     int rc = 0;
 
@@ -79,7 +79,7 @@ static int csv_regions(struct strbuf *sb, const struct sim_pair *p)
     return rc;
 }
 
-static int format_csv(const struct sim_report *r, struct strbuf *sb)
+static int format_csv(const struct sim_report *r, struct sb *sb)
 {
     int rc = sb_adds(sb, "id_a,id_b,share_a,share_b,matched_tokens,regions\r\n");
 
@@ -95,13 +95,13 @@ static int format_csv(const struct sim_report *r, struct strbuf *sb)
     return rc ? -1 : 0;
 }
 
-static int json_region(struct strbuf *sb, const struct sim_region *g)
+static int json_region(struct sb *sb, const struct sim_region *g)
 {
     return sb_addf(sb, "{\"a\":[%u,%u],\"b\":[%u,%u],\"tokens\":%zu}", g->a_first, g->a_last,
                    g->b_first, g->b_last, g->tokens);
 }
 
-static int json_pair(struct strbuf *sb, const struct sim_pair *p)
+static int json_pair(struct sb *sb, const struct sim_pair *p)
 {
     int rc = sb_adds(sb, "{\"id_a\":");
 
@@ -115,7 +115,7 @@ static int json_pair(struct strbuf *sb, const struct sim_pair *p)
     return rc | sb_adds(sb, "]}") ? -1 : 0;
 }
 
-static int format_json(const struct sim_report *r, struct strbuf *sb)
+static int format_json(const struct sim_report *r, struct sb *sb)
 {
     int rc = sb_addf(sb, "{\"threshold\":%.4f,\"files\":%zu,\"archive_files\":%zu,"
                      "\"pairs\":[", r->threshold, r->n_files, r->n_archive);
@@ -125,7 +125,7 @@ static int format_json(const struct sim_report *r, struct strbuf *sb)
     return rc | sb_adds(sb, "]}\n") ? -1 : 0;
 }
 
-int sim_format_report(const struct sim_report *r, enum sim_format f, struct strbuf *out)
+int sim_format_report(const struct sim_report *r, enum sim_format f, struct sb *out)
 {
     switch (f) {
     case SIM_TEXT:
@@ -138,7 +138,7 @@ int sim_format_report(const struct sim_report *r, enum sim_format f, struct strb
     return -1;
 }
 
-static int summary_row(struct strbuf *sb, const struct sim_pair *p)
+static int summary_row(struct sb *sb, const struct sim_pair *p)
 {
     int rc = sb_adds(sb, "| `");
 
@@ -149,7 +149,7 @@ static int summary_row(struct strbuf *sb, const struct sim_pair *p)
     return rc ? -1 : 0;
 }
 
-int sim_format_summary(const struct sim_report *r, size_t max_rows, struct strbuf *out)
+int sim_format_summary(const struct sim_report *r, size_t max_rows, struct sb *out)
 {
     int rc = sb_addf(out, "\n## Similarity\n\n%zu %s of submissions %s %d%% or more of "
                      "their code beyond the base (%zu files compared). A high share is a "

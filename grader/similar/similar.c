@@ -61,7 +61,7 @@ int sim_grow(void **v, size_t *cap, size_t need, size_t size, size_t most)
     return 0;
 }
 
-int sim_add_base(struct sim_class *c, const char *src, size_t len, struct grd_err *e)
+int sim_add_base(struct sim_class *c, const char *src, size_t len, struct err *e)
 {
     struct sim_toks t;
     size_t n;
@@ -79,7 +79,7 @@ int sim_add_base(struct sim_class *c, const char *src, size_t len, struct grd_er
 }
 
 int sim_add(struct sim_class *c, const char *id, const char *src, size_t len, int archive,
-            struct grd_err *e)
+            struct err *e)
 {
     struct sim_file *f;
 
@@ -99,7 +99,7 @@ int sim_add(struct sim_class *c, const char *id, const char *src, size_t len, in
 }
 
 /* Read a regular file (no symlink followed) of at most SRC_MAX_BYTES. */
-static char *read_source(const char *path, size_t *len, struct grd_err *e)
+static char *read_source(const char *path, size_t *len, struct err *e)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
@@ -126,7 +126,7 @@ static char *read_source(const char *path, size_t *len, struct grd_err *e)
 }
 
 int sim_add_file(struct sim_class *c, const char *id, const char *path, int archive,
-                 struct grd_err *e)
+                 struct err *e)
 {
     size_t len = 0;
     char *src = read_source(path, &len, e);
@@ -220,7 +220,7 @@ static int fingerprint(struct sim_file *f, const uint64_t *base, size_t n_base, 
     return 0;
 }
 
-int sim_compare(struct sim_class *c, struct sim_report *r, struct grd_err *e)
+int sim_compare(struct sim_class *c, struct sim_report *r, struct err *e)
 {
     struct sim_fps fps = {NULL, 0, 0};
     uint64_t *base = NULL;

@@ -88,7 +88,7 @@ void sim_class_free(struct sim_class *c);  /* NULL is a no-op */
  * Add base code src[0..len). Returns 0, or -1 with `e` set (out of
  * memory); the class is then unchanged.
  */
-int sim_add_base(struct sim_class *c, const char *src, size_t len, struct grd_err *e)
+int sim_add_base(struct sim_class *c, const char *src, size_t len, struct err *e)
     __attribute__((warn_unused_result));
 
 /*
@@ -97,7 +97,7 @@ int sim_add_base(struct sim_class *c, const char *src, size_t len, struct grd_er
  * out of memory); the class is then unchanged.
  */
 int sim_add(struct sim_class *c, const char *id, const char *src, size_t len, int archive,
-            struct grd_err *e) __attribute__((warn_unused_result));
+            struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Read `path` (a regular file of at most SRC_MAX_BYTES, not followed
@@ -106,7 +106,7 @@ int sim_add(struct sim_class *c, const char *id, const char *src, size_t len, in
  * large, out of memory).
  */
 int sim_add_file(struct sim_class *c, const char *id, const char *path, int archive,
-                 struct grd_err *e) __attribute__((warn_unused_result));
+                 struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Compare every pair (but archive with archive) and fill `r` with the
@@ -116,7 +116,7 @@ int sim_add_file(struct sim_class *c, const char *id, const char *path, int arch
  * class, which must outlive it. The class may be compared again (after
  * more files or base); each call starts over.
  */
-int sim_compare(struct sim_class *c, struct sim_report *r, struct grd_err *e)
+int sim_compare(struct sim_class *c, struct sim_report *r, struct err *e)
     __attribute__((warn_unused_result));
 
 void sim_report_release(struct sim_report *r);  /* frees and zeroes */
@@ -137,7 +137,7 @@ int sim_format_parse(const char *name, enum sim_format *f);
  * ';', longest first; lines end in CRLF (as grades.csv). Text and JSON
  * show a region's tokens too. Returns 0 or -1 (the buffer's cap).
  */
-int sim_format_report(const struct sim_report *r, enum sim_format f, struct strbuf *out)
+int sim_format_report(const struct sim_report *r, enum sim_format f, struct sb *out)
     __attribute__((warn_unused_result));
 
 /*
@@ -146,7 +146,7 @@ int sim_format_report(const struct sim_report *r, enum sim_format f, struct strb
  * (ids as inline code, with '`' and control bytes neutralised), pointing
  * at similarity.csv for the regions. Returns 0 or -1 (cap).
  */
-int sim_format_summary(const struct sim_report *r, size_t max_rows, struct strbuf *out)
+int sim_format_summary(const struct sim_report *r, size_t max_rows, struct sb *out)
     __attribute__((warn_unused_result));
 
 #endif

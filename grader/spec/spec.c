@@ -15,7 +15,7 @@
 /* ---- pointer vectors and the id table ---------------------------------- */
 
 /* Make room for `extra` more items without changing the contents. */
-int spec_pvec_reserve(struct pvec *p, size_t extra)
+int spec_pvec_reserve(struct spec_pvec *p, size_t extra)
 {
     void **v;
 
@@ -28,7 +28,7 @@ int spec_pvec_reserve(struct pvec *p, size_t extra)
     return 0;
 }
 
-int spec_pvec_push(struct pvec *p, void *x)
+int spec_pvec_push(struct spec_pvec *p, void *x)
 {
     if (spec_pvec_reserve(p, 1) != 0)
         return -1;
@@ -45,7 +45,7 @@ static size_t hash_str(const char *s)
     return (size_t)h;
 }
 
-const struct spec_test *spec_idtab_get(const struct idtab *t, const char *id)
+const struct spec_test *spec_idtab_get(const struct spec_idtab *t, const char *id)
 {
     if (t->cap == 0)
         return NULL;
@@ -58,7 +58,7 @@ const struct spec_test *spec_idtab_get(const struct idtab *t, const char *id)
 }
 
 /* Only after spec_idtab_reserve() made room: cannot fail. */
-void spec_idtab_put(struct idtab *t, const struct spec_test *x)
+void spec_idtab_put(struct spec_idtab *t, const struct spec_test *x)
 {
     size_t i = hash_str(x->id) & (t->cap - 1);
 
@@ -69,9 +69,9 @@ void spec_idtab_put(struct idtab *t, const struct spec_test *x)
 }
 
 /* Room for `total` entries; on failure the table is unchanged. */
-int spec_idtab_reserve(struct idtab *t, size_t total)
+int spec_idtab_reserve(struct spec_idtab *t, size_t total)
 {
-    struct idtab bigger = {NULL, t->cap ? t->cap : 64, 0};
+    struct spec_idtab bigger = {NULL, t->cap ? t->cap : 64, 0};
 
     while (bigger.cap < 2 * total)
         bigger.cap *= 2;

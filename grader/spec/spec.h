@@ -76,7 +76,7 @@ struct spec_rule {
  * them empty).
  */
 typedef int (*spec_check_fn)(const struct spec_test *t, const struct spec_case *c,
-                             struct grd_err *e);
+                             struct err *e);
 
 struct spec_set;
 
@@ -92,11 +92,11 @@ void spec_set_free(struct spec_set *s);
  * set is left exactly as it was before the call.
  */
 int spec_load(struct spec_set *s, const char *path, spec_check_fn check,
-              struct grd_err *e) __attribute__((warn_unused_result));
+              struct err *e) __attribute__((warn_unused_result));
 
 /* Same as spec_load, from a buffer; `name` is used in messages. */
 int spec_load_buffer(struct spec_set *s, const char *name, const char *buf,
-                     size_t len, spec_check_fn check, struct grd_err *e)
+                     size_t len, spec_check_fn check, struct err *e)
     __attribute__((warn_unused_result));
 
 size_t spec_test_count(const struct spec_set *s);

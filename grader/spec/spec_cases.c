@@ -17,7 +17,7 @@
 #define SPEC_SIZE_MAX (1 << 20)          /* largest size key in a case */
 #define SPEC_SEED_MAX 9007199254740992.0 /* 2^53: every seed exact in a double */
 
-static int param_list(struct ld *l, struct spec_param *p, const struct sy_node *v)
+static int param_list(struct spec_ld *l, struct spec_param *p, const struct sy_node *v)
 {
     double *list;
     size_t i = 0;
@@ -58,7 +58,7 @@ static int is_size_key(const char *key)
 }
 
 /* A number of a case: finite; sizes and seeds whole and in range. */
-static int check_case_number(struct ld *l, const struct spec_param *p,
+static int check_case_number(struct spec_ld *l, const struct spec_param *p,
                              const struct sy_node *v, double x)
 {
     if (!isfinite(x))
@@ -72,7 +72,7 @@ static int check_case_number(struct ld *l, const struct spec_param *p,
     return 0;
 }
 
-static int param_value(struct ld *l, struct spec_param *p, const struct sy_node *v)
+static int param_value(struct spec_ld *l, struct spec_param *p, const struct sy_node *v)
 {
     int rc;
 
@@ -94,7 +94,7 @@ static int param_value(struct ld *l, struct spec_param *p, const struct sy_node 
     return p->str == NULL ? spec_ld_oom(l) : 0;
 }
 
-int spec_parse_case(struct ld *l, struct spec_case *c, const struct sy_node *map)
+int spec_parse_case(struct spec_ld *l, struct spec_case *c, const struct sy_node *map)
 {
     struct spec_param *ps;
     size_t i = 0;

@@ -34,7 +34,7 @@
 
 /* ---- the loader's context ---------------------------------------------- */
 
-int spec_ld_fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
+int spec_ld_fail(struct spec_ld *l, const struct sy_node *at, const char *fmt, ...)
 {
     char msg[ERR_MSG_MAX];
     va_list ap;
@@ -45,13 +45,13 @@ int spec_ld_fail(struct ld *l, const struct sy_node *at, const char *fmt, ...)
     return err_set(l->e, l->name, at ? at->line : 0, at ? at->col : 0, "%s", msg);
 }
 
-int spec_ld_oom(struct ld *l)
+int spec_ld_oom(struct spec_ld *l)
 {
     return err_set(l->e, l->name, 0, 0, "out of memory");
 }
 
 /* "unknown <what> 'x' (did you mean 'y'?)" or "... (expected one of a, b)". */
-static int fail_unknown(struct ld *l, const struct sy_node *k, const char *what,
+static int fail_unknown(struct spec_ld *l, const struct sy_node *k, const char *what,
                         const char *const *names, size_t n)
 {
     const char *s = sy_suggest(k, names, n);
@@ -69,7 +69,7 @@ static int fail_unknown(struct ld *l, const struct sy_node *k, const char *what,
 }
 
 /* A non-empty string value, copied into the batch. */
-static int get_string(struct ld *l, const struct sy_node *v, const char *key,
+static int get_string(struct spec_ld *l, const struct sy_node *v, const char *key,
                       const char **out)
 {
     if (v->kind != SY_SCALAR || v->len == 0)
@@ -79,7 +79,7 @@ static int get_string(struct ld *l, const struct sy_node *v, const char *key,
 }
 
 /* A finite number value with v > min (or v >= min when `or_equal`). */
-static int get_number(struct ld *l, const struct sy_node *v, const char *key,
+static int get_number(struct spec_ld *l, const struct sy_node *v, const char *key,
                       double min, int or_equal, double *out)
 {
     int rc = spec_ld_number(l, v, out);
@@ -94,7 +94,7 @@ static int get_number(struct ld *l, const struct sy_node *v, const char *key,
 
 /* ---- maps with known keys ---------------------------------------------- */
 
-typedef int (*field_fn)(struct ld *l, void *obj, const struct sy_node *v);
+typedef int (*field_fn)(struct spec_ld *l, void *obj, const struct sy_node *v);
 
 struct field {
     const char *name;
@@ -104,7 +104,7 @@ struct field {
 
 #define MAX_FIELDS 16
 
-static int field_index(struct ld *l, const struct sy_node *k, const struct field *f,
+static int field_index(struct spec_ld *l, const struct sy_node *k, const struct field *f,
                        size_t nf)
 {
     const char *names[MAX_FIELDS];
@@ -119,7 +119,7 @@ static int field_index(struct ld *l, const struct sy_node *k, const struct field
     return fail_unknown(l, k, "key", names, nf);
 }
 
-static int check_required(struct ld *l, const struct sy_node *map, const struct field *f,
+static int check_required(struct spec_ld *l, const struct sy_node *map, const struct field *f,
                           size_t nf, const struct sy_node *const *seen)
 {
     for (size_t i = 0; i < nf; i++)
@@ -130,7 +130,7 @@ static int check_required(struct ld *l, const struct sy_node *map, const struct 
 
 /* Walk a map of known keys in file order, calling each key's function;
  * refuses unknown and repeated keys, then reports missing required ones. */
-static int walk_fields(struct ld *l, const struct sy_node *map, const char *what,
+static int walk_fields(struct spec_ld *l, const struct sy_node *map, const char *what,
                        const struct field *f, size_t nf, void *obj)
 {
     const struct sy_node *seen[MAX_FIELDS] = {NULL};
@@ -158,7 +158,7 @@ static int is_empty(const struct sy_node *v)
     return v->kind == SY_SCALAR && v->plain && v->len == 0;
 }
 
-static int expect_list(struct ld *l, const struct sy_node *v, const char *key)
+static int expect_list(struct spec_ld *l, const struct sy_node *v, const char *key)
 {
     if (v->kind != SY_SEQ && !is_empty(v))
         return spec_ld_fail(l, v, "expected a list for '%s', found %s", key, sy_kind_name(v));
@@ -188,9 +188,9 @@ static int valid_test_id(const char *s)
     return *s == '\0';
 }
 
-static int f_id(struct ld *l, void *obj, const struct sy_node *v)
+static int f_id(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    struct tbuild *b = obj;
+    struct spec_tbuild *b = obj;
 
     if (get_string(l, v, "id", &b->t->id) != 0)
         return -1;
@@ -201,14 +201,14 @@ static int f_id(struct ld *l, void *obj, const struct sy_node *v)
     return 0;
 }
 
-static int f_title(struct ld *l, void *obj, const struct sy_node *v)
+static int f_title(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    return get_string(l, v, "title", &((struct tbuild *)obj)->t->title);
+    return get_string(l, v, "title", &((struct spec_tbuild *)obj)->t->title);
 }
 
-static int f_function(struct ld *l, void *obj, const struct sy_node *v)
+static int f_function(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    struct tbuild *b = obj;
+    struct spec_tbuild *b = obj;
 
     if (get_string(l, v, "function", &b->t->function) != 0)
         return -1;
@@ -218,14 +218,14 @@ static int f_function(struct ld *l, void *obj, const struct sy_node *v)
     return fail_unknown(l, v, "function", functions, N_FUNCTIONS);
 }
 
-static int f_property(struct ld *l, void *obj, const struct sy_node *v)
+static int f_property(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    return get_string(l, v, "property", &((struct tbuild *)obj)->t->property);
+    return get_string(l, v, "property", &((struct spec_tbuild *)obj)->t->property);
 }
 
-static int f_points(struct ld *l, void *obj, const struct sy_node *v)
+static int f_points(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    double *pts = &((struct tbuild *)obj)->t->points;
+    double *pts = &((struct spec_tbuild *)obj)->t->points;
 
     if (get_number(l, v, "points", 0.0, 0, pts) < 0)
         return -1;
@@ -238,7 +238,7 @@ static int f_points(struct ld *l, void *obj, const struct sy_node *v)
 }
 
 /* Index of the scalar in names, or -1 with "unknown <what> ..." set. */
-static int get_enum(struct ld *l, const struct sy_node *v, const char *what,
+static int get_enum(struct spec_ld *l, const struct sy_node *v, const char *what,
                     const char *const *names, size_t n)
 {
     if (v->kind != SY_SCALAR)
@@ -250,7 +250,7 @@ static int get_enum(struct ld *l, const struct sy_node *v, const char *what,
     return fail_unknown(l, v, what, names, n);
 }
 
-static int f_visibility(struct ld *l, void *obj, const struct sy_node *v)
+static int f_visibility(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     static const char *const names[] = {"visible", "hidden", "after_due_date"};
     static const enum spec_visibility vals[] = {SPEC_VISIBLE, SPEC_HIDDEN,
@@ -259,27 +259,27 @@ static int f_visibility(struct ld *l, void *obj, const struct sy_node *v)
 
     if (i < 0)
         return -1;
-    ((struct tbuild *)obj)->t->visibility = vals[i];
+    ((struct spec_tbuild *)obj)->t->visibility = vals[i];
     return 0;
 }
 
-static int f_scoring(struct ld *l, void *obj, const struct sy_node *v)
+static int f_scoring(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     static const char *const names[] = {"all_or_nothing", "partial"};
     int i = get_enum(l, v, "scoring", names, 2);
 
     if (i < 0)
         return -1;
-    ((struct tbuild *)obj)->t->scoring = i == 0 ? SPEC_ALL_OR_NOTHING : SPEC_PARTIAL;
+    ((struct spec_tbuild *)obj)->t->scoring = i == 0 ? SPEC_ALL_OR_NOTHING : SPEC_PARTIAL;
     return 0;
 }
 
-static int f_tolerance(struct ld *l, void *obj, const struct sy_node *v)
+static int f_tolerance(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    return get_number(l, v, "tolerance", 0.0, 1, &((struct tbuild *)obj)->t->tolerance);
+    return get_number(l, v, "tolerance", 0.0, 1, &((struct spec_tbuild *)obj)->t->tolerance);
 }
 
-static int f_timeout(struct ld *l, void *obj, const struct sy_node *v)
+static int f_timeout(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     char *end = NULL;
     long ms;
@@ -291,18 +291,18 @@ static int f_timeout(struct ld *l, void *obj, const struct sy_node *v)
     if (ms > SPEC_TIMEOUT_MAX_MS)
         return spec_ld_fail(l, v, "'timeout_ms' must be at most %ld (10 minutes)",
                     (long)SPEC_TIMEOUT_MAX_MS);
-    ((struct tbuild *)obj)->t->timeout_ms = ms;
+    ((struct spec_tbuild *)obj)->t->timeout_ms = ms;
     return 0;
 }
 
-static int f_hint(struct ld *l, void *obj, const struct sy_node *v)
+static int f_hint(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    return get_string(l, v, "hint", &((struct tbuild *)obj)->t->hint);
+    return get_string(l, v, "hint", &((struct spec_tbuild *)obj)->t->hint);
 }
 
-static int f_depends_on(struct ld *l, void *obj, const struct sy_node *v)
+static int f_depends_on(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    struct tbuild *b = obj;
+    struct spec_tbuild *b = obj;
     const char **ids;
     size_t i = 0;
 
@@ -319,9 +319,9 @@ static int f_depends_on(struct ld *l, void *obj, const struct sy_node *v)
     return 0;
 }
 
-static int f_cases(struct ld *l, void *obj, const struct sy_node *v)
+static int f_cases(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
-    struct tbuild *b = obj;
+    struct spec_tbuild *b = obj;
     struct spec_case *cs;
     size_t i = 0;
 
@@ -353,7 +353,7 @@ static const struct field test_fields[] = {
 
 /* ---- whole tests ------------------------------------------------------------ */
 
-static int check_unique(struct ld *l, const struct tbuild *b)
+static int check_unique(struct spec_ld *l, const struct spec_tbuild *b)
 {
     const struct spec_test *t = b->t;
     const struct spec_test *first = spec_find(l->set, t->id);
@@ -369,7 +369,7 @@ static int check_unique(struct ld *l, const struct tbuild *b)
 
 /* The property registry's verdict on every case. A rejection it did not
  * place is placed at the case. */
-static int check_cases(struct ld *l, const struct spec_test *t)
+static int check_cases(struct spec_ld *l, const struct spec_test *t)
 {
     for (size_t i = 0; l->check != NULL && i < t->n_cases; i++) {
         const struct spec_case *c = &t->cases[i];
@@ -389,7 +389,7 @@ static int check_cases(struct ld *l, const struct spec_test *t)
 }
 
 /* Checks that need the whole test: id prefix, uniqueness, the registry. */
-static int finish_test(struct ld *l, struct tbuild *b)
+static int finish_test(struct spec_ld *l, struct spec_tbuild *b)
 {
     const struct spec_test *t = b->t;
     size_t fl = strlen(t->function);
@@ -407,9 +407,9 @@ static int finish_test(struct ld *l, struct tbuild *b)
     return 0;
 }
 
-static int parse_test(struct ld *l, const struct sy_node *map)
+static int parse_test(struct spec_ld *l, const struct sy_node *map)
 {
-    struct tbuild *b = sy_alloc(&l->tmp, sizeof *b);
+    struct spec_tbuild *b = sy_alloc(&l->tmp, sizeof *b);
 
     if (b == NULL || (b->t = sy_alloc(&l->keep, sizeof *b->t)) == NULL)
         return spec_ld_oom(l);
@@ -423,10 +423,10 @@ static int parse_test(struct ld *l, const struct sy_node *map)
 }
 
 /* After the whole file: every depends_on names a loaded test. */
-static int check_depends(struct ld *l)
+static int check_depends(struct spec_ld *l)
 {
     for (size_t i = 0; i < l->pending.n; i++) {
-        const struct tbuild *b = l->pending.v[i];
+        const struct spec_tbuild *b = l->pending.v[i];
         const struct sy_node *x = b->deps->first;
         for (size_t j = 0; j < b->t->n_depends_on; j++, x = x->next) {
             const char *id = b->t->depends_on[j];
@@ -448,7 +448,7 @@ static int valid_rule_id(const char *s)
            s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")] == '\0';
 }
 
-static int r_id(struct ld *l, void *obj, const struct sy_node *v)
+static int r_id(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     struct spec_rule *r = obj;
 
@@ -468,7 +468,7 @@ static int r_id(struct ld *l, void *obj, const struct sy_node *v)
     return 0;
 }
 
-static int r_pattern(struct ld *l, void *obj, const struct sy_node *v)
+static int r_pattern(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     struct spec_rule *r = obj;
     PCRE2_UCHAR why[256];
@@ -491,7 +491,7 @@ static int r_pattern(struct ld *l, void *obj, const struct sy_node *v)
                 (size_t)off);
 }
 
-static int r_message(struct ld *l, void *obj, const struct sy_node *v)
+static int r_message(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     return get_string(l, v, "message", &((struct spec_rule *)obj)->message);
 }
@@ -499,7 +499,7 @@ static int r_message(struct ld *l, void *obj, const struct sy_node *v)
 static const struct field rule_fields[] = {
     {"id", r_id, 1}, {"pattern", r_pattern, 1}, {"message", r_message, 1}};
 
-static int parse_rule(struct ld *l, const struct sy_node *map)
+static int parse_rule(struct spec_ld *l, const struct sy_node *map)
 {
     struct spec_rule *r = sy_alloc(&l->keep, sizeof *r);
 
@@ -515,7 +515,7 @@ static int parse_rule(struct ld *l, const struct sy_node *map)
 
 /* ---- the top level -------------------------------------------------------------- */
 
-static int top_version(struct ld *l, void *obj, const struct sy_node *v)
+static int top_version(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     double ver;
     int rc = spec_ld_number(l, v, &ver);
@@ -531,7 +531,7 @@ static int top_version(struct ld *l, void *obj, const struct sy_node *v)
     return 0;
 }
 
-static int top_rules(struct ld *l, void *obj, const struct sy_node *v)
+static int top_rules(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     (void)obj;
     if (expect_list(l, v, "source_rules") != 0)
@@ -545,7 +545,7 @@ static int top_rules(struct ld *l, void *obj, const struct sy_node *v)
     return 0;
 }
 
-static int top_tests(struct ld *l, void *obj, const struct sy_node *v)
+static int top_tests(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     (void)obj;
     if (expect_list(l, v, "tests") != 0)
@@ -562,7 +562,7 @@ static int top_tests(struct ld *l, void *obj, const struct sy_node *v)
 static const struct field top_fields[] = {
     {"version", top_version, 1}, {"source_rules", top_rules, 0}, {"tests", top_tests, 0}};
 
-static int walk_root(struct ld *l, const struct sy_node *root)
+static int walk_root(struct spec_ld *l, const struct sy_node *root)
 {
     if (root == NULL || (root->kind == SY_SCALAR && root->plain && root->len == 0))
         return err_set(l->e, l->name, 0, 0,
@@ -581,7 +581,7 @@ static int walk_root(struct ld *l, const struct sy_node *root)
 
 /* Move the batch into the set. Everything that can fail happens before
  * the first change, so a failure leaves the set as it was. */
-static int commit(struct ld *l)
+static int commit(struct spec_ld *l)
 {
     struct spec_set *s = l->set;
     unsigned char d[SHA256_DIGEST_LEN];
@@ -610,7 +610,7 @@ static int commit(struct ld *l)
     return 0;
 }
 
-static void ld_release(struct ld *l)
+static void ld_release(struct spec_ld *l)
 {
     sy_arena_free(&l->tmp);
     sy_arena_free(&l->keep);
@@ -621,10 +621,10 @@ static void ld_release(struct ld *l)
 }
 
 int spec_load_buffer(struct spec_set *s, const char *name, const char *buf,
-                     size_t len, spec_check_fn check, struct grd_err *e)
+                     size_t len, spec_check_fn check, struct err *e)
 {
-    struct grd_err local;
-    struct ld l = {.set = s, .name = name ? name : "<buffer>", .buf = buf,
+    struct err local;
+    struct spec_ld l = {.set = s, .name = name ? name : "<buffer>", .buf = buf,
                    .len = len, .check = check, .e = e ? e : &local};
     struct sy_node *root = NULL;
     int rc;
@@ -643,7 +643,7 @@ int spec_load_buffer(struct spec_set *s, const char *name, const char *buf,
 }
 
 /* The spec file into sb, at most the cap. 0, or -1 with e set. */
-static int read_capped(const char *path, struct strbuf *sb, struct grd_err *e)
+static int read_capped(const char *path, struct sb *sb, struct err *e)
 {
     enum sb_read r = sb_read_file(sb, path, SPEC_FILE_CAP);
 
@@ -657,9 +657,9 @@ static int read_capped(const char *path, struct strbuf *sb, struct grd_err *e)
 }
 
 int spec_load(struct spec_set *s, const char *path, spec_check_fn check,
-              struct grd_err *e)
+              struct err *e)
 {
-    struct strbuf sb;
+    struct sb sb;
     int rc;
 
     sb_init(&sb, 0);

@@ -107,7 +107,7 @@ struct yctx {
     const char *buf;
     size_t len;
     struct sy_arena *a;
-    struct grd_err *e;
+    struct err *e;
 };
 
 static int yfail(struct yctx *l, const struct sy_node *at, const char *fmt, ...)
@@ -281,7 +281,7 @@ static int add_event(struct yctx *l, struct tb *b, const yaml_event_t *ev)
 }
 
 int sy_parse(const char *name, const char *buf, size_t len, struct sy_arena *a,
-             struct sy_node **root, struct grd_err *e)
+             struct sy_node **root, struct err *e)
 {
     struct yctx ctx = {.name = name, .buf = buf, .len = len, .a = a, .e = e}, *l = &ctx;
     yaml_parser_t p;
@@ -373,7 +373,7 @@ static int is_special_float(const char *s, double *out)
 /* Refusing strtod's "inf", "nan" and hex rather than reading them as
  * strings catches a spec author's typo instead of testing the wrong thing. */
 int sy_number(const char *name, const struct sy_node *n, double *out,
-              struct grd_err *e)
+              struct err *e)
 {
     struct yctx ctx = {.name = name, .e = e}, *l = &ctx;
     char *end;

@@ -66,7 +66,7 @@ struct sy_node {
  * what was allocated stays in `a` until the caller frees it.
  */
 int sy_parse(const char *name, const char *buf, size_t len, struct sy_arena *a,
-             struct sy_node **root, struct grd_err *e);
+             struct sy_node **root, struct err *e);
 
 /* "a scalar", "a list", "a map" or "an empty value", for messages. */
 const char *sy_kind_name(const struct sy_node *n);
@@ -79,7 +79,7 @@ const char *sy_kind_name(const struct sy_node *n);
  * ambiguous, and a decimal that overflows to infinity as out of range.
  */
 int sy_number(const char *name, const struct sy_node *n, double *out,
-              struct grd_err *e);
+              struct err *e);
 
 /* The closest of names[0..n) to the scalar k when close enough to be a
  * likely typo (at most 2 edits, fewer than half the letters), or NULL. */

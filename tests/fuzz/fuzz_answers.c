@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ans_answers a;
-    struct grd_err e;
+    struct err e;
 
     if (ans_parse("answers.yaml", (const char *)data, size, &a, &e) == 0)
         ans_release(&a);

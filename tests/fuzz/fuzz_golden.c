@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = input_file();
     FILE *f = fopen(path, "wb");
     char hex[SHA256_HEX_LEN];
-    struct grd_err e;
+    struct err e;
     struct gold *g;
 
     sha256_hex(data, size, hex);

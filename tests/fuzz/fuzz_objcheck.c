@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct obj_report rep;
-    struct grd_err e;
+    struct err e;
 
     obj_report_init(&rep);
     if (obj_check_buffer(data, size, "attention.o", &rep, &e) < 0 && e.msg[0] == '\0')

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* export.c's writers use batch.c's CSV writer; the reader never does, and
  * batch.c would bring the whole grader along. */
-int bat_csv_text(struct strbuf *sb, const char *s)
+int bat_csv_text(struct sb *sb, const char *s)
 {
     (void)sb, (void)s;
     __builtin_trap();
@@ -23,7 +23,7 @@ int bat_csv_text(struct strbuf *sb, const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct gbx_table t;
-    struct grd_err e;
+    struct err e;
 
     if (gbx_csv_parse((const char *)data, size, "roster.csv", &t, &e) == 0) {
         (void)gbx_col(&t, "Email");

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct spec_set *s = spec_set_new();
-    struct grd_err e;
+    struct err e;
 
     if (s == NULL)
         return 0;

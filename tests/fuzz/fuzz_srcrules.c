@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n;
     const struct spec_rule *rules = src_default_rules(&n);
     char *v = NULL, *b = src_blank((const char *)data, size);
-    struct grd_err e;
+    struct err e;
 
     if (b == NULL || strlen(b) > size)
         __builtin_trap();   /* the blanked text is never longer */

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct grd_err e;
+    struct err e;
     struct sc_vectors *vs = sc_vectors_parse("VECTORS", (const char *)data, size, &e);
 
     if (vs != NULL)

@@ -39,7 +39,7 @@ static int decode_group(const char *q, int last, unsigned char b[3])
     return 3 - pad;
 }
 
-int b64_decode(struct strbuf *out, const char *s, size_t n, struct grd_err *e)
+int b64_decode(struct sb *out, const char *s, size_t n, struct err *e)
 {
     size_t i;
     unsigned char b[3];

@@ -17,7 +17,7 @@
  * unused bits zero. Returns 0, or -1 with `e` set (and `out` holding what
  * was decoded before the error).
  */
-int b64_decode(struct strbuf *out, const char *s, size_t n, struct grd_err *e)
+int b64_decode(struct sb *out, const char *s, size_t n, struct err *e)
     __attribute__((warn_unused_result));
 
 #endif

@@ -13,7 +13,7 @@ struct rd {
     const char *s;
     size_t n, pos;
     int depth;
-    struct grd_err *e;
+    struct err *e;
 };
 
 static int parse_value(struct rd *r, struct json_value *v);
@@ -118,7 +118,7 @@ static int parse_u(struct rd *r, uint32_t *cp)
     return 0;
 }
 
-static int parse_escape(struct rd *r, struct strbuf *out)
+static int parse_escape(struct rd *r, struct sb *out)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
     const char *p;
@@ -139,7 +139,7 @@ static int parse_escape(struct rd *r, struct strbuf *out)
 }
 
 /* A string at r->pos (on the opening quote), decoded into `out`. */
-static int parse_str_into(struct rd *r, struct strbuf *out)
+static int parse_str_into(struct rd *r, struct sb *out)
 {
     size_t adv;
 
@@ -171,7 +171,7 @@ static int parse_str_into(struct rd *r, struct strbuf *out)
 
 static int parse_str(struct rd *r, char **s, size_t *len)
 {
-    struct strbuf sb;
+    struct sb sb;
 
     sb_init(&sb, r->n + 1);
     if (parse_str_into(r, &sb) < 0) {
@@ -294,7 +294,7 @@ void json_free(struct json_value *v)
     free(v);
 }
 
-struct json_value *json_parse(const char *s, size_t n, struct grd_err *e)
+struct json_value *json_parse(const char *s, size_t n, struct err *e)
 {
     struct rd r = { s, n, 0, 0, e };
     struct json_value *v = calloc(1, sizeof *v);
@@ -313,7 +313,7 @@ struct json_value *json_parse(const char *s, size_t n, struct grd_err *e)
     return NULL;
 }
 
-int json_validate(const char *s, size_t n, struct grd_err *e)
+int json_validate(const char *s, size_t n, struct err *e)
 {
     struct json_value *v = json_parse(s, n, e);
 

@@ -34,11 +34,11 @@ struct json_value {
  * value but whitespace). Returns a tree the caller frees with json_free(),
  * or NULL with `e` set ("json: ... at byte N").
  */
-struct json_value *json_parse(const char *s, size_t n, struct grd_err *e)
+struct json_value *json_parse(const char *s, size_t n, struct err *e)
     __attribute__((warn_unused_result));
 
 /* Check s[0..n) as json_parse() does, keeping nothing. Returns 0 or -1. */
-int json_validate(const char *s, size_t n, struct grd_err *e);
+int json_validate(const char *s, size_t n, struct err *e);
 
 /* Free a tree from json_parse(). NULL is a no-op. */
 void json_free(struct json_value *v);
