@@ -255,6 +255,51 @@ Test(audit, mutants_come_from_code_tokens)
     mut_ops_free(ops);
 }
 
+/* A function of n additions: one mutant each under "swap arith + -". */
+static char *additions(size_t n, size_t *len)
+{
+    struct sb sb;
+    int bad;
+
+    sb_init(&sb, 0);
+    bad = sb_adds(&sb, "int f(int a)\n{\n    int b = a;\n");
+    for (size_t i = 0; i < n; i++)
+        bad |= sb_adds(&sb, "    b = b + 1;\n");
+    bad |= sb_adds(&sb, "    return b;\n}\n");
+    cr_assert(bad == 0 && !sb.truncated, "out of memory");
+    return sb_detach(&sb, len);
+}
+
+/* The limit on mutants is MUT_MAX_MUTANTS itself: a source of 17000 is
+ * listed whole, one of MUT_MAX_MUTANTS + 1 is refused with the limit in
+ * the message. (Before, the list's doubling stopped at 16384, so a source
+ * of 16385 to 20000 mutants was refused as "more than 20000".) */
+Test(audit, the_mutant_limit_is_the_one_it_states, .timeout = 120)
+{
+    static const size_t counts[] = {17000, MUT_MAX_MUTANTS, MUT_MAX_MUTANTS + 1};
+    struct err e;
+    struct mut_ops *ops = mut_ops_parse("swap arith + -\n", 15, "ops", &e);
+
+    cr_assert(ops != NULL, "%s", e.msg);
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        struct mut_mutant *m = NULL;
+        size_t n = 0, len = 0;
+        char *src = additions(counts[i], &len);
+        int rc = mut_generate(ops, src, len, &m, &n, &e);
+
+        if (counts[i] <= MUT_MAX_MUTANTS) {
+            cr_expect(rc == 0, "%zu additions: %s", counts[i], e.msg);
+            cr_expect_eq(n, counts[i], "%zu additions gave %zu mutants", counts[i], n);
+        } else {
+            cr_expect(rc < 0, "%zu additions were listed", counts[i]);
+            cr_expect(strstr(e.msg, "more than 20000 mutants") != NULL, "%s", e.msg);
+        }
+        free(m);
+        free(src);
+    }
+    mut_ops_free(ops);
+}
+
 Test(audit, operator_file_errors_name_the_line)
 {
     struct err e;

@@ -452,14 +452,15 @@ static void list_push(struct mut_list *l, const struct mut_mutant *m)
         if (same_mutant(&l->m[i], m))
             return;
     if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 256;
-        struct mut_mutant *p = nc > MUT_MAX_MUTANTS ? NULL : realloc(l->m, nc * sizeof *p);
+        /* the ceiling is the limit itself (doubling from 256 stopped at
+         * 16384 and refused a source of 16385 to 20000 mutants) */
+        struct mut_mutant *p = ut_grow_max(l->m, &l->cap, l->n + 1, sizeof *p, 256,
+                                           MUT_MAX_MUTANTS);
         if (p == NULL) {
             l->oom = 1;
             return;
         }
         l->m = p;
-        l->cap = nc;
     }
     l->m[l->n++] = *m;
 }
