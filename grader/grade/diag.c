@@ -446,22 +446,12 @@ static double runner_cpu(const struct grun_hooks *h)
     return h && h->cpu_used ? h->cpu_used(h->self) : 0.0;
 }
 
-/* The time (ms) the grader stood still or waited for a CPU: not the
- * submission's (struct dg_budget). */
-static double not_spent_ms(const struct dg_spend *sp)
-{
-    double stalled = sp->h && sp->h->stalled ? sp->h->stalled(sp->h->self) : 0.0;
-    double queued = ut_thread_queued_ms();
-
-    return stalled + (queued > sp->b->queued0 ? queued - sp->b->queued0 : 0.0);
-}
-
 /* 1 when the budget still allows a call, with its deadline set. */
 static int may_call(struct dg_spend *sp)
 {
     double left = sp->b->left_ms - sp->spent;
 
-    if (left < 1.0 || ut_now_ms() - not_spent_ms(sp) >= sp->b->wall_end)
+    if (left < 1.0 || ut_now_ms() - grun_not_spent_ms(sp->h, sp->b->queued0) >= sp->b->wall_end)
         return 0;
     if (sp->h && sp->h->set_deadline)
         sp->h->set_deadline(sp->h->self, fmin(DG_DEADLINE_MS, left));

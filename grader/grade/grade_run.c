@@ -438,12 +438,7 @@ static const char *skip_reason(struct loop *L, char *buf, size_t n)
      * time this lane's runners waited for a CPU (a loaded one) are not
      * the submission's; each lane subtracts its own, so a lane whose
      * calls sleep still meets the net */
-    double stalled = L->h && L->h->stalled ? L->h->stalled(L->h->self) : 0.0;
-    double queued = ut_thread_queued_ms();
-
-    /* the lane's own thread waits for a CPU too (the reference, checks) */
-    if (queued > L->queued0)
-        stalled += queued - L->queued0;
+    double stalled = grun_not_spent_ms(L->h, L->queued0);
 
     if (ut_now_ms() - L->t0 - stalled > BUDGET_WALL_FACTOR * L->budget_ms) {
         *L->wall_out = 1;
@@ -452,6 +447,15 @@ static const char *skip_reason(struct loop *L, char *buf, size_t n)
         return buf;
     }
     return NULL;
+}
+
+double grun_not_spent_ms(const struct grun_hooks *h, double queued0)
+{
+    double stalled = h && h->stalled ? h->stalled(h->self) : 0.0;
+    double queued = ut_thread_queued_ms();
+
+    /* the lane's own thread waits for a CPU too (the reference, checks) */
+    return stalled + (queued > queued0 ? queued - queued0 : 0.0);
 }
 
 /* The work a case asks for: the product of its shape keys. */

@@ -33,6 +33,13 @@ struct grun_hooks {
     double (*stalled)(void *self);
 };
 
+/* The time (ms) that is not the submission's though the wall clock ran,
+ * on the calling thread's lane: h's `stalled` (may be NULL) and this
+ * thread's wait for a CPU since queued0 (ut_thread_queued_ms when it
+ * began). The budget's wall-clock net leaves it out, for the tests and
+ * the diagnosis alike. */
+double grun_not_spent_ms(const struct grun_hooks *h, double queued0);
+
 /*
  * More lanes for the loop, so that the tests of one submission run in
  * parallel: each lane is another sandboxed implementation of the same
