@@ -75,15 +75,19 @@ start_grader() {
     fi
     gpid=$!
 }
-# wait_for_runner: until the grader has a runner (its tests run), 60 s at most
+# wait_for_runner: until the grader has linked its runner (its tests start
+# next), 60 s at most. The runner file in its scratch folder lasts from the
+# link to the end of the grade; a runner process can live a few ms, and the
+# tests of an idle machine are over within the 0.1 s that a walk of the
+# process tree with ps takes.
 wait_for_runner() {
     i=0
-    while [ $i -lt 600 ]; do
-        for p in $(descendants "$gpid"); do
-            [ "$(cat /proc/$p/comm 2>/dev/null)" = runner ] && return 0
+    while [ $i -lt 6000 ]; do
+        for f in "$out"/tmp/attn-grade-*/runner; do
+            [ -e "$f" ] && return 0
         done
         kill -0 "$gpid" 2>/dev/null || return 1
-        sleep 0.1; i=$((i + 1))
+        sleep 0.01; i=$((i + 1))
     done
     return 1
 }
