@@ -364,6 +364,8 @@ struct bat_event {
     const char *why;        /* for status error: the reason; else NULL */
     int object_reused;      /* graded with its kept object: no compile
                                (build/objcache.h, bat_opts.no_cache) */
+    int verdicts_reused;    /* graded with its kept verdicts: no test ran
+                               (grade/grade_keep.h, bat_opts.no_cache) */
 };
 
 typedef void (*bat_event_fn)(void *ctx, const struct bat_event *ev);
@@ -392,7 +394,10 @@ struct bat_opts {
     /* 0: each submission's compiled object is kept in <out>/<id>/ and a
      * regrade whose compile would see the same inputs (source, compiler,
      * flags, header, source rules, grader version) reuses it instead of
-     * compiling (build/objcache.h); 1: every grade compiles. */
+     * compiling (build/objcache.h); so are its verdicts, which a regrade
+     * whose tests would run exactly as before (everything but points)
+     * scores afresh instead of running them (grade/grade_keep.h); 1: every
+     * grade compiles and runs every test. */
     int no_cache;
 };
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "grade/grade.h"
+#include "grade/grade_keep.h"
 #include "report/report.h"
 #include "core/compat.h"
 #include "core/scratch.h"
@@ -31,7 +32,8 @@
 #define DEFAULT_WORKER_MS 180000.0
 #define POLL_NS 10000000L  /* 10 ms between polls of the workers */
 #define MAX_JOBS 256
-#define WORKER_REUSED 4   /* a worker's exit: graded, with its kept object */
+#define WORKER_REUSED 4   /* a worker's exit bits: graded, with its kept object, */
+#define WORKER_KEPT 8     /* and with its kept verdicts */
 
 struct slot {
     pid_t pid;          /* 0: free */
@@ -48,6 +50,7 @@ struct run {
     char (*key)[SHA256_HEX_LEN];  /* per entry: bat_inputs_key */
     struct slot slots[MAX_JOBS];
     char cache_env[SHA256_HEX_LEN]; /* the object cache's key part; "" off */
+    char keep_env[SHA256_HEX_LEN];  /* the kept verdicts' (gk_env); "" off */
     unsigned jobs, running;
     size_t done, failures;
 };
@@ -86,10 +89,11 @@ static int make_dirs(const char *path, struct err *e)
 
 
 static void emit(struct run *r, const char *id, const char *status, double score,
-                 double max, double ms, int skipped, const char *why, int reused)
+                 double max, double ms, int skipped, const char *why, int kept)
 {
     struct bat_event ev = {id, status, score, max, ms, skipped,
-                           ++r->done, r->l->n, 0, why, reused};
+                           ++r->done, r->l->n, 0, why, (kept & WORKER_REUSED) != 0,
+                           (kept & WORKER_KEPT) != 0};
 
     r->failures += !skipped && strcmp(status, "ok") != 0;
     ev.failures = r->failures;
@@ -184,9 +188,10 @@ static int student_view(struct grade_result *g, const char *id, struct err *e)
     return 0;
 }
 
-/* Grade entry i into dir; *reused says whether its kept object spared
- * the compile. */
-static int grade_into(const struct run *r, size_t i, const char *dir, int *reused,
+/* Grade entry i into dir; *kept says what was kept from an earlier grade
+ * (WORKER_REUSED: its object spared the compile; WORKER_KEPT: its
+ * verdicts spared the tests). */
+static int grade_into(const struct run *r, size_t i, const char *dir, int *kept,
                       struct err *e)
 {
     /* The repro lines go to the student (feedback.md): the default
@@ -195,7 +200,8 @@ static int grade_into(const struct run *r, size_t i, const char *dir, int *reuse
                             r->scratch, r->o->budget_ms, NULL, NULL, r->o->orc,
                             r->o->test_jobs ? r->o->test_jobs : r->jobs > 1 ? 1 : 0,
                             NULL, NULL, NULL, 0,
-                            r->cache_env[0] ? dir : NULL, r->cache_env, NULL, NULL};
+                            r->cache_env[0] ? dir : NULL, r->cache_env, NULL, NULL,
+                            r->keep_env[0] ? r->keep_env : NULL, r->key[i]};
     /* feedback.md is the student's: no hidden test shows but as a count
      * and its points. staff.md is the TA's: every test, every detail. */
     static const struct rpt_opts student = {.student_view = 1};
@@ -207,7 +213,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, int *reuse
     err_clear(&ge);
     if (grade_submission(r->l->v[i].path, &go, &g, &ge) < 0)
         return write_error_row(r, i, ge.msg, e);
-    *reused = g->object_reused;
+    *kept = (g->object_reused ? WORKER_REUSED : 0) | (g->verdicts_reused ? WORKER_KEPT : 0);
     rc = student_view(g, r->l->v[i].id, e);
     if (rc == 0)
         rc = write_report(dir, "results.json", g, RPT_GRADESCOPE, NULL, e);
@@ -226,7 +232,7 @@ static int grade_into(const struct run *r, size_t i, const char *dir, int *reuse
 static void worker(const struct run *r, size_t i, pid_t batch)
 {
     char dir[BAT_PATH_MAX];
-    int reused = 0;
+    int kept = 0;
 
     setpgid(0, 0);
     /* a killed batch takes its workers (and so their tools) with it */
@@ -236,7 +242,7 @@ static void worker(const struct run *r, size_t i, pid_t batch)
     signal(SIGTERM, SIG_DFL);
     id_dir(r, i, dir, sizeof dir);
     clear_outputs(dir);
-    _exit(grade_into(r, i, dir, &reused, NULL) != 0 ? 3 : reused ? WORKER_REUSED : 0);
+    _exit(grade_into(r, i, dir, &kept, NULL) != 0 ? 3 : kept);
 }
 
 /* ---- the pool (parent side) ---- */
@@ -285,11 +291,10 @@ static int collect(struct run *r, struct slot *s, int status, struct err *e)
     id_dir(r, i, dir, sizeof dir);
     bat_remove_temps(dir);
     if (!s->timed_out && WIFEXITED(status) &&
-        (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == WORKER_REUSED) &&
+        (WEXITSTATUS(status) & ~(WORKER_REUSED | WORKER_KEPT)) == 0 &&
         bat_row_load(dir, &row, NULL) == 0) {
         emit(r, row.id, row.status, row.score, row.max_score, ms, 0,
-             strcmp(row.status, "error") == 0 ? row.detail : NULL,
-             WEXITSTATUS(status) == WORKER_REUSED);
+             strcmp(row.status, "error") == 0 ? row.detail : NULL, WEXITSTATUS(status));
         bat_row_release(&row);
         return 0;
     }
@@ -486,6 +491,9 @@ static int setup(struct run *r, struct err *e)
         grade_cache_env(r->o->data_dir, r->scratch, r->o->specs, r->o->version,
                         r->cache_env, NULL) < 0)
         r->cache_env[0] = '\0';
+    /* nor verdicts without the grader's identity (no /proc/self/exe) */
+    if (r->cache_env[0] && gk_env(r->o->data_dir, r->keep_env, NULL) < 0)
+        r->keep_env[0] = '\0';
     return 0;
 }
 

@@ -77,8 +77,7 @@ static char *read_regular(const char *path, size_t cap, size_t *n)
     return buf;
 }
 
-/* read_regular of dir/name. */
-static char *read_kept(const char *dir, const char *name, size_t cap, size_t *n)
+char *bld_cache_read(const char *dir, const char *name, size_t cap, size_t *n)
 {
     char path[UT_PATH_MAX];
 
@@ -93,7 +92,7 @@ static char *read_kept(const char *dir, const char *name, size_t cap, size_t *n)
 static int recorded(const char *dir, const char *key, char obj_sha[SHA256_HEX_LEN])
 {
     size_t n;
-    char *text = read_kept(dir, BLD_CACHE_KEY, KEY_FILE_MAX, &n);
+    char *text = bld_cache_read(dir, BLD_CACHE_KEY, KEY_FILE_MAX, &n);
     char want[sizeof KEY_MAGIC + 128];
     size_t head;
     int ok;
@@ -118,7 +117,7 @@ int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct
 
     if (!recorded(dir, key, want))
         return 0;
-    if ((obj = read_kept(dir, BLD_CACHE_OBJECT, BLD_CACHE_MAX_OBJECT, &n)) == NULL)
+    if ((obj = bld_cache_read(dir, BLD_CACHE_OBJECT, BLD_CACHE_MAX_OBJECT, &n)) == NULL)
         return 0;
     sha256_hex(obj, n, got);
     /* the bytes checked are the bytes written: nothing reads the kept

@@ -52,6 +52,15 @@ void bld_cache_env(const char *toolchain, const struct spec_set *specs, const ch
 void bld_cache_key(const char *env, const void *src, size_t n, char key[SHA256_HEX_LEN]);
 
 /*
+ * The regular file dir/name, opened without following a link, of at most
+ * `cap` bytes, into a new NUL-terminated buffer (*n bytes; the caller
+ * frees it). NULL when it is missing, a link or not a regular file,
+ * larger, unreadable, changed while read, or memory runs out. What reads
+ * a file the batch kept in the TA's folder (grade/grade_keep.h too).
+ */
+char *bld_cache_read(const char *dir, const char *name, size_t cap, size_t *n);
+
+/*
  * Copy the kept object of `dir` to `obj_out` when its key file names
  * `key` and its bytes hash to the value the key file records. Returns 1
  * (obj_out written), 0 when there is nothing to reuse (obj_out not

@@ -40,9 +40,11 @@ static const char batch_usage[] =
     "  --id-regex P  the id is made from group 'id' of P matched on the name\n"
     "  --shard K/N   grade only the ids whose FNV-1a hash modulo N is K-1\n"
     "  --force       regrade submissions that are already up to date\n"
-    "  --no-cache    compile every submission (by default DIR/<id>/compile.o is kept\n"
-    "                and a regrade reuses it while the source, compiler, flags,\n"
-    "                header, source rules and grader are the same)\n"
+    "  --no-cache    compile every submission and run every test (by default\n"
+    "                DIR/<id>/compile.o is kept and a regrade reuses it while the\n"
+    "                source, compiler, flags, header, source rules and grader are\n"
+    "                the same; DIR/<id>/verdicts.kept too, while the tests would run\n"
+    "                exactly as before: only points changed)\n"
     "  --seed N      the seed of the generated cases (default 1; recorded per row)\n"
     "  --similarity  also compare every pair (grader similar): DIR/similarity.csv and\n"
     "                a section of DIR/summary.md\n"
@@ -77,6 +79,7 @@ struct progress {
     double t0;
     size_t graded;     /* not skipped */
     size_t reused;     /* graded with a kept object: no compile */
+    size_t kept;       /* graded with kept verdicts: no test ran */
     int line_open;     /* a TTY progress line is on screen */
 };
 
@@ -159,6 +162,7 @@ static void on_event(void *ctx, const struct bat_event *ev)
     bat_show(ev->why ? ev->why : "", why, sizeof why);
     p->graded += !ev->skipped;
     p->reused += ev->object_reused != 0;
+    p->kept += ev->verdicts_reused != 0;
     if (p->tty) {
         if (ev->why != NULL) {
             end_line(p);
@@ -220,8 +224,9 @@ static size_t count_absent(const struct bat_list *l, const char *status)
 }
 
 /* "grader: 3 submissions graded, 1 missing (no attention.c): out/grades.csv, ..."
- * (with "2 with their kept object, not compiled" when a regrade reused) */
-static void done_line(const struct bat_list *l, const char *out, size_t reused)
+ * (with "2 with their kept object, not compiled" and "2 with their kept
+ * verdicts, no test run" when a regrade reused) */
+static void done_line(const struct bat_list *l, const char *out, size_t reused, size_t kept)
 {
     size_t missing = count_absent(l, "missing"), skipped = count_absent(l, "skipped");
     size_t rejected = count_absent(l, "rejected"), graded = l->n - missing - skipped - rejected;
@@ -237,6 +242,9 @@ static void done_line(const struct bat_list *l, const char *out, size_t reused)
     if (reused)
         fprintf(stderr, ", %zu with %s kept object, not compiled", reused,
                 plural(reused, "its", "their"));
+    if (kept)
+        fprintf(stderr, ", %zu with %s kept verdicts, no test run", kept,
+                plural(kept, "its", "their"));
     bat_path_join(out, "grades.csv", csv, sizeof csv);
     bat_path_join(out, "summary.md", md, sizeof md);
     bat_show(csv, shown[0], sizeof shown[0]);
@@ -246,7 +254,7 @@ static void done_line(const struct bat_list *l, const char *out, size_t reused)
 
 static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
 {
-    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0, 0};
+    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0, 0, 0};
     struct bat_list l = {NULL, 0, 0};
     struct orc o;
     int rc = discover(a, &l, &p, e);
@@ -271,7 +279,7 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
         rc = cmd_batch_similarity(&l, a->o.out_dir, e);
     end_line(&p);
     if (rc == 0)
-        done_line(&l, a->o.out_dir, p.reused);
+        done_line(&l, a->o.out_dir, p.reused, p.kept);
     if (a->o.orc)
         cli_close_oracle(a->o.orc);
     a->o.orc = NULL;

@@ -18,6 +18,7 @@
 
 #include "build/build.h"
 #include "build/jail.h"
+#include "grade/grade_keep.h"
 #include "grade/grade_lanes.h"
 #include "grade/grade_run.h"
 #include "build/objcache.h"
@@ -398,6 +399,33 @@ static int run_tests(struct job *j, struct err *e)
     return rc;
 }
 
+/* The kept verdicts when their key matches (grade/grade_keep.h), else the
+ * tests, whose verdicts are then kept. Keeping is best effort, as the
+ * object's: a folder that cannot hold them costs the next regrade its
+ * tests, never this grade. */
+static int run_or_reuse(struct job *j, struct err *e)
+{
+    const struct grade_opts *o = j->o;
+    char key[SHA256_HEX_LEN];
+    struct err ignored;
+    int rc;
+
+    if (o->keep_env == NULL || o->keep_inputs == NULL || o->obj_cache == NULL)
+        return run_tests(j, e);
+    err_clear(&ignored);
+    if (gk_key(o->keep_env, j->submission, o->keep_inputs, j->runner, o->specs, &j->sel, o,
+               key, &ignored) < 0)
+        return run_tests(j, e);
+    if ((rc = gk_load(o->obj_cache, key, o->specs, &j->sel, j->r, e)) != 0) {
+        j->r->verdicts_reused = rc > 0;
+        return rc > 0 ? 0 : -1;
+    }
+    rc = run_tests(j, e);
+    if (rc == 0 && gk_keepable(j->r) && gk_store(o->obj_cache, key, j->r, &ignored) < 0)
+        err_clear(&ignored);
+    return rc;
+}
+
 static const char *refusal_summary(enum grade_status st)
 {
     switch (st) {
@@ -441,7 +469,7 @@ static int grade_job(struct job *j, struct err *e)
     if (rc == 0 && j->o->before_tests && j->o->before_tests(j->o->before_ctx, e) < 0)
         return -1;
     if (rc == 0)
-        return run_tests(j, e);
+        return run_or_reuse(j, e);
     if (rc < 0)
         return -1;
     return grun_mark_all(j->o->specs, &j->sel, TEST_NOT_RUN,

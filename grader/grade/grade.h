@@ -57,6 +57,7 @@ struct grade_test {
     double max_score;        /* max_cents / 100.0 */
     long long score_cents, max_cents;
     size_t cases_passed, cases_run;
+    size_t cases_scored;     /* the cases a partial score is a share of */
     size_t failed_case;      /* index of the smallest failing case */
     int dependency_failed;   /* points withheld: a depends_on test did not
                                 earn its own (score 0 whatever the status) */
@@ -120,6 +121,9 @@ struct grade_result {
     size_t tests_cap;            /* entries allocated in tests */
     int object_reused;           /* 1: the object came from the cache
                                     (grade_opts.obj_cache), not a compile */
+    int verdicts_reused;         /* 1: the tests' verdicts came from the
+                                    kept ones (grade_opts.keep_env), no
+                                    test ran */
 };
 
 struct grade_opts {
@@ -178,6 +182,14 @@ struct grade_opts {
      * does). 0, or -1 with e set (grading stops with that error). */
     int (*before_diag)(void *ctx, struct err *e);
     void *diag_ctx;
+    /* The kept verdicts (grade/grade_keep.h), for `grader batch`: the
+     * grader's part of their key (gk_env) and the batch's key of the
+     * submission's files. With obj_cache's folder, a grade whose key
+     * matches the verdicts kept there takes them instead of running its
+     * tests, and one that ran them keeps them. NULL either: run every
+     * test, keep nothing. */
+    const char *keep_env;
+    const char *keep_inputs;
 };
 
 /*

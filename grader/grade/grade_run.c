@@ -386,22 +386,36 @@ static long long partial_cents(long long max, size_t passed, size_t ncases)
     return (max * (long long)passed + (long long)ncases / 2) / (long long)ncases;
 }
 
+void grun_score(struct grade_test *tr)
+{
+    tr->max_cents = cents_of(tr->test->points);
+    tr->max_score = (double)tr->max_cents / 100.0;
+    if (tr->dependency_failed)
+        set_score(tr, 0);
+    else if (tr->status == TEST_PASSED)
+        set_score(tr, tr->max_cents);
+    else
+        set_score(tr, tr->test->scoring == SPEC_PARTIAL
+                          ? partial_cents(tr->max_cents, tr->cases_passed, tr->cases_scored)
+                          : 0);
+}
+
 static int record(struct loop *L, const struct spec_test *t, size_t ncases,
                   const struct tally *ty, struct grade_test *tr)
 {
     tr->cases_run = ty->run;
     tr->cases_passed = ty->passed;
+    tr->cases_scored = ncases;
     tr->elapsed_ms = ty->elapsed_ms;
     if (!ty->have_fail && ty->run == ncases) {
         tr->status = TEST_PASSED;
-        set_score(tr, tr->max_cents);
+        grun_score(tr);
         return (tr->message = strdup("")) && (tr->hint = strdup("")) &&
                        (tr->repro = strdup(""))
                    ? 0 : -1;
     }
     tr->status = failure_status(&ty->fail);
-    set_score(tr, t->scoring == SPEC_PARTIAL ? partial_cents(tr->max_cents, ty->passed, ncases)
-                                             : 0);
+    grun_score(tr);
     tr->failed_case = ty->first_fail;
     tr->message = failure_message(L, t, ty);
     tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint : (t->hint ? t->hint : ""));
@@ -506,8 +520,6 @@ static int run_test(struct loop *L, const struct spec_test *t,
     char why[160];
 
     tr->test = t;
-    tr->max_cents = cents_of(t->points);
-    tr->max_score = (double)tr->max_cents / 100.0;
     if (d == NULL)
         return err_set(e, t->file, t->line, t->col, "unknown property '%s.%s'",
                        t->function, t->property);
@@ -600,8 +612,6 @@ static int stopped(struct run *R, int *set)
 static int after_failure(struct loop *L, const struct spec_test *t, struct grade_test *tr)
 {
     tr->test = t;
-    tr->max_cents = cents_of(t->points);
-    tr->max_score = (double)tr->max_cents / 100.0;
     return skip_test(L, t, "not run: an earlier test failed", CALL_SKIPPED, tr);
 }
 
@@ -710,8 +720,6 @@ static int cut_test(struct run *R, size_t j, enum gl_state st)
     free(tr->repro);
     memset(tr, 0, sizeof *tr);
     tr->test = t;
-    tr->max_cents = cents_of(t->points);
-    tr->max_score = (double)tr->max_cents / 100.0;
     memset(&L, 0, sizeof L);
     L.o = R->o;
     if (st == GL_CUT_BUDGET)
@@ -815,8 +823,7 @@ int grun_mark_all(const struct spec_set *s, const struct grun_sel *sel,
         tr = &r->tests[j];
         tr->test = spec_test_at(s, i);
         tr->status = st;
-        tr->max_cents = cents_of(tr->test->points);
-        tr->max_score = (double)tr->max_cents / 100.0;
+        grun_score(tr);
         tr->message = strdup(why);
         tr->hint = strdup(tr->test->hint ? tr->test->hint : "");
         tr->repro = strdup("");

@@ -94,6 +94,12 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
              struct grade_result *r, struct err *e)
     __attribute__((warn_unused_result));
 
+/* Set tr's max_cents from its test's points and its score_cents from its
+ * outcome (grade.h: all of them when it passed, a share of them by
+ * cases_passed / cases_scored under partial scoring, none when a gate
+ * withheld them); the doubles beside them follow. */
+void grun_score(struct grade_test *tr);
+
 /* Set r's score and max_score to the exact sums of its tests' hundredths. */
 void grun_total(struct grade_result *r);
 
