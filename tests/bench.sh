@@ -20,8 +20,9 @@
 #     line), --jobs 1 (each submission's tests on parallel lanes) and --jobs
 #     2 (two submissions at once, each on one lane); the three gradebooks
 #     must be byte-identical; then the --jobs 2 class regraded after a spec
-#     change (a hidden test's points), which reuses the kept objects
-#     (grader batch's object cache), against its first grade;
+#     change, against its first grade: a hidden test's points (the kept
+#     objects and the kept verdicts are reused: no compile, no test run),
+#     then a hidden case's seed (the kept objects only: every test runs);
 #   - the load average before and after, since a shared machine moves the
 #     absolute figures (the ratios less).
 #   - similarity over the same class of 100 (grader similar), median of 3.
@@ -200,9 +201,14 @@ done
 # source rules), the --jobs 2 class graded again into its own folder
 sed '0,/^  points: 3$/s//  points: 4/' "$src/specs/hidden.yaml" >"$tmp/hidden.yaml"
 run_batch regrade 2 "--spec $src/specs/public.yaml --spec $tmp/hidden.yaml" --jobs 2
+# then one hidden case draws other inputs: every test runs again
+sed '0,/seed: 2}$/s//seed: 5}/' "$tmp/hidden.yaml" >"$tmp/hidden-case.yaml"
+run_batch recase 2 "--spec $src/specs/public.yaml --spec $tmp/hidden-case.yaml" --jobs 2
 sec() { awk -v f="$2" '{printf "%.2f", $f / 1000}' "$tmp/t$1"; }
-reused=$(sed -n 's/.*, \([0-9]*\) with \(its\|their\) kept object.*/\1/p' "$tmp/logregrade" |
-         tail -n 1)
+# kept NAME WHAT: how many entries of that batch reused their kept WHAT
+kept() {
+    sed -n "s/.*, \([0-9]*\) with \(its\|their\) kept $2.*/\1/p" "$tmp/log$1" | tail -n 1
+}
 echo
 echo "class of $n submissions (public + hidden):"
 printf '  %-36s %8s %8s\n' "" "wall s" "CPU s"
@@ -216,11 +222,15 @@ rate() {
 rate "--jobs 1 --test-jobs 1" 1s "one test at a time"
 rate "--jobs 1" 1 "tests on parallel lanes"
 rate "--jobs 2, first grade" first "two submissions at once"
-rate "--jobs 2, regrade after a spec change" regrade "${reused:-0} kept objects reused"
+rate "--jobs 2, regrade, points changed" regrade \
+    "$(kept regrade object || true) kept objects, $(kept regrade verdicts || true) kept verdicts"
+rate "--jobs 2, regrade, a case changed" recase "$(kept recase object || true) kept objects"
 printf '  first grade / compile floor   wall %5.2f x   CPU %5.2f x   (goal: <= 1.5x)\n' \
     "$(ratio_of "$(sec first 1)" "$floor_s")" "$(ratio_of "$(sec first 2)" "$floor_cpu")"
-printf '  regrade / first grade         wall %5.2f x   CPU %5.2f x   (goal: <= 0.4x)\n' \
+printf '  regrade / first grade         wall %5.2f x   CPU %5.2f x   (points changed; goal: <= 0.4x)\n' \
     "$(ratio_of "$(sec regrade 1)" "$(sec first 1)")" "$(ratio_of "$(sec regrade 2)" "$(sec first 2)")"
+printf '  regrade / first grade         wall %5.2f x   CPU %5.2f x   (a case changed)\n' \
+    "$(ratio_of "$(sec recase 1)" "$(sec first 1)")" "$(ratio_of "$(sec recase 2)" "$(sec first 2)")"
 printf '  speed-up, --jobs 2 / one at a time  %5.2f x   (goal: >= 1.8x)\n' \
     "$(ratio_of "$(sec 1s 1)" "$(sec first 1)")"
 printf '  speed-up, --jobs 2 / --jobs 1       %5.2f x   (--jobs 1 already uses both CPUs)\n' \
