@@ -191,7 +191,7 @@ Test(layout, map_parser_reads_the_rules)
     cr_expect_not(allowed(&m, "batch", "cli"), "nothing includes cli/");
 }
 
-/* No source file grows past about 800 lines (STYLE.md: split a file well
+/* No source file grows past about 800 lines (docs/STYLE.md: split a file well
  * before 1,000 along its own seams); 850 leaves "about" some room. */
 #define MAX_LINES 850
 
@@ -499,7 +499,7 @@ Test(layout, planted_upward_symbol_and_internal_include_are_caught)
  * and no longer prefix of another module claims it (bld_cache_ is not
  * bld_'s); every struct, union or enum tag and typedef a header defines
  * starts with it too, or is its stem (struct sbx beside sbx_, as git names
- * its strbuf type after strbuf_). Static helpers carry none (STYLE.md).
+ * its strbuf type after strbuf_). Static helpers carry none (docs/STYLE.md).
  */
 #define MAX_MODULES 96
 #define MAX_MFILES 16
