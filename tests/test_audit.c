@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit/audit.h"
 #include "support/json_read.h"
@@ -297,6 +298,82 @@ Test(audit, the_mutant_limit_is_the_one_it_states, .timeout = 120)
         free(m);
         free(src);
     }
+    mut_ops_free(ops);
+}
+
+/* The audit of `source` (shown as `name`) with spec file `spec`, ops and
+ * the kept list `kept`, on `function` only. */
+static struct aud_result *audit_src(const char *source, const char *name, const char *spec,
+                                    const struct mut_ops *ops, const char *kept,
+                                    const char *function)
+{
+    struct spec_set *s = spec_set_new();
+    struct aud_opts o;
+    struct aud_result *r = NULL;
+    struct err e;
+
+    err_clear(&e);
+    cr_assert(spec_load(s, spec, gprop_check_case, &e) == 0, "%s", e.msg);
+    memset(&o, 0, sizeof o);
+    o.specs = s;
+    o.source = source;
+    o.source_name = name;
+    o.ops = ops;
+    o.equivalents = kept;
+    o.data_dir = TEST_BUILDDIR;
+    o.jobs = 2;
+    o.seed = 1;
+    o.equiv_trials = 10;
+    o.function = function;
+    cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
+    spec_set_free(s);
+    return r;
+}
+
+#define PLAIN TEST_SRCDIR "/tests/solutions/plain_double.c"
+
+/* A correct solution that is not the reference is judged against itself
+ * (issue 36 item 2): `if (w[j] > m)` -> `>=` in its max changes nothing it
+ * computes, so it is likely equivalent, not a survivor. (Compared with the
+ * reference's outputs, as before, it "survived": this solution divides by
+ * sqrt(d_k) and by the sum where the reference multiplies, so no output
+ * of it, mutant or not, matches the reference's rounding bit for bit.)
+ * The kept list names it for this source only: the same line under the
+ * reference's [source] heading does not list it. */
+Test(audit, a_non_reference_source_is_judged_against_itself, .timeout = 600)
+{
+    struct err e;
+    struct mut_ops *ops = mut_ops_parse("swap compare > >=\n", 18, "ops", &e);
+    static const char kept[] =
+        "[source reference/attention.c]\n"
+        "attend: if (w[j] > m) ==> if (w[j] >= m)  # the reference's, not this one's\n"
+        "[source tests/solutions/plain_double.c]\n"
+        "attend: if (w[j] > m) ==> if (w[j] >= m)  # a tie keeps the same max\n";
+    char path[] = "/tmp/test_audit_kept_XXXXXX";
+    int fd = mkstemp(path);
+    struct aud_result *r;
+    const struct aud_mutant *m;
+
+    cr_assert(ops != NULL, "%s", e.msg);
+    cr_assert(fd >= 0 && write(fd, kept, sizeof kept - 1) == (ssize_t)sizeof kept - 1);
+    close(fd);
+    r = audit_src(PLAIN, "tests/solutions/plain_double.c", DIR "sdpa.yaml", ops, path,
+                  "attend");
+    cr_assert_eq(r->n, 1, "one '>' in attend: %zu mutants", r->n);
+    m = find(r, 53, "if (w[j] >= m)");
+    cr_expect_eq(m->cls, AUD_EQUIVALENT, "class %d: %s", m->cls, m->detail);
+    cr_expect(m->listed, "the kept list names it for this source");
+    cr_expect_str_eq(m->detail, "a tie keeps the same max");
+    cr_expect_eq(r->survived, 0);
+    aud_result_free(r);
+    /* shown under another name, the entry of plain_double.c is not its */
+    r = audit_src(PLAIN, "elsewhere/attention.c", DIR "sdpa.yaml", ops, path, "attend");
+    cr_expect_eq(r->mut[0].cls, AUD_EQUIVALENT, "%s", r->mut[0].detail);
+    cr_expect_not(r->mut[0].listed, "listed for a source it does not name: %s",
+                  r->mut[0].detail);
+    cr_expect_eq(r->unlisted, 1);
+    aud_result_free(r);
+    unlink(path);
     mut_ops_free(ops);
 }
 

@@ -161,7 +161,7 @@ static int audit_mutant(const struct aud_run *R, size_t k, struct aud_mutant *m)
          again++)
         rc = grade_one(R, path, m, !R->o->matrix, &e);
     if (rc == 0 && m->cls == AUD_SURVIVED) {
-        int eq = aud_equivalent(path, R->o->data_dir, R->o->specs,
+        int eq = aud_equivalent(path, R->o->source, R->o->data_dir, R->o->specs,
                                 R->o->equiv_trials ? R->o->equiv_trials : 40,
                                 R->o->seed ^ (0x9e3779b97f4a7c15ull * (k + 1)), m->detail,
                                 sizeof m->detail, &e);
@@ -379,7 +379,7 @@ int aud_run(const struct aud_opts *o, struct aud_result **out, struct err *e)
     if (rc == 0)
         rc = run_pool(&R, r->mut, r->n, e);
     if (rc == 0 && o->equivalents)
-        rc = aud_apply_kept(o->equivalents, r->mut, r->n, e);
+        rc = aud_apply_kept(o->equivalents, r->source, r->mut, r->n, e);
     if (rc == 0 && o->matrix)
         rc = case_table(r, o->specs, e);
     rmdir(R.dir);

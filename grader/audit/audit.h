@@ -8,13 +8,15 @@
  *   killed      a test failed: the first failing test in spec order (and
  *               its function) is recorded;
  *   invalid     it did not compile or the grader refused it;
- *   survived    every test passed and its outputs differ from the
- *               reference's on some input the grader drew;
- *   equivalent  every test passed and its outputs equal the reference's,
- *               bit for bit (a zero's sign aside), on the spec's shapes and on random inputs
- *               within the header's contract ("likely equivalent"): listed,
- *               with the reason, when the kept list (specs/equivalent.txt)
- *               names it.
+ *   survived    every test passed and its outputs differ from those of
+ *               the audited source itself on some input the grader drew;
+ *   equivalent  every test passed and its outputs equal the audited
+ *               source's (not the reference's: another correct solution
+ *               rounds its own way), bit for bit (a zero's sign aside), on
+ *               the spec's shapes and on random inputs within the header's
+ *               contract ("likely equivalent"): listed, with the reason,
+ *               when the kept list (specs/equivalent.txt) names it for
+ *               that source.
  * The mutation score is killed / (killed + survived).
  */
 #ifndef GRD_AUDIT_H
@@ -115,24 +117,32 @@ int aud_write(const struct aud_result *r, enum aud_format f, struct sb *sb)
 int aud_format_parse(const char *s);
 
 /*
- * Whether the mutant at path `mutant` (a source file) gives the
- * reference's outputs bit for bit: every function, on every case shape of
- * `specs` and on trials_per_fn random inputs (sizes, masks, magnitudes,
- * ties, eps, with and without weights). 1 yes, 0 no (why says where it
- * differs, or that it was refused), -1 grader error (e set). Staff build.
+ * Whether the mutant at path `mutant` (a source file) gives the outputs
+ * of `original` (the source it was made from, built the same way; NULL:
+ * the reference linked into the grader) bit for bit: every function, on
+ * every case shape of `specs` and on trials_per_fn random inputs (sizes,
+ * masks, magnitudes, ties, eps, with and without weights). 1 yes, 0 no
+ * (why says where it differs, or that it was refused), -1 grader error
+ * (e set). Staff build.
  */
-int aud_equivalent(const char *mutant, const char *data_dir, const struct spec_set *specs,
-                   size_t trials_per_fn, uint64_t seed, char *why, size_t why_n,
-                   struct err *e);
+int aud_equivalent(const char *mutant, const char *original, const char *data_dir,
+                   const struct spec_set *specs, size_t trials_per_fn, uint64_t seed,
+                   char *why, size_t why_n, struct err *e);
 
 /*
  * The kept list of equivalent mutants: one per line,
  *     FUNCTION: BEFORE ==> AFTER  # REASON
  * (BEFORE and AFTER as the report's one-line diff shows them); blank
- * lines and lines starting with '#' are skipped. Sets m->listed and the
- * reason in m->detail for each equivalent mutant the list names.
+ * lines and lines starting with '#' are skipped. A line
+ *     [source PATH]
+ * starts the entries of one source: they name mutants of a source shown as
+ * PATH (or ending in /PATH) only, so the reference's confirmed entries are
+ * never taken for another solution's; entries before any such line hold
+ * for every source. Sets m->listed and the reason in m->detail for each
+ * equivalent mutant of `source` the list names.
  * 0, or -1 with e set at the malformed line.
  */
-int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct err *e);
+int aud_apply_kept(const char *path, const char *source, struct aud_mutant *m, size_t n,
+                   struct err *e);
 
 #endif

@@ -131,9 +131,9 @@ static int write_human(const struct aud_result *r, int md, struct sb *sb)
     bad = bad || sb_addf(sb, "cost: %.1f s wall clock, %.1f s CPU (grader, compilers, runners)\n",
                          r->wall_ms / 1e3, r->cpu_ms / 1e3);
     bad = bad || add_section(sb, r, AUD_SURVIVED, md,
-                             "SURVIVED (no test fails; outputs differ from the reference)");
+                             "SURVIVED (no test fails; outputs differ from its source's)");
     bad = bad || add_section(sb, r, AUD_EQUIVALENT, md,
-                             "likely equivalent (same outputs as the reference, bit for bit)");
+                             "likely equivalent (same outputs as its source, bit for bit)");
     bad = bad || add_killers(sb, r, md);
     if (r->cases)
         bad = bad || add_cases(sb, r, md);
@@ -260,11 +260,22 @@ static void mark(struct aud_mutant *m, size_t n, const char *fn, const char *bef
         }
 }
 
-int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct err *e)
+/* Whether a "[source PATH]" line names `source`: PATH itself or a path
+ * ending in "/PATH". */
+static int names_source(const char *path, const char *source)
+{
+    size_t n = strlen(path), m = strlen(source);
+
+    return strcmp(path, source) == 0 ||
+           (m > n && source[m - n - 1] == '/' && strcmp(source + m - n, path) == 0);
+}
+
+int aud_apply_kept(const char *path, const char *source, struct aud_mutant *m, size_t n,
+                   struct err *e)
 {
     FILE *f = fopen(path, "r");
     char line[1024], fn[AUD_LINE_MAX], before[AUD_LINE_MAX], after[AUD_LINE_MAX], why[AUD_LINE_MAX];
-    int ln = 0, rc = 0;
+    int ln = 0, rc = 0, ours = 1;
 
     if (f == NULL)
         return err_set(e, path, 0, 0, "cannot read the kept list '%s'", path);
@@ -272,10 +283,20 @@ int aud_apply_kept(const char *path, struct aud_mutant *m, size_t n, struct err 
         int k;
         ln++;
         line[strcspn(line, "\n")] = '\0';
+        trim(line);
+        if (strncmp(line, "[source ", 8) == 0) {
+            size_t len = strlen(line);
+            if (len < 10 || line[len - 1] != ']')
+                rc = err_set(e, path, ln, 1, "expected '[source PATH]'");
+            line[len - 1] = '\0';
+            trim(line + 8);
+            ours = rc == 0 && names_source(line + 8, source ? source : "");
+            continue;
+        }
         k = parse_entry(line, fn, before, after, why);
         if (k < 0)
             rc = err_set(e, path, ln, 1, "expected 'FUNCTION: BEFORE ==> AFTER  # REASON'");
-        else if (k == 0)
+        else if (k == 0 && ours)
             mark(m, n, fn, before, after, why);
     }
     fclose(f);

@@ -1,6 +1,9 @@
 /* equiv.c -- is a surviving mutant likely equivalent? Its outputs against
- * the reference's, bit for bit (a zero's sign aside), on random inputs within the header's
- * contract at the spec's shapes and at random small ones (audit.h). */
+ * those of the source it was made from, bit for bit (a zero's sign aside),
+ * on random inputs within the header's contract at the spec's shapes and
+ * at random small ones (audit.h). Against its own source, not the
+ * reference: an equivalent mutant of another correct solution rounds as
+ * that solution does, never as the reference (issue 36 item 2). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +93,7 @@ static size_t dim(const struct spec_case *c, const char *key, size_t def)
 }
 
 struct eq_ctx {
-    struct impl mut, ref;
+    struct impl mut, ref;            /* ref: the audited source */
     struct eq_rng rng;
     char *why;
     size_t why_n;
@@ -122,7 +125,7 @@ static float *vec(struct eq_ctx *x, size_t n, int style)
 
 static int differs(struct eq_ctx *x, const char *fn, const struct eq_shape *s)
 {
-    snprintf(x->why, x->why_n, "%s differs from the reference (sizes %zu %zu %zu %zu, "
+    snprintf(x->why, x->why_n, "%s differs from its source (sizes %zu %zu %zu %zu, "
              "heads %zu, d_ff %zu, mask %d)", fn, s->a, s->b, s->c, s->d, s->heads, s->ff, s->mask);
     return 0;
 }
@@ -343,43 +346,64 @@ static int check_fn(struct eq_ctx *x, const struct spec_set *specs, enum impl_fn
     return rc;
 }
 
-int aud_equivalent(const char *mutant, const char *data_dir, const struct spec_set *specs,
-                   size_t trials_per_fn, uint64_t seed, char *why, size_t why_n,
-                   struct err *e)
+#if GRADER_STAFF
+/* A session on path; a toolchain stopped by its deadline is the busy
+ * machine's trouble: tried again. NULL with *refusal or e set. */
+static struct grade_session *open_session(const char *path, const char *data_dir,
+                                          const struct spec_set *specs, char **refusal,
+                                          struct err *e)
+{
+    struct grade_session *g = grade_session_open(path, data_dir, specs, refusal, e);
+
+    for (int again = 0; g == NULL && *refusal && strstr(*refusal, " took longer than ") &&
+                        again < 3; again++) {
+        free(*refusal);
+        *refusal = NULL;
+        g = grade_session_open(path, data_dir, specs, refusal, e);
+    }
+    return g;
+}
+#endif
+
+int aud_equivalent(const char *mutant, const char *original, const char *data_dir,
+                   const struct spec_set *specs, size_t trials_per_fn, uint64_t seed,
+                   char *why, size_t why_n, struct err *e)
 {
 #if GRADER_STAFF
     char *refusal = NULL;
-    struct grade_session *g = grade_session_open(mutant, data_dir, specs, &refusal, e);
+    struct grade_session *g = open_session(mutant, data_dir, specs, &refusal, e), *o = NULL;
     struct eq_ctx x;
     int rc = 1;
 
-    /* a toolchain stopped by its deadline is the busy machine's trouble */
-    for (int again = 0; g == NULL && refusal && strstr(refusal, " took longer than ") &&
-                        again < 3; again++) {
-        free(refusal);
-        refusal = NULL;
-        g = grade_session_open(mutant, data_dir, specs, &refusal, e);
-    }
     if (g == NULL) {
         snprintf(why, why_n, "refused: %s", refusal ? refusal : "grader error");
         free(refusal);
         return refusal ? 0 : -1;
     }
+    if (original && (o = open_session(original, data_dir, specs, &refusal, e)) == NULL) {
+        grade_session_close(g);
+        if (refusal == NULL)
+            return -1;
+        free(refusal);
+        return err_set(e, original, 0, 0, "'%s' no longer builds in a session", original);
+    }
     x.mut = grade_session_impl(g, 2000.0);
-    x.ref = impl_local();
+    x.ref = o ? grade_session_impl(o, 2000.0) : impl_local();
     x.rng.s = seed | 1;
     x.why = why;
     x.why_n = why_n;
     for (int f = 0; rc == 1 && f < IMPL_FN_COUNT; f++)
         rc = check_fn(&x, specs, (enum impl_fn)f, trials_per_fn, e);
     grade_session_close(g);
+    if (o)
+        grade_session_close(o);
     if (rc == 1)
-        snprintf(why, why_n, "same outputs as the reference, bit for bit, on every case "
+        snprintf(why, why_n, "same outputs as its source, bit for bit, on every case "
                  "shape and %zu random inputs per function", trials_per_fn);
     return rc;
 #else
-    (void)mutant, (void)data_dir, (void)specs, (void)trials_per_fn, (void)seed, (void)why;
-    (void)why_n;
+    (void)mutant, (void)original, (void)data_dir, (void)specs, (void)trials_per_fn, (void)seed;
+    (void)why, (void)why_n;
     (void)check_fn; /* the trials need the reference: staff build only */
     return err_set(e, NULL, 0, 0, "an audit needs the staff build (the reference)");
 #endif
