@@ -377,6 +377,86 @@ Test(audit, a_non_reference_source_is_judged_against_itself, .timeout = 600)
     mut_ops_free(ops);
 }
 
+/* Whether the mutants m[0..n) of src include one whose diff gives `after`
+ * for the line `before`. */
+static int has_mutant(const struct mut_mutant *m, size_t n, const char *src, const char *before,
+                      const char *after)
+{
+    for (size_t i = 0; i < n; i++) {
+        char b[AUD_LINE_MAX], a[AUD_LINE_MAX];
+        mut_diff(&m[i], src, strlen(src), b, a, sizeof b);
+        if (strcmp(b, before) == 0 && strcmp(a, after) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The classes of mutant that held-out bugs showed the old operators
+ * lacked (issue 36 item 3): a statement guarded by a size or a value
+ * threshold, an initial value replaced (-INFINITY <-> 0), a continue or
+ * break exchanged or added, a condition's operand dropped. */
+Test(audit, the_operators_for_the_classes_that_slipped)
+{
+    static const char src[] =
+        "static void f(float *x, size_t cols, const unsigned char *mask, float eps)\n"
+        "{\n"
+        "    double m = -INFINITY, s = 0.0, var = 0.0;\n"
+        "    for (size_t j = 0; j < cols; j++) {\n"
+        "        if (mask && !mask[j])\n"
+        "            continue;\n"
+        "        m = x[j];\n"
+        "    }\n"
+        "    var = s + eps;\n"
+        "    x[0] = (float)(m + var);\n"
+        "}\n";
+    static const char ops_text[] = "guard size 16\nguard value 1e-6\ninit start 0 -INFINITY\n"
+                                   "jump jump\noperand operand\n";
+    static const struct {
+        const char *before, *after;
+    } want[] = {
+        /* size: only a statement in a loop, on each size_t parameter */
+        {"m = x[j];", "if (cols <= 16) m = x[j];"},
+        /* value: on each floating variable the statement uses */
+        {"var = s + eps;", "if (fabs(var) >= 1e-6) var = s + eps;"},
+        {"var = s + eps;", "if (fabs(s) >= 1e-6) var = s + eps;"},
+        {"var = s + eps;", "if (fabs(eps) >= 1e-6) var = s + eps;"},
+        /* init: -INFINITY <-> 0 */
+        {"double m = -INFINITY, s = 0.0, var = 0.0;", "double m = 0, s = 0.0, var = 0.0;"},
+        {"double m = -INFINITY, s = 0.0, var = 0.0;",
+         "double m = -INFINITY, s = -INFINITY, var = 0.0;"},
+        /* jump: exchanged, and a break closing the loop's body */
+        {"continue;", "break;"},
+        {"}", "break; }"},
+        /* operand: each side of the && */
+        {"if (mask && !mask[j])", "if (!mask[j])"},
+        {"if (mask && !mask[j])", "if (mask)"},
+    };
+    struct err e;
+    struct mut_ops *ops = mut_ops_parse(ops_text, sizeof ops_text - 1, "ops", &e);
+    struct mut_mutant *m = NULL;
+    size_t n = 0;
+
+    cr_assert(ops != NULL, "%s", e.msg);
+    cr_assert(mut_generate(ops, src, sizeof src - 1, &m, &n, &e) == 0, "%s", e.msg);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(has_mutant(m, n, src, want[i].before, want[i].after), "no mutant '%s' ==> '%s'",
+                  want[i].before, want[i].after);
+    /* 0.0 is already 0: no mutant for it; a statement outside a loop gets
+     * no size guard; `x` (a pointer) no value guard */
+    cr_expect_not(has_mutant(m, n, src, "double m = -INFINITY, s = 0.0, var = 0.0;",
+                             "double m = -INFINITY, s = 0, var = 0.0;"));
+    cr_expect_not(has_mutant(m, n, src, "var = s + eps;", "if (cols <= 16) var = s + eps;"));
+    cr_expect_not(has_mutant(m, n, src, "x[0] = (float)(m + var);",
+                             "if (fabs(x) >= 1e-6) x[0] = (float)(m + var);"));
+    cr_expect_eq(n, 14, "%zu mutants", n);
+    free(m);
+    mut_ops_free(ops);
+    cr_expect_null(mut_ops_parse("guard width 16\n", 15, "m.txt", &e));
+    cr_expect(strstr(e.msg, "unknown guard 'width'") != NULL, "%s", e.msg);
+    cr_expect_null(mut_ops_parse("guard size k\n", 13, "m.txt", &e));
+    cr_expect(strstr(e.msg, "is not a number") != NULL, "%s", e.msg);
+}
+
 Test(audit, operator_file_errors_name_the_line)
 {
     struct err e;

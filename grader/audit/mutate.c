@@ -20,7 +20,8 @@ static const struct {
     {"swap", MK_SWAP, 2},   {"drop", MK_DROP, 1},     {"nudge", MK_NUDGE, 1},
     {"call", MK_CALL, 2},   {"unwrap", MK_UNWRAP, 1}, {"param", MK_PARAM, 1},
     {"loop", MK_LOOP, 1},   {"index", MK_INDEX, 0},   {"delete", MK_DELETE, 0},
-    {"return", MK_RETURN, 0}, {"cond", MK_COND, 0},
+    {"return", MK_RETURN, 0}, {"cond", MK_COND, 0},     {"guard", MK_GUARD, 1},
+    {"init", MK_INIT, 1},     {"jump", MK_JUMP, 0},     {"operand", MK_OPERAND, 0},
 };
 
 static const char *const nudges[] = {"zero-one", "plus-one", "minus-one", "double", "half"};
@@ -56,6 +57,14 @@ static int check_args(const struct mut_op *op, const char *name, int ln, struct 
     }
     if (op->kind == MK_COND && op->n_args == 0 && strcmp(op->name, "negate") != 0)
         return err_set(e, name, ln, 1, "cond '%s' needs the constants it puts in", op->name);
+    if (op->kind == MK_GUARD && strcmp(op->name, "size") != 0 && strcmp(op->name, "value") != 0)
+        return err_set(e, name, ln, 1, "unknown guard '%s' (size, value)", op->name);
+    for (size_t i = 0; op->kind == MK_GUARD && i < op->n_args; i++) {
+        char *end;
+        (void)strtod(op->args[i], &end);
+        if (*end != '\0' || end == op->args[i])
+            return err_set(e, name, ln, 1, "guard threshold '%s' is not a number", op->args[i]);
+    }
     return 0;
 }
 

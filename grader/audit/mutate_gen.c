@@ -330,6 +330,240 @@ static void gen_cond(const struct mut_op *op, const struct mut_unit *u, struct m
     }
 }
 
+/* ---- guards, initial values, jumps, operands (issue 36 item 3) -------- */
+
+/* Whether the statement at i is an expression statement (no return,
+ * continue or break: those have their own operators). */
+static int expression_statement(const struct mut_unit *u, size_t i)
+{
+    return statement_start(u, i) && deletable(u, i) && !mut_tok_is(u, i, "return") &&
+           !mut_tok_is(u, i, "continue") && !mut_tok_is(u, i, "break");
+}
+
+/* Whether the declaration starting at token i declares floating values
+ * (double or float, not a pointer); *first: its first declarator. */
+static int floating_declaration(const struct mut_unit *u, size_t i, size_t *first)
+{
+    int fl = 0;
+
+    if (!statement_start(u, i))
+        return 0;
+    while (i < u->n_tok && mut_is_type_word(u, i) && !mut_tok_is(u, i, "struct")) {
+        fl |= mut_tok_is(u, i, "double") || mut_tok_is(u, i, "float");
+        i++;
+    }
+    *first = i;
+    return fl && u->tok[i].kind == TK_ID && !mut_tok_is(u, i, "*");
+}
+
+/* Whether identifier token i names a floating variable of its function: a
+ * float or double parameter, or a local declared as one before it. */
+static int floating_var(const struct mut_unit *u, size_t i)
+{
+    const struct mut_fn *f;
+    size_t first;
+
+    if (u->tok[i].kind != TK_ID || u->tok[i].fn < 0 || mut_tok_is(u, i + 1, "(") ||
+        mut_tok_is(u, i - 1, ".") || mut_tok_is(u, i - 1, "->"))
+        return 0;
+    f = &u->fns[u->tok[i].fn];
+    for (size_t k = 0; k < f->n_params; k++)
+        if (mut_tok_is(u, i, f->params[k].name))
+            return strcmp(f->params[k].type, "double") == 0 ||
+                   strcmp(f->params[k].type, "float") == 0;
+    for (size_t k = f->open + 1; k < i; k++) {
+        size_t end;
+        if (!floating_declaration(u, k, &first))
+            continue;
+        end = find_top(u, first, f->close, ";");
+        for (size_t d = first; d < end; d++) {
+            if (u->tok[d].len == u->tok[i].len &&
+                memcmp(u->code + u->tok[d].coff, u->code + u->tok[i].coff, u->tok[d].len) == 0 &&
+                (d == first || mut_tok_is(u, d - 1, ",")))
+                return 1;
+            if (u->tok[d].match)
+                d = u->tok[d].match;
+        }
+    }
+    return 0;
+}
+
+/* Whether token i lies in the body of a for or while loop of its function. */
+static int in_loop(const struct mut_unit *u, size_t i)
+{
+    const struct mut_fn *f = &u->fns[u->tok[i].fn];
+
+    for (size_t k = f->open + 1; k < i; k++) {
+        size_t body, end;
+        if ((!mut_tok_is(u, k, "for") && !mut_tok_is(u, k, "while")) ||
+            !mut_tok_is(u, k + 1, "("))
+            continue;
+        body = u->tok[k + 1].match + 1;
+        end = mut_tok_is(u, body, "{") ? u->tok[body].match : find_top(u, body, f->close, ";");
+        if (body <= i && i <= end)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * guard size K: an expression statement S in a loop runs only while a size_t
+ * parameter P of its function is at most K: `if (P <= K) S` (a step
+ * skipped above some row length). guard value K: S runs only while a
+ * floating variable V it uses is not tiny: `if (fabs(V) >= K) S` (a
+ * variance "too small to divide by" left alone).
+ */
+static void gen_guard(const struct mut_op *op, const struct mut_unit *u, struct mut_list *l)
+{
+    char body[MUT_TEXT_MAX], text[MUT_TEXT_MAX];
+    int size = strcmp(op->name, "size") == 0;
+
+    for (size_t i = 1; i + 3 < u->n_tok; i++) {
+        const struct mut_fn *f;
+        size_t end;
+        if (!expression_statement(u, i))
+            continue;
+        f = &u->fns[u->tok[i].fn];
+        end = find_top(u, i, f->close, ";");
+        if (end >= f->close || mut_range_text(u, i, end, body, sizeof body) < 0)
+            continue;
+        for (size_t k = 0; size && in_loop(u, i) && k < f->n_params; k++)
+            for (size_t a = 0; strcmp(f->params[k].type, "size_t") == 0 && a < op->n_args; a++) {
+                snprintf(text, sizeof text, "if (%.40s <= %.20s) %.180s", f->params[k].name,
+                         op->args[a], body);
+                mut_add_range(l, u, i, end, text, op);
+            }
+        for (size_t v = i; !size && v < end; v++) {
+            int seen = 0;
+            if (!floating_var(u, v))
+                continue;
+            for (size_t w = i; w < v && !seen; w++)
+                seen = u->tok[w].len == u->tok[v].len &&
+                       memcmp(u->code + u->tok[w].coff, u->code + u->tok[v].coff,
+                              u->tok[v].len) == 0;
+            for (size_t a = 0; !seen && a < op->n_args; a++) {
+                snprintf(text, sizeof text, "if (fabs(%.*s) >= %.20s) %.180s",
+                         (int)(u->tok[v].len < 40 ? u->tok[v].len : 40),
+                         u->code + u->tok[v].coff, op->args[a], body);
+                mut_add_range(l, u, i, end, text, op);
+            }
+        }
+    }
+}
+
+/* init NAME C...: the initial value of a float or double declared in a
+ * body becomes each constant C (-INFINITY <-> 0: a running max started
+ * at 0). An initial value already equal to C (0.0 for 0) is left. */
+static void gen_init(const struct mut_op *op, const struct mut_unit *u, struct mut_list *l)
+{
+    for (size_t i = 1; i < u->n_tok; i++) {
+        size_t d, stop;
+        if (!floating_declaration(u, i, &d))
+            continue;
+        stop = find_top(u, d, u->fns[u->tok[i].fn].close, ";");
+        while (d < stop) {
+            size_t next = find_top(u, d, stop, ","), a;
+            if (mut_tok_is(u, d + 1, "=") && d + 2 < next) {
+                for (a = 0; a < op->n_args; a++) {
+                    double v, w;
+                    char *e1, *e2, expr[MUT_TEXT_MAX];
+                    if (mut_range_text(u, d + 2, next - 1, expr, sizeof expr) < 0)
+                        break;
+                    v = strtod(expr, &e1);
+                    w = strtod(op->args[a], &e2);
+                    if (*e1 && strchr("fFlL", *e1))
+                        e1++;
+                    if (*e1 == '\0' && *e2 == '\0' && v == w)
+                        continue;
+                    mut_add_range(l, u, d + 2, next - 1, op->args[a], op);
+                }
+            }
+            d = next + 1;
+        }
+        i = stop;
+    }
+}
+
+/* jump: `continue;` and `break;` exchanged, and `break;` added at the end
+ * of a loop's braced body (the loop runs once). */
+static void gen_jump(const struct mut_op *op, const struct mut_unit *u, struct mut_list *l)
+{
+    for (size_t i = 0; i + 1 < u->n_tok; i++) {
+        size_t body;
+        if (u->tok[i].fn < 0)
+            continue;
+        if (mut_tok_is(u, i, "continue") && mut_tok_is(u, i + 1, ";"))
+            mut_add_range(l, u, i, i, "break", op);
+        else if (mut_tok_is(u, i, "break") && mut_tok_is(u, i + 1, ";"))
+            mut_add_range(l, u, i, i, "continue", op);
+        if ((!mut_tok_is(u, i, "for") && !mut_tok_is(u, i, "while")) ||
+            !mut_tok_is(u, i + 1, "("))
+            continue;
+        body = u->tok[i + 1].match + 1;
+        if (mut_tok_is(u, body, "{") && u->tok[body].match > body + 1)
+            mut_add_insert(l, u, u->tok[body].match, "break; ", op);
+    }
+}
+
+/* The operands of a && / || chain in tokens [a, b]: drop each in turn
+ * (with the operator beside it): `a && b` becomes `b`, then `a`. */
+static void drop_operands(const struct mut_op *op, const struct mut_unit *u, size_t a,
+                          size_t b, struct mut_list *l)
+{
+    size_t cut[32], n = 0;
+    char left[MUT_TEXT_MAX], right[MUT_TEXT_MAX], text[MUT_TEXT_MAX];
+
+    for (size_t i = a; i <= b && n < 32; i++) {
+        if (mut_tok_is(u, i, "&&") || mut_tok_is(u, i, "||"))
+            cut[n++] = i;
+        else if (u->tok[i].match)
+            i = u->tok[i].match;
+        else if (mut_tok_is(u, i, "?"))
+            return; /* a ?: at the top: its parts are no operands */
+    }
+    /* operand k is [k ? cut[k-1] + 1 : a, k < n ? cut[k] - 1 : b]; the
+     * first goes with the operator after it, the others with the one
+     * before */
+    for (size_t k = 0; k <= n && n > 0; k++) {
+        left[0] = right[0] = '\0';
+        if (k == 0 && mut_range_text(u, cut[0] + 1, b, right, sizeof right) < 0)
+            continue;
+        if (k > 0 && mut_range_text(u, a, cut[k - 1] - 1, left, sizeof left) < 0)
+            continue;
+        if (k > 0 && k < n && mut_range_text(u, cut[k], b, right, sizeof right) < 0)
+            continue;
+        snprintf(text, sizeof text, "%.120s%s%.120s", left, left[0] && right[0] ? " " : "",
+                 right);
+        mut_add_range(l, u, a, b, text, op);
+    }
+}
+
+/* operand: each operand of a condition's && / || chain dropped, in if,
+ * while, a for's condition and a return's expression. */
+static void gen_operand(const struct mut_op *op, const struct mut_unit *u, struct mut_list *l)
+{
+    for (size_t i = 0; i + 1 < u->n_tok; i++) {
+        size_t rp, s1, s2, end;
+        if (u->tok[i].fn < 0)
+            continue;
+        if ((mut_tok_is(u, i, "if") || mut_tok_is(u, i, "while")) && mut_tok_is(u, i + 1, "(")) {
+            rp = u->tok[i + 1].match;
+            if (rp > i + 2)
+                drop_operands(op, u, i + 2, rp - 1, l);
+        } else if (mut_tok_is(u, i, "for") && mut_tok_is(u, i + 1, "(")) {
+            rp = u->tok[i + 1].match;
+            s1 = find_top(u, i + 2, rp, ";");
+            s2 = s1 < rp ? find_top(u, s1 + 1, rp, ";") : rp;
+            if (s2 < rp && s2 > s1 + 1)
+                drop_operands(op, u, s1 + 1, s2 - 1, l);
+        } else if (mut_tok_is(u, i, "return") && !mut_tok_is(u, i + 1, ";")) {
+            end = find_top(u, i + 1, u->fns[u->tok[i].fn].close, ";");
+            if (end < u->fns[u->tok[i].fn].close)
+                drop_operands(op, u, i + 1, end - 1, l);
+        }
+    }
+}
+
 void mut_gen_op(const struct mut_op *op, const struct mut_unit *u, struct mut_list *l)
 {
     switch (op->kind) {
@@ -344,5 +578,9 @@ void mut_gen_op(const struct mut_op *op, const struct mut_unit *u, struct mut_li
     case MK_DELETE: gen_delete(op, u, l); break;
     case MK_RETURN: gen_return(op, u, l); break;
     case MK_COND: gen_cond(op, u, l); break;
+    case MK_GUARD: gen_guard(op, u, l); break;
+    case MK_INIT: gen_init(op, u, l); break;
+    case MK_JUMP: gen_jump(op, u, l); break;
+    case MK_OPERAND: gen_operand(op, u, l); break;
     }
 }

@@ -13,7 +13,8 @@
 #define MUT_MAX_PARAMS 24
 
 enum mut_kind { MK_SWAP, MK_DROP, MK_NUDGE, MK_CALL, MK_UNWRAP, MK_PARAM, MK_LOOP,
-                MK_INDEX, MK_DELETE, MK_RETURN, MK_COND };
+                MK_INDEX, MK_DELETE, MK_RETURN, MK_COND, MK_GUARD, MK_INIT, MK_JUMP,
+                MK_OPERAND };
 
 struct mut_op {
     enum mut_kind kind;
