@@ -555,3 +555,134 @@ Test(batch_inputs, manual_scores_survive_resume_and_force_and_reach_canvas, .tim
     free(tmpl);
     bu_remove_tree(root);
 }
+
+/* ---- the LMS's own layouts, as they download ---- */
+
+#define GOOD_ANSWERS TEST_SRCDIR "/tests/answers_fixtures/good"
+#define WRONG_ANSWERS TEST_SRCDIR "/tests/answers_fixtures/wrong_pair"
+
+/* Five students: their code, and the folder of their answers (NULL: none). */
+static const struct { const char *canvas, *moodle, *src, *answers; } lms_class[] = {
+    {"smith_2345_6793_", "Jo Smith_2345_assignsubmission_file_", REF, GOOD_ANSWERS},
+    {"jones_LATE_2346_7001_", "Al Jones_2346_assignsubmission_file_", REF, GOOD_ANSWERS},
+    {"lee_2347_7101_", "Kim Lee_2347_assignsubmission_file_", REF, WRONG_ANSWERS},
+    {"ng_2348_7201_", "Bo Ng_2348_assignsubmission_file_", BROKEN, GOOD_ANSWERS},
+    {"ortiz_2349_7301_", "Cy Ortiz_2349_assignsubmission_file_", REF, NULL},
+};
+#define N_LMS (sizeof lms_class / sizeof lms_class[0])
+
+/* The class as Canvas's "Download Submissions" flattens it: each file
+ * "<login>_[LATE_]<user id>_<file id>_<name>", the file ids differing per
+ * file; lee uploaded every file a second time ("-1" before the extension,
+ * beside an older attention.c that must not be graded). Moodle's: one
+ * folder per student and plugin, the online text beside the files. */
+static void lms_classes(const char *root)
+{
+    char canvas[4096], moodle[4096], path[4300], file[8800];
+
+    path_of(canvas, sizeof canvas, root, "canvas");
+    path_of(moodle, sizeof moodle, root, "moodle");
+    cr_assert(mkdir(canvas, 0755) == 0 && mkdir(moodle, 0755) == 0);
+    for (size_t i = 0; i < N_LMS; i++) {
+        int again = strncmp(lms_class[i].canvas, "lee_", 4) == 0;
+        const char *dash = again ? "-1" : "";
+
+        snprintf(path, sizeof path, "%s/%s%s", canvas, lms_class[i].canvas, "attention");
+        snprintf(file, sizeof file, "%s%s.c", path, dash);
+        bu_copy(lms_class[i].src, file);
+        if (again) {  /* the first upload, which the second replaced */
+            snprintf(file, sizeof file, "%s/%.*s9999_attention.c", canvas,
+                     (int)(strlen(lms_class[i].canvas) - 5), lms_class[i].canvas);
+            bu_copy(BROKEN, file);
+        }
+        folder(moodle, lms_class[i].moodle, lms_class[i].src);
+        snprintf(path, sizeof path, "%s/%.*sassignsubmission_onlinetext_", moodle,
+                 (int)(strlen(lms_class[i].moodle) - 22), lms_class[i].moodle);
+        cr_assert(mkdir(path, 0755) == 0);
+        snprintf(file, sizeof file, "%s/onlinetext.html", path);
+        write_text(file, "<p>see my answers.yaml</p>\n");
+        if (lms_class[i].answers == NULL)
+            continue;
+        snprintf(path, sizeof path, "%s/answers.yaml", lms_class[i].answers);
+        snprintf(file, sizeof file, "%s/%.*s%u_answers%s.yaml", canvas,
+                 (int)(strlen(lms_class[i].canvas) - 5), lms_class[i].canvas, 8000 + (unsigned)i,
+                 dash);
+        bu_copy(path, file);
+        snprintf(file, sizeof file, "%s/%s/answers.yaml", moodle, lms_class[i].moodle);
+        bu_copy(path, file);
+        snprintf(path, sizeof path, "%s/part3_vectors.txt", lms_class[i].answers);
+        snprintf(file, sizeof file, "%s/%.*s%u_part3_vectors%s.txt", canvas,
+                 (int)(strlen(lms_class[i].canvas) - 5), lms_class[i].canvas, 8100 + (unsigned)i,
+                 dash);
+        bu_copy(path, file);
+        snprintf(file, sizeof file, "%s/%s/part3_vectors.txt", moodle, lms_class[i].moodle);
+        bu_copy(path, file);
+    }
+}
+
+/* `grader batch` of root/<class> into root/out-<class> with the LMS's
+ * --id-regex: the exit status, stderr in *text, grades.csv in *csv. */
+static int lms_batch(const char *root, const char *class, const char *re, char **text,
+                     char **csv)
+{
+    char dir[4096], out[4096], err[4096], path[4200];
+    const char *argv[] = {"/usr/bin/timeout", "-k", "10", "600", GRADER, "batch", "--spec",
+                          PUBLIC, "--spec", WRITTEN, "--jobs", "2", "--id-regex", re,
+                          "--out", out, dir, NULL};
+    size_t n;
+    int rc;
+
+    path_of(dir, sizeof dir, root, class);
+    snprintf(out, sizeof out, "%s/out-%s", root, class);
+    path_of(err, sizeof err, root, "stderr.txt");
+    rc = bu_run(argv, err, NULL);
+    *text = bu_slurp(err, &n);
+    path_of(path, sizeof path, out, "grades.csv");
+    *csv = rc == 0 ? bu_slurp(path, &n) : NULL;
+    return rc;
+}
+
+Test(batch_inputs, canvas_flattened_class_gets_its_written_points_as_moodle_folders,
+     .timeout = 1200)
+{
+    char *root = tmp_root(), *ctext, *mtext, *ccsv, *mcsv, path[4200], *fb;
+    size_t auto_col, n;
+
+    lms_classes(root);
+    cr_assert(lms_batch(root, "canvas", "^[^_]+_(?:LATE_)?(?<id>\\d+)_\\d+_", &ctext,
+                        &ccsv) == 0, "%s", ctext);
+    cr_assert(lms_batch(root, "moodle", "_(?<id>\\d+)_assignsubmission_file_?$", &mtext,
+                        &mcsv) == 0, "%s", mtext);
+    /* Moodle's online text is said once and gets no row */
+    cr_expect(count_lines(mcsv, "") == N_LMS + 1 && count_lines(ccsv, "") == N_LMS + 1,
+              "one row per student:\n%s\n%s", mcsv, ccsv);
+    cr_expect(strstr(mtext, "onlinetext_' is Moodle's online text") != NULL &&
+                  strstr(mtext, "missing") == NULL, "%s", mtext);
+    cr_expect(strstr(ctext, "neither a .c file") == NULL, "a Canvas file skipped:\n%s", ctext);
+    auto_col = column(ccsv, "written.top_pairs");
+    cr_expect_eq(auto_col, column(mcsv, "written.top_pairs"));
+    for (size_t i = 0; i < N_LMS; i++) {
+        char id[8], score[32];
+
+        snprintf(id, sizeof id, "%u", 2345 + (unsigned)i);
+        snprintf(score, sizeof score, "%s", field(mcsv, id, 1));
+        cr_expect_str_eq(field(ccsv, id, 1), score, "%s's score differs", id);
+        snprintf(score, sizeof score, "%s", field(mcsv, id, auto_col));
+        cr_expect_str_eq(field(ccsv, id, auto_col), score, "%s's written points differ", id);
+        snprintf(score, sizeof score, "%s", field(mcsv, id, 3));
+        cr_expect_str_eq(field(ccsv, id, 3), score, "%s's status differs", id);
+    }
+    /* the written points arrived: the good answers score, the code's too */
+    cr_expect(strtod(field(ccsv, "2345", auto_col), NULL) > 0, "%s", ccsv);
+    cr_expect_str_eq(field(ccsv, "2345", 3), "ok");
+    cr_expect_str_eq(field(ccsv, "2347", 3), "ok", "lee's older upload was graded:\n%s", ccsv);
+    snprintf(path, sizeof path, "%s/out-canvas/2345/feedback.md", root);
+    fb = bu_slurp(path, &n);
+    cr_expect(strstr(fb, "cannot open") == NULL, "%s", fb);
+    free(fb);
+    free(ctext);
+    free(mtext);
+    free(ccsv);
+    free(mcsv);
+    bu_remove_tree(root);
+}

@@ -158,6 +158,25 @@ int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
                  struct bat_list *out, bat_note_fn note, void *ctx,
                  struct err *e) __attribute__((warn_unused_result));
 
+/*
+ * bat_discover, with Canvas's flattened download regrouped when `stage`
+ * is not NULL: the regular files of a class folder named
+ * "<login>_[LATE_]<user id>_<file id>_<file>" are one student's
+ * submission per "<login>_[LATE_]<user id>_", copied (regular files of at
+ * most BAT_SOURCE_MAX bytes, never through a link) into the folder
+ * stage/<the prefix of its .c file> under their own names, a trailing
+ * "-N" before the extension (Canvas's mark of a file uploaded again)
+ * dropped and the highest N kept; that folder is then the entry, so
+ * answers.yaml and the files it names arrive with attention.c. `stage`
+ * is created when absent; each folder there is emptied and written again
+ * on every call. Also, with or without a stage, a Moodle folder of a
+ * plugin other than the files ("..._assignsubmission_onlinetext_") is
+ * heard of through `note` and gets no row.
+ */
+int bat_discover_lms(const char *const *dirs, size_t n, const struct bat_idre *re,
+                     const char *stage, struct bat_list *out, bat_note_fn note, void *ctx,
+                     struct err *e) __attribute__((warn_unused_result));
+
 void bat_list_release(struct bat_list *l);  /* free and empty; reusable */
 
 void bat_entry_release(struct bat_entry *v);  /* free what it owns */

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/sha256.h"
+#include "core/strbuf.h"
 #include "core/util.h"
 
 /* ---- ids ---- */
@@ -304,14 +306,33 @@ static int entry_id(struct found_entry *f, const struct bat_idre *re, char *id,
     return 0;
 }
 
+/* Moodle's download holds a folder per student and submission plugin:
+ * "<name>_<id>_assignsubmission_file_" (the files) beside
+ * "<name>_<id>_assignsubmission_onlinetext_" (the online text, an HTML
+ * page) and others of the kind. Only the first is a submission here. */
+static int moodle_other_plugin(const char *name)
+{
+    const char *p = strstr(name, "_assignsubmission_");
+
+    while (p != NULL && strstr(p + 1, "_assignsubmission_") != NULL)
+        p = strstr(p + 1, "_assignsubmission_");
+    return p != NULL && strncmp(p + 18, "file", 4) != 0;
+}
+
 static int add_entry(const char *dir, const char *name, const struct bat_idre *re,
                      struct bat_list *out, bat_note_fn fn, void *ctx, struct err *e)
 {
     char path[BAT_PATH_MAX], src[BAT_PATH_MAX + 16], id[BAT_ID_MAX + 1];
     struct found_entry f = {name, path, "", NULL, 0, ""};
+    struct stat st;
 
     if (bat_path_join(dir, name, path, sizeof path) < 0) {
         note(fn, ctx, "entry '%s' has too long a path: skipped", name);
+        return 0;
+    }
+    if (moodle_other_plugin(name) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        note(fn, ctx, "entry '%s' is Moodle's online text (or another plugin's folder), "
+                      "not a file submission: skipped", path);
         return 0;
     }
     if (!classify(&f, src, sizeof src)) {
@@ -359,25 +380,207 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const struct bat_entry *)a)->id, ((const struct bat_entry *)b)->id);
 }
 
+/* ---- Canvas: the flattened files of a submission, one folder again ---- */
+
+/*
+ * Canvas's "Download Submissions" writes every file of every submission
+ * side by side as "<login>_[LATE_]<user id>_<file id>_<file name>"; a
+ * file the student uploaded again under a name already used gets "-1",
+ * "-2" before its extension ("attention-1.c"). Whether `name` is one:
+ * 1 with *key the length of "<login>_[LATE_]<user id>_" (one student's
+ * submission) and *prefix that of the whole prefix, else 0.
+ */
+static int canvas_parse(const char *name, size_t *key, size_t *prefix)
+{
+    size_t i = strcspn(name, "_"), d;
+
+    if (i == 0 || name[i] != '_')
+        return 0;
+    i++;
+    if (strncmp(name + i, "LATE_", 5) == 0)
+        i += 5;
+    for (int part = 0; part < 2; part++) {
+        for (d = i; name[d] >= '0' && name[d] <= '9'; d++)
+            ;
+        if (d == i || name[d] != '_')
+            return 0;
+        i = d + 1;
+        if (part == 0)
+            *key = i;
+    }
+    *prefix = i;
+    return name[i] != '\0' && name[i] != '.';
+}
+
+/* The file's own name without Canvas's "-N" before the extension, into
+ * out; returns N (0 when there is none): the highest is the last upload. */
+static unsigned long canvas_file(const char *file, char *out, size_t n)
+{
+    const char *dot = strrchr(file, '.'), *p;
+    unsigned long k;
+
+    snprintf(out, n, "%s", file);
+    if (dot == NULL || dot == file)
+        return 0;
+    for (p = dot; p > file && p[-1] >= '0' && p[-1] <= '9'; p--)
+        ;
+    if (p == dot || p - 1 <= file || p[-1] != '-' || dot - p > 6)
+        return 0;
+    k = strtoul(p, NULL, 10);
+    snprintf(out, n, "%.*s%s", (int)(p - 1 - file), file, dot);
+    return k;
+}
+
+/* Copy the regular file `from` (at most BAT_SOURCE_MAX bytes, never
+ * through a link) to `to`. 0, or -1 with the reason in why. */
+static int copy_regular(const char *from, const char *to, char *why, size_t n)
+{
+    struct sb sb;
+    struct stat st;
+    int rc = -1;
+
+    if (lstat(from, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, n, "%s", "not a regular file");
+        return -1;
+    }
+    if ((uintmax_t)st.st_size > BAT_SOURCE_MAX) {
+        snprintf(why, n, "%s", "larger than 1 MiB");
+        return -1;
+    }
+    sb_init(&sb, BAT_SOURCE_MAX + 1);
+    if (sb_read_file(&sb, from, BAT_SOURCE_MAX) != SB_READ_OK)
+        snprintf(why, n, "%s", "cannot be read");
+    else if (ut_write_atomic(to, sb_str(&sb), sb.len, 0, NULL) < 0)
+        snprintf(why, n, "%s", "cannot be written in the stage folder");
+    else
+        rc = 0;
+    sb_release(&sb);
+    return rc;
+}
+
+/* Empty the staged folder `dir` of what an earlier run put there (plain
+ * files only: it is the grader's own), creating it when absent. */
+static int stage_reset(const char *dir, struct err *e)
+{
+    char **names = NULL, path[BAT_PATH_MAX];
+    size_t k = 0;
+
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return err_set(e, NULL, 0, 0, "cannot create '%s': %s", dir, strerror(errno));
+    if (read_names(dir, &names, &k, e) < 0)
+        return -1;
+    for (size_t i = 0; i < k; i++) {
+        if (names[i] != NULL && bat_path_join(dir, names[i], path, sizeof path) == 0)
+            unlink(path);
+        free(names[i]);
+    }
+    free(names);
+    return 0;
+}
+
+/* One student's files, names[0..k) of `dir` (one Canvas key), copied into
+ * stage/<prefix of their .c file> under their own names, then that folder
+ * is the entry. */
+static int canvas_group(const char *dir, char *const *names, size_t k, const char *stage,
+                        const struct bat_idre *re, struct bat_list *out, bat_note_fn fn,
+                        void *ctx, struct err *e)
+{
+    char folder[BAT_PATH_MAX], from[BAT_PATH_MAX], to[BAT_PATH_MAX + 256], name[256];
+    char file[BAT_PATH_MAX], other[BAT_PATH_MAX], why[128], msg[BAT_PATH_MAX + 512];
+    size_t key, prefix, pick = 0;
+
+    for (size_t i = 0; i < k; i++)
+        if (ut_has_suffix(names[i], ".c")) {
+            pick = i;
+            break;
+        }
+    canvas_parse(names[pick], &key, &prefix);
+    snprintf(name, sizeof name, "%.*s", (int)(prefix < sizeof name ? prefix : 0), names[pick]);
+    if (name[0] == '\0' || bat_path_join(stage, name, folder, sizeof folder) < 0) {
+        note(fn, ctx, "Canvas entry '%s' has too long a name: skipped", names[pick]);
+        return 0;
+    }
+    if (stage_reset(folder, e) < 0)
+        return -1;
+    for (size_t i = 0; i < k; i++) {
+        unsigned long v, w;
+        int newest = 1;
+
+        canvas_parse(names[i], &key, &prefix);
+        v = canvas_file(names[i] + prefix, file, sizeof file);
+        for (size_t j = 0; j < k; j++) {  /* a later upload of the same name wins */
+            size_t kj, pj;
+
+            canvas_parse(names[j], &kj, &pj);
+            w = canvas_file(names[j] + pj, other, sizeof other);
+            if (j != i && strcmp(file, other) == 0 && (w > v || (w == v && j > i)))
+                newest = 0;
+        }
+        if (!newest || bat_path_join(dir, names[i], from, sizeof from) < 0 ||
+            bat_path_join(folder, file, to, sizeof to) < 0)
+            continue;
+        if (copy_regular(from, to, why, sizeof why) < 0) {
+            snprintf(msg, sizeof msg, "Canvas file '%%s' is %s: left out of the submission",
+                     why);
+            note(fn, ctx, msg, from);
+        }
+    }
+    return add_entry(stage, name, re, out, fn, ctx, e);
+}
+
+/* Every entry of `dir`; with a stage, Canvas's flattened files (regular
+ * files named as canvas_parse says) are regrouped there first. */
+static int discover_dir(const char *dir, const char *stage, const struct bat_idre *re,
+                        struct bat_list *out, bat_note_fn fn, void *ctx, struct err *e)
+{
+    char **names = NULL, path[BAT_PATH_MAX];
+    size_t k = 0, key, prefix;
+    int rc = read_names(dir, &names, &k, e);
+
+    for (size_t i = 0; rc == 0 && i < k; i++)
+        if (names[i] == NULL)
+            rc = err_set(e, NULL, 0, 0, "out of memory");
+    for (size_t i = 0; rc == 0 && i < k;) {
+        struct stat st;
+        size_t j = i + 1;
+
+        if (stage != NULL && canvas_parse(names[i], &key, &prefix) &&
+            bat_path_join(dir, names[i], path, sizeof path) == 0 && lstat(path, &st) == 0 &&
+            S_ISREG(st.st_mode)) {
+            /* names are sorted, so one student's "<login>_<user id>_" are together */
+            while (j < k && strncmp(names[j], names[i], key) == 0 &&
+                   canvas_parse(names[j], &prefix, &prefix) &&
+                   bat_path_join(dir, names[j], path, sizeof path) == 0 &&
+                   lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+                j++;
+            rc = canvas_group(dir, names + i, j - i, stage, re, out, fn, ctx, e);
+        } else {
+            rc = add_entry(dir, names[i], re, out, fn, ctx, e);
+        }
+        i = j;
+    }
+    for (size_t i = 0; i < k; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
 int bat_discover(const char *const *dirs, size_t n, const struct bat_idre *re,
                  struct bat_list *out, bat_note_fn fn, void *ctx, struct err *e)
 {
+    return bat_discover_lms(dirs, n, re, NULL, out, fn, ctx, e);
+}
+
+int bat_discover_lms(const char *const *dirs, size_t n, const struct bat_idre *re,
+                     const char *stage, struct bat_list *out, bat_note_fn fn, void *ctx,
+                     struct err *e)
+{
     int rc = 0;
 
-    for (size_t d = 0; d < n && rc == 0; d++) {
-        char **names = NULL;
-        size_t k = 0;
-
-        rc = read_names(dirs[d], &names, &k, e);
-        for (size_t i = 0; i < k; i++) {
-            if (rc == 0 && names[i] == NULL)
-                rc = err_set(e, NULL, 0, 0, "out of memory");
-            if (rc == 0)
-                rc = add_entry(dirs[d], names[i], re, out, fn, ctx, e);
-            free(names[i]);
-        }
-        free(names);
-    }
+    if (stage != NULL && mkdir(stage, 0755) < 0 && errno != EEXIST)
+        return err_set(e, NULL, 0, 0, "cannot create '%s': %s", stage, strerror(errno));
+    for (size_t d = 0; d < n && rc == 0; d++)
+        rc = discover_dir(dirs[d], stage, re, out, fn, ctx, e);
     if (out->n > 1)
         qsort(out->v, out->n, sizeof *out->v, cmp_entry);
     return rc;

@@ -3,7 +3,9 @@
  * (combine shard outputs). The CLI half of batch.h: options, signals and
  * the progress line.
  */
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "core/util.h"
 
 #define DEFAULT_OUT "gradebook"
+#define CANVAS_STAGE ".canvas"  /* <out>/.canvas/<prefix>/: bat_discover_lms */
 
 static const char batch_usage[] =
     "usage: grader batch [--spec FILE]... [--jobs N] [--test-jobs N] [--out DIR]\n"
@@ -200,9 +203,19 @@ static int discover(struct batch_args *a, struct bat_list *l, struct progress *p
     struct bat_idre *re = NULL;
     int rc;
 
+    char stage[BAT_PATH_MAX];
+
     if (a->id_regex != NULL && (re = bat_idre_new(a->id_regex, e)) == NULL)
         return -1;
-    rc = bat_discover((const char *const *)a->dirs, a->n_dirs, re, l, on_note, p, e);
+    /* Canvas's flattened files are regrouped in the gradebook's own hidden
+     * folder (no id starts with '.'), so a rerun finds them again */
+    if (bat_path_join(a->o.out_dir, CANVAS_STAGE, stage, sizeof stage) < 0 ||
+        (mkdir(a->o.out_dir, 0755) < 0 && errno != EEXIST)) {
+        bat_idre_free(re);
+        return err_set(e, NULL, 0, 0, "cannot create '%s': %s", a->o.out_dir,
+                       strerror(errno));
+    }
+    rc = bat_discover_lms((const char *const *)a->dirs, a->n_dirs, re, stage, l, on_note, p, e);
     bat_idre_free(re);
     if (rc == 0 && a->shard_n > 0)
         bat_list_shard(l, a->shard_k, a->shard_n);
