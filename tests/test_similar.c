@@ -852,3 +852,92 @@ Test(similar, batch_similarity_writes_the_csv_and_the_summary_section, .timeout 
     remove_tree(root);
     free(root);
 }
+
+/* ---- the gradebook before the page ---- */
+
+/* One spec test, so that the class below grades in seconds. */
+static const char tiny_spec[] =
+    "version: 1\ntests:\n- id: softmax.rows_sum_to_one\n"
+    "  title: every softmax row is a set of weights summing to one\n"
+    "  function: softmax\n  property: rows_sum_to_one\n  points: 1\n"
+    "  cases:\n    - {rows: 1, cols: 1}\n";
+
+/* A common idiom (the reference's matrix product, bias, residual, ReLU
+ * and softmax row: lines 57 to 108) with `newlines` empty lines inside
+ * its first function's body. */
+static char *idiom(const char *ref, unsigned newlines)
+{
+    const char *from = strstr(ref, "static void matmul("), *to = strstr(ref, "int attn_softmax_rows(");
+    const char *body;
+    struct buf b = {NULL, 0, 0};
+
+    cr_assert(from != NULL && to != NULL && to > from, "the reference changed its layout");
+    body = strstr(from, "\n{\n") + 3;
+    adds(&b, "#include <math.h>\n#include <stddef.h>\n");
+    add(&b, from, (size_t)(body - from));
+    for (unsigned i = 0; i < newlines; i++)
+        adds(&b, "\n");
+    add(&b, body, (size_t)(to - body));
+    return b.s;
+}
+
+/* Issue 35: a 65 KB file holding one common idiom with 65000 empty lines
+ * inside the matched run pairs at 100% with every file that has the
+ * idiom; each side-by-side view of it was 1.3 MB of marked lines. Four
+ * such files in a class of 24 (one does it in a class of about 150) made
+ * the page pass its 16 MiB cap: `batch --similarity` exited 2, and every
+ * later run (similarity.csv stays) no longer wrote grades.csv. Now the
+ * gradebook is written before the page, and the page is bounded by what
+ * it renders: both runs exit 0, write grades.csv, and the page fits and
+ * says what it folded. */
+Test(similar, an_inflated_pair_never_stops_the_gradebook, .timeout = 600)
+{
+    char *root = temp_root(), cls[4096], outdir[4096], spec[4096], err[4096], path[8192];
+    char *ref = slurp(REF), *big = idiom(ref, 65000), *small = idiom(ref, 0), *text, id[64];
+    const char *argv[] = {TEST_BUILDDIR "/grader", "batch", "--spec", spec, "--jobs", "2",
+                          "--similarity", "--out", outdir, cls, NULL};
+    struct stat st;
+
+    snprintf(cls, sizeof cls, "%s/class", root);
+    snprintf(outdir, sizeof outdir, "%s/gradebook", root);
+    snprintf(spec, sizeof spec, "%s/tiny.yaml", root);
+    snprintf(err, sizeof err, "%s/stderr", root);
+    spill(spec, tiny_spec);
+    cr_assert(mkdir(cls, 0755) == 0);
+    cr_assert_gt(strlen(big), 65000);
+    for (int i = 0; i < 4; i++) {
+        snprintf(id, sizeof id, "a%c_inflated", 'a' + i);
+        put(cls, id, big);
+    }
+    for (int i = 1; i <= 20; i++) {
+        snprintf(id, sizeof id, "s%02d", i);
+        put(cls, id, small);
+    }
+    snprintf(path, sizeof path, "%s/grades.csv", outdir);
+    for (int run = 0; run < 2; run++) {   /* the second: similarity.csv is there */
+        int rc = run_cli(argv, "/dev/null", err);
+        char *page;
+
+        text = slurp(err);
+        cr_expect_eq(rc, 0, "run %d: exit %d: %s", run, rc, text);
+        cr_expect(stat(path, &st) == 0 && st.st_size > 100, "run %d: no grades.csv: %s", run,
+                  text);
+        free(text);
+        cr_assert(unlink(path) == 0 || run == 1);
+        snprintf(path, sizeof path, "%s/report.html", outdir);
+        cr_assert(stat(path, &st) == 0, "run %d: no report.html", run);
+        cr_expect_lt(st.st_size, 16 << 20, "run %d: a page of %ld bytes", run, (long)st.st_size);
+        page = slurp(path);
+        cr_expect(strstr(page, "This page was shrunk") != NULL, "run %d: no note", run);
+        cr_expect(strstr(page, "(65000 empty lines)") != NULL, "run %d: not folded", run);
+        fprintf(stderr, "similar: inflated class, run %d: report.html %ld bytes\n", run,
+                (long)st.st_size);
+        free(page);
+        snprintf(path, sizeof path, "%s/grades.csv", outdir);
+    }
+    free(ref);
+    free(big);
+    free(small);
+    remove_tree(root);
+    free(root);
+}

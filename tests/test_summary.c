@@ -6,12 +6,15 @@
  * of its texts measured so that no two overlap, at 100 tests.
  */
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "batch/batch.h"
 #include "batch/html.h"
 #include "batch/summary.h"
 
@@ -475,4 +478,217 @@ Test(summary, html_report_in_a_browser, .timeout = 900)
     printf("%s", text);
     free(text);
     free(cmd);
+}
+
+/* ---- the page's bounds: a gradebook folder built by hand ---- */
+
+static void put_file(const char *dir, const char *id, const char *name, const char *text,
+                     size_t n)
+{
+    char path[4096];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s/%s", dir, id, name);
+    cr_assert_not_null(f = fopen(path, "wb"), "cannot write '%s'", path);
+    cr_assert_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+}
+
+/* n copies of `unit` (a string), NUL-terminated; *len its length. */
+static char *repeat(const char *unit, size_t n, size_t *len)
+{
+    size_t u = strlen(unit);
+    char *s = malloc(u * n + 1);
+
+    cr_assert_not_null(s);
+    for (size_t i = 0; i < n; i++)
+        memcpy(s + i * u, unit, u);
+    s[u * n] = '\0';
+    *len = u * n;
+    return s;
+}
+
+/* k's rows as a gradebook folder (row.tsv per id) with heavy files: each
+ * staff.md 60 KiB of markup (4 bytes rendered per byte read), a
+ * feedback.md apart, and with `pairs`, similarity.csv pairing the first
+ * ten ids, whose source.c is 30000 comment lines all in the regions. */
+static char *heavy_gradebook(struct klass *k, int pairs)
+{
+    char *dir = strdup("/tmp/grader-page-XXXXXX"), path[4096], *staff, *fb, *src;
+    size_t ns, nf, nsrc;
+    struct sb csv;
+
+    cr_assert(dir != NULL && mkdtemp(dir) != NULL);
+    staff = repeat("<&>\n", 15 << 10, &ns);
+    fb = repeat("<b>\n", 7 << 10, &nf);
+    src = repeat("// <x>\n", 30000, &nsrc);
+    for (size_t i = 0; i < k->n_rows; i++) {
+        struct bat_row *r = &k->rows[i];
+        struct sb row;
+
+        snprintf(r->grader_version, sizeof r->grader_version, "test");
+        memset(r->spec_sha256, 'a', 64);
+        memset(r->submission_sha256, 'b', 64);
+        memset(r->inputs_sha256, 'c', 64);
+        snprintf(path, sizeof path, "%s/%s", dir, r->id);
+        cr_assert(mkdir(path, 0755) == 0);
+        sb_init(&row, 0);
+        cr_assert(bat_row_format(r, &row) == 0);
+        put_file(dir, r->id, "row.tsv", sb_str(&row), row.len);
+        sb_release(&row);
+        put_file(dir, r->id, "staff.md", staff, ns);
+        put_file(dir, r->id, "feedback.md", fb, nf);
+        if (pairs && i < 10)
+            put_file(dir, r->id, "source.c", src, nsrc);
+    }
+    sb_init(&csv, 0);
+    cr_assert(sb_adds(&csv, "id_a,id_b,share_a,share_b,matched_tokens,regions\r\n") == 0);
+    for (size_t a = 0; pairs && a < 10; a++)
+        for (size_t b = a + 1; b < 10; b++)
+            cr_assert(sb_addf(&csv, "%s,%s,1.0000,1.0000,900,1-30000:1-30000\r\n",
+                              k->row_ids[a], k->row_ids[b]) == 0);
+    if (pairs) {
+        snprintf(path, sizeof path, "%s/similarity.csv", dir);
+        cr_assert(bat_write_atomic(path, sb_str(&csv), csv.len, NULL) == 0);
+    }
+    sb_release(&csv);
+    free(staff);
+    free(fb);
+    free(src);
+    return dir;
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st, (void)f;
+    return (flag == FTW_DP ? rmdir(p) : unlink(p)), 0;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+    size_t k = 0;
+
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p++)
+        k++;
+    return k;
+}
+
+/* A class whose files and views would make a page of 20 MB: at any cap
+ * the page is made, fits, keeps every gradebook row while it can, and
+ * says what it left out; parts stop at what they render, even at the
+ * default cap (each file 240 KiB rendered, each view 700 KiB). */
+Test(summary, html_page_shrinks_to_its_cap_and_never_fails, .timeout = 120)
+{
+    static const struct {
+        size_t cap;
+        const char *says[3];
+    } cases[] = {
+        {0, {"10 side-by-side views stop at their limit of 256 KiB",
+             "40 files stop at their limit of 128 KiB", NULL}},
+        {4u << 20, {"to stay under its cap of 4 MiB", "lines of context", NULL}},
+        {1u << 20, {"to stay under its cap of 1 MiB", "side-by-side views are collapsed",
+                    NULL}},
+        {300u << 10, {"to stay under its cap of 300 KiB",
+                      "the students' files are not embedded", NULL}},
+        {100u << 10, {"to stay under its cap of 100 KiB", "gradebook rows, 45 pairs and 40 "
+                      "students did not fit", NULL}},
+    };
+    struct klass *k = make_class(40, 20, 0);
+    char *dir = heavy_gradebook(k, 1);
+
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct sb sb;
+        struct err e;
+
+        sb_init(&sb, cases[c].cap);
+        err_clear(&e);
+        cr_assert_eq(html_write_report(dir, k->rows, k->n_rows, k->idp, k->n_tests, &sb, &e),
+                     0, "cap %zu: %s", cases[c].cap, e.msg);
+        cr_expect(!sb.truncated && sb.len <= sb.cap, "cap %zu: %zu bytes", sb.cap, sb.len);
+        cr_expect(strstr(sb_str(&sb), "<p id=\"shrunk\"") != NULL &&
+                  strstr(sb_str(&sb), "This page was shrunk") != NULL, "cap %zu", sb.cap);
+        for (size_t j = 0; j < 3 && cases[c].says[j]; j++)
+            cr_expect(strstr(sb_str(&sb), cases[c].says[j]) != NULL, "cap %zu: no '%s'",
+                      sb.cap, cases[c].says[j]);
+        cr_expect(strstr(sb_str(&sb), "</html>\n") != NULL, "cap %zu: no end", sb.cap);
+        if (cases[c].cap != (100u << 10))
+            cr_expect_eq(count(sb_str(&sb), "<tr data-status="), k->n_rows, "cap %zu", sb.cap);
+        fprintf(stderr, "summary: page at a cap of %zu KiB: %zu KiB\n", sb.cap >> 10,
+                sb.len >> 10);
+        sb_release(&sb);
+    }
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+    free(k);
+}
+
+/* A similarity.csv that does not parse is a line on the page, not a
+ * failed page (the gradebook never depends on it). */
+Test(summary, html_page_survives_a_broken_similarity_csv)
+{
+    struct klass *k = make_class(3, 4, 0);
+    char *dir = heavy_gradebook(k, 0), path[4096];
+    struct sb sb;
+    struct err e;
+
+    snprintf(path, sizeof path, "%s/similarity.csv", dir);
+    cr_assert(bat_write_atomic(path, "id_a,who\r\n\"x,y\r\n", 17, NULL) == 0);
+    sb_init(&sb, 0);
+    err_clear(&e);
+    cr_assert_eq(html_write_report(dir, k->rows, k->n_rows, k->idp, k->n_tests, &sb, &e), 0,
+                 "%s", e.msg);
+    cr_expect(strstr(sb_str(&sb), "similarity.csv could not be shown: ") != NULL);
+    sb_release(&sb);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+    free(k);
+}
+
+/* The gradebook before the page: where report.html cannot be written (a
+ * folder of that name, not empty), bat_finish and `grader report` still
+ * write grades.csv, summary.md and summary.svg, and say the page was not. */
+Test(summary, a_page_that_cannot_be_written_leaves_the_gradebook_written, .timeout = 60)
+{
+    struct klass *k = make_class(5, 6, 0);
+    char *dir = heavy_gradebook(k, 0), path[4096], errp[4096 + 16], buf[4096] = "";
+    const char *ids[5], *argv[] = {TEST_BUILDDIR "/grader", "report", dir, NULL};
+    struct stat st;
+    struct err e;
+    FILE *f;
+    int rc, status;
+    pid_t pid;
+
+    for (size_t i = 0; i < 5; i++)
+        ids[i] = k->row_ids[i];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    cr_assert(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/report.html/keep", dir);
+    cr_assert(mkdir(path, 0755) == 0);
+    err_clear(&e);
+    rc = bat_finish(dir, ids, 5, NULL, 0, &e);
+    cr_expect_eq(rc, BAT_NO_PAGE, "rc %d: %s", rc, e.msg);
+    cr_expect(e.msg[0] != '\0');
+    snprintf(path, sizeof path, "%s/grades.csv", dir);
+    cr_expect(stat(path, &st) == 0 && st.st_size > 100, "no grades.csv after a failed page");
+    cr_assert(unlink(path) == 0);
+    snprintf(errp, sizeof errp, "%s.err", dir);
+    cr_assert((pid = fork()) >= 0);
+    if (pid == 0) {
+        if (freopen(errp, "w", stderr) == NULL || freopen("/dev/null", "w", stdout) == NULL)
+            _exit(127);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    cr_assert(waitpid(pid, &status, 0) == pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+    cr_assert_not_null(f = fopen(errp, "r"));
+    buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+    fclose(f);
+    unlink(errp);
+    cr_expect(strstr(buf, "grader: report.html not written: ") == buf, "%s", buf);
+    cr_expect(strstr(buf, "the gradebook is written all the same") != NULL, "%s", buf);
+    cr_expect(stat(path, &st) == 0 && st.st_size > 100, "grader report left no grades.csv");
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+    free(k);
 }

@@ -317,36 +317,57 @@ static const char **columns(const struct bat_row *rows, size_t n,
     return cols;
 }
 
-static int write_outputs(const char *out_dir, const struct bat_row *rows, size_t n,
-                         const char *const *cols, size_t n_cols, struct err *e)
+/* The gradebook's files: grades.csv first, then summary.md and summary.svg,
+ * each from the rows alone (nothing of the page or of similarity.csv). */
+static int write_gradebook(const char *out_dir, const struct bat_row *rows, size_t n,
+                           const char *const *cols, size_t n_cols, struct err *e)
 {
-    struct sb csv, md, svg, html;
+    struct sb csv, md, svg;
     int rc;
 
     sb_init(&csv, 0);
     sb_init(&md, 0);
     sb_init(&svg, 0);
-    sb_init(&html, 0);
     rc = bat_csv_write(cols, n_cols, rows, n, &csv) < 0 ||
                  sum_write_md(rows, n, cols, n_cols, &md) < 0 ||
                  sum_write_svg(rows, n, cols, n_cols, &svg) < 0
              ? err_set(e, NULL, 0, 0, "the gradebook is larger than its cap")
              : 0;
     if (rc == 0)
-        rc = html_write_report(out_dir, rows, n, cols, n_cols, &html, e);
-    if (rc == 0)
         rc = write_buf(out_dir, "grades.csv", &csv, e);
     if (rc == 0)
         rc = write_buf(out_dir, "summary.md", &md, e);
     if (rc == 0)
         rc = write_buf(out_dir, "summary.svg", &svg, e);
-    if (rc == 0)
-        rc = write_buf(out_dir, "report.html", &html, e);
     sb_release(&csv);
     sb_release(&md);
     sb_release(&svg);
-    sb_release(&html);
     return rc;
+}
+
+/* report.html after the gradebook: BAT_NO_PAGE with e set when it cannot
+ * be made or written (a report.html left from before is removed then, so
+ * that no page older than grades.csv is left beside it). */
+static int write_page(const char *out_dir, const struct bat_row *rows, size_t n,
+                      const char *const *cols, size_t n_cols, struct err *e)
+{
+    char path[BAT_PATH_MAX], why[ERR_MSG_MAX + ERR_FILE_MAX + 32];
+    struct sb html;
+    int rc;
+
+    sb_init(&html, 0);
+    rc = html_write_report(out_dir, rows, n, cols, n_cols, &html, e);
+    if (rc == 0)
+        rc = write_buf(out_dir, "report.html", &html, e);
+    sb_release(&html);
+    if (rc == 0)
+        return 0;
+    bat_path_join(out_dir, "report.html", path, sizeof path);
+    if (e != NULL && unlink(path) == 0) {
+        err_format(e, why, sizeof why);
+        err_set(e, NULL, 0, 0, "%s (the old report.html was removed)", why);
+    }
+    return BAT_NO_PAGE;
 }
 
 int bat_finish(const char *out_dir, const char *const *ids, size_t n,
@@ -364,7 +385,9 @@ int bat_finish(const char *out_dir, const char *const *ids, size_t n,
     if (rc == 0 && (cols = columns(rows, n, test_ids, &n_tests)) == NULL)
         rc = err_set(e, NULL, 0, 0, "out of memory");
     if (rc == 0)
-        rc = write_outputs(out_dir, rows, n, cols, n_tests, e);
+        rc = write_gradebook(out_dir, rows, n, cols, n_tests, e);
+    if (rc == 0)
+        rc = write_page(out_dir, rows, n, cols, n_tests, e);
     for (size_t i = 0; i < n; i++)
         bat_row_release(&rows[i]);
     free(rows);

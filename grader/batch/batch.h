@@ -326,13 +326,22 @@ int bat_write_atomic(const char *path, const void *data, size_t n,
  * number removed. */
 size_t bat_remove_temps(const char *dir);
 
+/* What bat_finish, bat_merge and bat_run return when the gradebook was
+ * written but report.html was not (e says why). */
+#define BAT_NO_PAGE 2
+
 /*
  * Rebuild <out>/grades.csv, summary.md and summary.svg from the row files
  * of ids[0..n) (every one must exist) and the TA's <out>/manual.csv
- * (bat_manual_apply). The columns are `test_ids` when not NULL, else the
- * first row's tests (by id order). Returns 0, or -1 with `e` set (a
- * missing or unreadable row, rows from different specs, a bad manual.csv,
- * write failure); the gradebook's files are then left as they were.
+ * (bat_manual_apply), then report.html (html.h) from them and the files
+ * beside them: the gradebook never waits for the page, nor for
+ * similarity.csv. The columns are `test_ids` when not NULL, else the
+ * first row's tests (by id order). Returns 0; BAT_NO_PAGE with `e` set
+ * when the gradebook was written but the page could not be (out of memory,
+ * a write failure: a report.html from before is removed, so none older
+ * than grades.csv is left); or -1 with `e` set (a missing or unreadable
+ * row, rows from different specs, a bad manual.csv, a write failure of
+ * the gradebook), the gradebook's files then left as they were.
  */
 int bat_finish(const char *out_dir, const char *const *ids, size_t n,
                const char *const *test_ids, size_t n_tests, struct err *e)
@@ -431,7 +440,9 @@ struct bat_opts {
  * then write the gradebook and summary for the entries of `l`.
  * Returns 0 when the batch completed (whatever the scores), 1 when *stop
  * was set (workers killed, no gradebook written, only complete files
- * left), -1 with `e` set on an error of the batch itself.
+ * left), BAT_NO_PAGE when it completed and wrote the gradebook but not
+ * report.html (bat_finish; `e` says why), -1 with `e` set on an error of
+ * the batch itself.
  */
 int bat_run(const struct bat_list *l, const struct bat_opts *o, struct err *e)
     __attribute__((warn_unused_result));
@@ -440,7 +451,8 @@ int bat_run(const struct bat_list *l, const struct bat_opts *o, struct err *e)
  * Combine the id directories of dirs[0..n) (shard outputs) into out_dir
  * (created when missing; it may be one of the inputs) and rebuild the
  * gradebook and summary, identical to a single run over the same class.
- * An id present in two inputs is an error. Returns 0, or -1 with `e` set.
+ * An id present in two inputs is an error. Returns 0, BAT_NO_PAGE as
+ * bat_finish, or -1 with `e` set.
  */
 int bat_merge(const char *out_dir, const char *const *dirs, size_t n,
               struct err *e) __attribute__((warn_unused_result));

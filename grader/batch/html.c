@@ -1,7 +1,9 @@
 /* html.c -- see html.h. */
 #include "batch/html.h"
+#include "batch/html_internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +13,8 @@
 #include "core/b64.h"
 #include "core/sha256.h"
 
-#define HTML_SIM_NAME "similarity.csv"
-#define HTML_SIM_MAX (4u << 20)
+/* Bytes the note at the top may take (shrunk_note). */
+#define HTML_NOTE_MAX 1024u
 
 /* The page's only style and script: the CSP admits them by hash. */
 static const char page_style[] =
@@ -94,7 +96,7 @@ int html_add_text(struct sb *out, const char *s, size_t n, int one_line)
     return rc;
 }
 
-static int text1(struct sb *out, const char *s)
+int html_text1(struct sb *out, const char *s)
 {
     return s == NULL ? 0 : html_add_text(out, s, strlen(s), 1);
 }
@@ -245,6 +247,46 @@ static int pass_rates(struct sb *out, const struct bat_row *rows, size_t n,
     return rc;
 }
 
+/* ---- the page's parts, each bounded by what it renders ---- */
+
+/* How much of each part the page renders at each level: the first whole,
+ * then less context and smaller files, then no views, then no files. */
+static const struct html_level levels[] = {
+    {HTML_PART_MAX / 2, HTML_PART_MAX, -1, 10},
+    {HTML_PART_MAX / 8, HTML_PART_MAX / 4, 3, 10},
+    {HTML_PART_MAX / 32, 0, 0, 0},
+    {0, 0, 0, 0},
+};
+#define N_LEVELS (sizeof levels / sizeof levels[0])
+
+struct sb *html_item(struct html_page *pg, const struct sb *body)
+{
+    sb_release(&pg->item);
+    sb_init(&pg->item, body->len + HTML_TAIL_RESERVE < pg->room
+                           ? pg->room - body->len - HTML_TAIL_RESERVE : 1);
+    return &pg->item;
+}
+
+int html_commit(struct html_page *pg, struct sb *body)
+{
+    if (pg->item.truncated)
+        return 1;
+    return sb_add(body, sb_str(&pg->item), pg->item.len) < 0 ? -1 : 0;
+}
+
+int html_text_upto(struct sb *out, const char *s, size_t n, size_t from, size_t max)
+{
+    size_t adv;
+
+    for (size_t i = 0; i < n; i += adv) {
+        if (out->len - from >= max)
+            return 1;
+        if (add_cp(out, sb_utf8_next(s + i, n - i, &adv), 0) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- the gradebook table ---- */
 
 static int status_filter(struct sb *out, const struct bat_row *rows, size_t n)
@@ -259,7 +301,7 @@ static int status_filter(struct sb *out, const struct bat_row *rows, size_t n)
             seen = strcmp(rows[j].status, rows[i].status) == 0;
         if (seen)
             continue;
-        rc |= sb_adds(out, "<option>") | text1(out, rows[i].status) | sb_adds(out, "</option>");
+        rc |= sb_adds(out, "<option>") | html_text1(out, rows[i].status) | sb_adds(out, "</option>");
     }
     return rc | sb_adds(out, "</select></label><label>Search <input id=\"f-text\" "
                              "type=\"search\"></label><span id=\"f-count\" "
@@ -268,7 +310,7 @@ static int status_filter(struct sb *out, const struct bat_row *rows, size_t n)
 
 static int th(struct sb *out, const char *label)
 {
-    return sb_adds(out, "<th aria-sort=\"none\"><button type=\"button\">") | text1(out, label) |
+    return sb_adds(out, "<th aria-sort=\"none\"><button type=\"button\">") | html_text1(out, label) |
            sb_adds(out, "</button></th>");
 }
 
@@ -282,7 +324,7 @@ static int test_cell(struct sb *out, const struct bat_test_row *t)
           : strcmp(t->status, "not_run") == 0 || strcmp(t->status, "pending") == 0 ? "n"
                                                                                   : "f";
     return sb_addf(out, "<td class=\"%s\" data-v=\"%.4f\" title=\"", cls, t->score) |
-           text1(out, t->status) | sb_adds(out, "\">") | add_pts(out, t->score) |
+           html_text1(out, t->status) | sb_adds(out, "\">") | add_pts(out, t->score) |
            sb_adds(out, "</td>");
 }
 
@@ -292,48 +334,56 @@ static int shown_name(struct sb *out, const struct bat_row *r)
 {
     if (r->name == NULL || strcmp(r->name, r->id) == 0)
         return 0;
-    return sb_adds(out, "<br><span class=\"muted\">") | text1(out, r->name) |
+    return sb_adds(out, "<br><span class=\"muted\">") | html_text1(out, r->name) |
            sb_adds(out, "</span>");
 }
 
 static int table_row(struct sb *out, const struct bat_row *r, size_t idx,
                      const char *const *ids, size_t n_ids)
 {
-    int rc = sb_adds(out, "<tr data-status=\"") | text1(out, r->status) |
-             sb_addf(out, "\"><td><a href=\"#s-%zu\">", idx) | text1(out, r->id) |
+    int rc = sb_adds(out, "<tr data-status=\"") | html_text1(out, r->status) |
+             sb_addf(out, "\"><td><a href=\"#s-%zu\">", idx) | html_text1(out, r->id) |
              sb_adds(out, "</a>") | shown_name(out, r) |
              sb_addf(out, "</td><td data-v=\"%.4f\">", r->score) | add_pts(out, r->score) |
              sb_addf(out, "</td><td data-v=\"%.4f\">", r->max_score) |
              add_pts(out, r->max_score) | sb_adds(out, "</td><td class=\"t\">") |
-             text1(out, r->status) | sb_adds(out, "</td>");
+             html_text1(out, r->status) | sb_adds(out, "</td>");
 
     for (size_t c = 0; c < n_ids; c++)
         rc |= test_cell(out, graded(r) ? find_test(r, c, ids[c]) : NULL);
-    return rc | sb_adds(out, "<td class=\"t\">") | text1(out, r->detail) |
+    return rc | sb_adds(out, "<td class=\"t\">") | html_text1(out, r->detail) |
            sb_adds(out, "</td></tr>\n");
 }
 
-static int table(struct sb *out, const struct bat_row *rows, size_t n,
+
+static int table(struct html_page *pg, struct sb *body, const struct bat_row *rows, size_t n,
                  const char *const *ids, size_t n_ids)
 {
-    int rc = sb_adds(out, "<section id=\"gradebook\"><h2>Gradebook</h2>\n");
+    size_t i;
+    int rc = sb_adds(body, "<section id=\"gradebook\"><h2>Gradebook</h2>\n");
 
-    rc |= status_filter(out, rows, n);
-    rc |= sb_adds(out, "<div class=\"scroll\"><table id=\"grades\"><thead><tr>");
-    rc |= th(out, "id") | th(out, "score") | th(out, "max") | th(out, "status");
+    rc |= status_filter(body, rows, n);
+    rc |= sb_adds(body, "<div class=\"scroll\"><table id=\"grades\"><thead><tr>");
+    rc |= th(body, "id") | th(body, "score") | th(body, "max") | th(body, "status");
     for (size_t c = 0; c < n_ids; c++)
-        rc |= th(out, ids[c]);
-    rc |= th(out, "note") | sb_adds(out, "</tr></thead><tbody>\n");
-    for (size_t i = 0; i < n; i++)
-        rc |= table_row(out, &rows[i], i, ids, n_ids);
-    return rc | sb_adds(out, "</tbody></table></div></section>\n");
+        rc |= th(body, ids[c]);
+    rc |= th(body, "note") | sb_adds(body, "</tr></thead><tbody>\n");
+    for (i = 0; rc == 0 && i < n; i++) {
+        if (table_row(html_item(pg, body), &rows[i], i, ids, n_ids) < 0 && !pg->item.truncated)
+            return -1;
+        if ((rc = html_commit(pg, body)) != 0)
+            break;
+    }
+    if (rc > 0) {
+        pg->rows_left = n - i;
+        rc = 0;
+    }
+    return rc | sb_adds(body, "</tbody></table></div></section>\n");
 }
 
 /* ---- per student ---- */
 
-/* Read at most `cap` bytes of `path` into sb (empty). Returns 1 when the
- * file was longer (cut), 0, or -1 when it cannot be read. */
-static int read_capped(const char *path, size_t cap, struct sb *sb)
+int html_read_capped(const char *path, size_t cap, struct sb *sb)
 {
     enum sb_read r = sb_read_file(sb, path, cap - sb->len);
 
@@ -342,217 +392,100 @@ static int read_capped(const char *path, size_t cap, struct sb *sb)
     return r == SB_READ_CUT;
 }
 
-/* read_capped() of <dir>/<id>/<name>, HTML_TEXT_MAX bytes. */
-static int read_text(const char *dir, const char *id, const char *name, struct sb *sb)
+int html_read_text(const char *dir, const char *id, const char *name, size_t cap,
+                     struct sb *sb)
 {
     char path[BAT_PATH_MAX + 64];
 
     if (snprintf(path, sizeof path, "%s/%s/%s", dir, id, name) >= (int)sizeof path)
         return -1;
-    return read_capped(path, HTML_TEXT_MAX, sb);
+    return html_read_capped(path, cap, sb);
 }
 
-static int file_block(struct sb *out, const char *summary, const struct sb *text,
-                      int got)
+/* A file in a <details>: at most text_max bytes rendered (the file was
+ * read up to HTML_TEXT_MAX), saying where it was cut and where it is. */
+static int file_block(struct html_page *pg, struct sb *out, const char *summary, const char *id,
+                      const char *name, const struct sb *text, int got)
 {
+    size_t from;
     int rc = sb_adds(out, "<details><summary>") | sb_adds(out, summary) |
-             sb_adds(out, "</summary>");
+             sb_adds(out, "</summary>"), cut;
 
     if (got < 0)
         return rc | sb_adds(out, "<p class=\"muted\">(no such file)</p></details>\n");
-    rc |= sb_adds(out, "<pre>") | html_add_text(out, sb_str(text), text->len, 0);
-    if (got > 0)
-        rc |= sb_addf(out, "\n[... cut at %u KiB]", HTML_TEXT_MAX >> 10);
+    from = out->len + 5;
+    rc |= sb_adds(out, "<pre>");
+    if ((cut = html_text_upto(out, sb_str(text), text->len, from, pg->lv->text_max)) < 0)
+        return -1;
+    pg->cut_texts += cut > 0;
+    if (cut > 0 || got > 0)
+        rc |= sb_addf(out, "\n[... cut at %zu KiB: the whole file is ",
+                      (cut > 0 ? pg->lv->text_max : (size_t)HTML_TEXT_MAX) >> 10) |
+              html_text1(out, id) | sb_addf(out, "/%s]", name);
     return rc | sb_adds(out, "</pre></details>\n");
 }
 
-static int student(struct sb *out, const char *dir, const struct bat_row *r, size_t idx)
+/* The student's files, or where they are when this level shows none. */
+static int student_files(struct html_page *pg, struct sb *out, const struct bat_row *r)
 {
     struct sb staff, fb;
-    int rc, gs, gf;
+    int rc = 0, gs, gf;
 
     sb_init(&staff, HTML_TEXT_MAX + 1);
     sb_init(&fb, HTML_TEXT_MAX + 1);
-    gs = read_text(dir, r->id, "staff.md", &staff);
-    gf = read_text(dir, r->id, "feedback.md", &fb);
-    rc = sb_addf(out, "<article id=\"s-%zu\"><h3>", idx) | text1(out, r->id) |
-         shown_name(out, r) | sb_adds(out, ": ") | add_pts(out, r->score) | sb_adds(out, " / ") |
-         add_pts(out, r->max_score) | sb_adds(out, " (") | text1(out, r->status) |
-         sb_adds(out, ")</h3>\n");
+    gs = html_read_text(pg->dir, r->id, "staff.md", HTML_TEXT_MAX, &staff);
+    gf = html_read_text(pg->dir, r->id, "feedback.md", HTML_TEXT_MAX, &fb);
     if (gs < 0 && gf < 0)
-        rc |= sb_adds(out, "<p class=\"muted\">No rubric: ") | text1(out, r->detail) |
-              sb_adds(out, "</p>\n");
+        rc = sb_adds(out, "<p class=\"muted\">No rubric: ") | html_text1(out, r->detail) |
+             sb_adds(out, "</p>\n");
+    else if (pg->lv->text_max == 0)
+        rc = sb_adds(out, "<p class=\"muted\">Not shown here (the page was shrunk): ") |
+             html_text1(out, r->id) | sb_adds(out, "/staff.md and ") | html_text1(out, r->id) |
+             sb_adds(out, "/feedback.md.</p>\n");
     else {
-        rc |= file_block(out, "Staff view (every test, hidden included: staff.md)", &staff, gs);
+        rc = file_block(pg, out, "Staff view (every test, hidden included: staff.md)", r->id,
+                        "staff.md", &staff, gs);
         if (gs >= 0 && gf >= 0 && staff.len == fb.len &&
             memcmp(sb_str(&staff), sb_str(&fb), fb.len) == 0)
             rc |= sb_adds(out, "<p class=\"muted\">The student's feedback.md is exactly the "
                                "staff view above.</p>\n");
         else
-            rc |= file_block(out, "What the student sees (feedback.md)", &fb, gf);
+            rc |= file_block(pg, out, "What the student sees (feedback.md)", r->id,
+                             "feedback.md", &fb, gf);
     }
     sb_release(&staff);
     sb_release(&fb);
-    return rc | sb_adds(out, "</article>\n");
+    return rc;
 }
 
-/* ---- similar pairs ---- */
-
-static long row_of(const struct bat_row *rows, size_t n, const char *id)
+static int student(struct html_page *pg, struct sb *out, const struct bat_row *r, size_t idx)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].id, id) == 0)
-            return (long)i;
-    return -1;
+    int rc = sb_addf(out, "<article id=\"s-%zu\"><h3>", idx) | html_text1(out, r->id) |
+             shown_name(out, r) | sb_adds(out, ": ") | add_pts(out, r->score) |
+             sb_adds(out, " / ") | add_pts(out, r->max_score) | sb_adds(out, " (") |
+             html_text1(out, r->status) | sb_adds(out, ")</h3>\n");
+
+    return rc | student_files(pg, out, r) | sb_adds(out, "</article>\n");
 }
 
-static int pair_id(struct sb *out, const struct bat_row *rows, size_t n, const char *id)
+static int students(struct html_page *pg, struct sb *body, const struct bat_row *rows, size_t n)
 {
-    long i = row_of(rows, n, id);
+    size_t i;
+    int rc = sb_adds(body, "<section id=\"students\"><h2>Students</h2>\n");
 
-    if (i < 0)
-        return sb_adds(out, "<td>") | text1(out, id) | sb_adds(out, "</td>");
-    return sb_addf(out, "<td><a href=\"#s-%ld\">", i) | text1(out, id) |
-           sb_adds(out, "</a></td>");
-}
-
-#define HTML_MAX_REGIONS 64
-/* Pairs shown side by side, strongest first: each shows two whole
- * sources, so a class where most pairs match would otherwise make the
- * page megabytes per pair; the rest list their line ranges. */
-#define HTML_SBS_PAIRS 10
-
-/* The regions of a similarity.csv cell, "a1-a2:b1-b2;...", into ra and rb
- * (pairs of first and last lines). Returns how many parsed. */
-static size_t parse_regions(const char *cell, long ra[][2], long rb[][2])
-{
-    size_t k = 0;
-
-    while (*cell != '\0' && k < HTML_MAX_REGIONS) {
-        char *end;
-        long v[4];
-        int ok = 1;
-
-        for (int j = 0; j < 4 && ok; j++) {
-            v[j] = strtol(cell, &end, 10);
-            ok = end != cell && (*end == "-:-;"[j] || (j == 3 && *end == '\0'));
-            cell = *end != '\0' ? end + 1 : end;
-        }
-        if (!ok)
+    for (i = 0; rc == 0 && i < n; i++) {
+        if (student(pg, html_item(pg, body), &rows[i], i) < 0 && !pg->item.truncated)
+            return -1;
+        if ((rc = html_commit(pg, body)) != 0)
             break;
-        ra[k][0] = v[0], ra[k][1] = v[1], rb[k][0] = v[2], rb[k][1] = v[3];
-        k++;
     }
-    return k;
-}
-
-/* One source with its lines numbered, the matched ones marked. */
-static int source_pre(struct sb *out, const struct sb *src, long r[][2], size_t nr)
-{
-    const char *p = sb_str(src), *end = p + src->len;
-    long line = 1;
-    int rc = sb_adds(out, "<pre>");
-
-    for (; rc == 0 && p < end; line++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
-        int marked = 0;
-
-        for (size_t k = 0; k < nr && !marked; k++)
-            marked = line >= r[k][0] && line <= r[k][1];
-        rc = sb_adds(out, marked ? "<mark>" : "") | sb_addf(out, "%4ld  ", line) |
-             html_add_text(out, p, len, 0) | sb_adds(out, marked ? "</mark>" : "\n");
-        p += len + (nl != NULL);
+    if (rc > 0) {
+        pg->students_left = n - i;
+        rc = sb_addf(body, "<p class=\"muted\">%zu more students are not shown here (the "
+                           "page was full): their files are in their folders.</p>\n",
+                     n - i);
     }
-    return rc | sb_adds(out, "</pre>");
-}
-
-/* The pair's two sources side by side (kept by `batch --similarity` as
- * <id>/source.c), or a line saying they were not kept. */
-static int side_by_side(struct sb *out, const char *dir, const char *a, const char *b,
-                        const char *regions)
-{
-    long ra[HTML_MAX_REGIONS][2], rb[HTML_MAX_REGIONS][2];
-    struct sb sa, sbb;
-    size_t nr = parse_regions(regions, ra, rb);
-    int rc, ga, gb;
-
-    sb_init(&sa, HTML_TEXT_MAX + 1);
-    sb_init(&sbb, HTML_TEXT_MAX + 1);
-    ga = read_text(dir, a, "source.c", &sa);
-    gb = read_text(dir, b, "source.c", &sbb);
-    rc = sb_adds(out, "<tr><td colspan=\"5\" class=\"t\"><details><summary>side by side, "
-                      "matched lines marked</summary>");
-    if (ga < 0 || gb < 0)
-        rc |= sb_adds(out, "<p class=\"muted\">(the sources were not kept: "
-                           "grader batch --similarity keeps them)</p>");
-    else
-        rc |= sb_adds(out, "<div class=\"sbs\">") | source_pre(out, &sa, ra, nr) |
-              source_pre(out, &sbb, rb, nr) | sb_adds(out, "</div>");
-    sb_release(&sa);
-    sb_release(&sbb);
-    return rc | sb_adds(out, "</details></td></tr>\n");
-}
-
-static int pairs_table(struct sb *out, const char *dir, const struct gbx_table *t,
-                       const struct bat_row *rows, size_t n, struct err *e)
-{
-    static const char *const need[] = {"id_a", "id_b", "share_a", "share_b", "regions"};
-    int col[5], rc;
-
-    for (size_t k = 0; k < 5; k++)
-        if ((col[k] = gbx_col(t, need[k])) < 0)
-            return err_set(e, HTML_SIM_NAME, 1, 0, "no '%s' column", need[k]);
-    rc = sb_adds(out, "<table id=\"pairs\"><thead><tr><th>id A</th><th>id B</th>"
-                      "<th>share of A</th><th>share of B</th><th>matched lines (A : B), "
-                      "longest first</th></tr></thead><tbody>\n");
-    if (t->n_rows - 1 > HTML_SBS_PAIRS)
-        rc |= sb_addf(out, "<tr><td colspan=\"5\" class=\"t muted\">The %d strongest pairs "
-                           "show their sources side by side; the others, their line ranges."
-                           "</td></tr>\n", HTML_SBS_PAIRS);
-    for (size_t r = 1; r < t->n_rows; r++) {
-        char *const *c = t->cells + r * t->n_cols;
-
-        rc |= sb_adds(out, "<tr>") | pair_id(out, rows, n, gbx_untext(c[col[0]])) |
-              pair_id(out, rows, n, gbx_untext(c[col[1]])) | sb_adds(out, "<td>") |
-              text1(out, c[col[2]]) | sb_adds(out, "</td><td>") | text1(out, c[col[3]]) |
-              sb_adds(out, "</td><td class=\"t\">") | text1(out, c[col[4]]) |
-              sb_adds(out, "</td></tr>\n");
-        if (r <= HTML_SBS_PAIRS)
-            rc |= side_by_side(out, dir, gbx_untext(c[col[0]]), gbx_untext(c[col[1]]),
-                               c[col[4]]);
-    }
-    return rc | sb_adds(out, "</tbody></table>\n");
-}
-
-static int similar(struct sb *out, const char *dir, const struct bat_row *rows, size_t n,
-                   struct err *e)
-{
-    char path[BAT_PATH_MAX + 32];
-    struct sb csv;
-    struct gbx_table t = {0, 0, NULL, NULL};
-    int got, rc = 0;
-
-    sb_init(&csv, HTML_SIM_MAX + 1);
-    snprintf(path, sizeof path, "%s/%s", dir, HTML_SIM_NAME);
-    if ((got = read_capped(path, HTML_SIM_MAX, &csv)) < 0) {
-        sb_release(&csv);
-        return 0; /* no similarity run: no section */
-    }
-    got = got > 0 ? err_set(e, HTML_SIM_NAME, 0, 0, "larger than its cap")
-                  : gbx_csv_parse(sb_str(&csv), csv.len, HTML_SIM_NAME, &t, e);
-    if (got == 0) {
-        rc = sb_adds(out, "<section id=\"similar\"><h2>Similar pairs</h2>\n<p>Each pair "
-                          "shares more of its token structure than the threshold, after the "
-                          "template and the API are taken out. A reason to look, not a "
-                          "verdict (docs/TA.md).</p>\n");
-        rc |= t.n_rows > 1 ? pairs_table(out, dir, &t, rows, n, e)
-                           : sb_adds(out, "<p>No pair above the threshold.</p>\n");
-        rc |= sb_adds(out, "</section>\n");
-    }
-    gbx_table_free(&t);
-    sb_release(&csv);
-    return got < 0 ? -1 : rc;
+    return rc | sb_adds(body, "</section>\n");
 }
 
 /* ---- the page ---- */
@@ -576,24 +509,123 @@ static int overview(struct sb *out, const struct bat_row *rows, size_t n)
                    n, graded_n, graded_n > 0 ? 100 * sum / (double)graded_n : 0.0);
 }
 
+/* The page's body at pg->level into body (empty). Returns 0 or -1 (out of
+ * memory, e set); what did not fit is counted in pg. */
+static int body_at(struct html_page *pg, struct sb *body, const struct bat_row *rows, size_t n,
+                   const char *const *ids, size_t n_ids, struct err *e)
+{
+    int rc = table(pg, body, rows, n, ids, n_ids);
+
+    rc |= sb_adds(body, "<section id=\"charts\" class=\"charts\"><h2>Charts</h2>\n");
+    rc |= histogram(body, rows, n) | pass_rates(body, rows, n, ids, n_ids);
+    rc |= sb_adds(body, "</section>\n");
+    rc |= html_similar(pg, body, rows, n) | students(pg, body, rows, n);
+    if (rc != 0 || body->truncated)
+        return err_set(e, NULL, 0, 0, "report.html: out of memory");
+    return 0;
+}
+
+static int full(const struct html_page *pg)
+{
+    return pg->rows_left + pg->pairs_left + pg->students_left > 0;
+}
+
+/* One clause of the note: ": " before the first, "; " before the others. */
+static int clause(struct sb *out, int *k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int clause(struct sb *out, int *k, const char *fmt, ...)
+{
+    va_list ap;
+    int rc = sb_adds(out, (*k)++ ? "; " : ": ");
+
+    va_start(ap, fmt);
+    rc |= sb_vaddf(out, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* What the shrinking did, said once at the top (nothing when it did nothing). */
+static int shrunk_note(struct sb *out, const struct html_page *pg, size_t cap)
+{
+    const struct html_level *lv = pg->lv;
+    int rc, k = 0;
+
+    if (pg->level == 0 && !full(pg) && pg->cut_texts + pg->cut_views + pg->folds == 0)
+        return 0;
+    rc = sb_adds(out, "<p id=\"shrunk\" class=\"muted\"><strong>This page was shrunk"
+                      "</strong> (grades.csv, summary.md and each student's folder hold "
+                      "everything)");
+    if (pg->level >= 1 || full(pg))
+        rc |= clause(out, &k, "to stay under its cap of %zu %s", cap >= (1u << 20) ?
+                     cap >> 20 : cap >> 10, cap >= (1u << 20) ? "MiB" : "KiB");
+    if (pg->level >= 1 && lv->views > 0)
+        rc |= clause(out, &k, "side-by-side views show %ld lines of context", lv->context);
+    if (lv->views == 0)
+        rc |= clause(out, &k, "side-by-side views are collapsed");
+    if (pg->level >= 1 && lv->text_max > 0)
+        rc |= clause(out, &k, "each student's files show at most %zu KiB", lv->text_max >> 10);
+    if (lv->text_max == 0)
+        rc |= clause(out, &k, "the students' files are not embedded");
+    if (pg->cut_views > 0)
+        rc |= clause(out, &k, "%zu side-by-side views stop at their limit of %zu KiB",
+                     pg->cut_views, lv->pane_max >> 10);
+    if (pg->cut_texts > 0)
+        rc |= clause(out, &k, "%zu files stop at their limit of %zu KiB", pg->cut_texts,
+                     lv->text_max >> 10);
+    if (pg->folds > 0)
+        rc |= clause(out, &k, "side-by-side views show %zu runs of empty lines (%zu lines) as "
+                     "one line each", pg->folds, pg->folded);
+    if (full(pg))
+        rc |= clause(out, &k, "%zu gradebook rows, %zu pairs and %zu students did not fit",
+                     pg->rows_left, pg->pairs_left, pg->students_left);
+    return rc | sb_adds(out, ".</p>\n");
+}
+
+/* The body at the first level that fits (the last one in any case). */
+static int shrink(struct html_page *pg, struct sb *body, const struct bat_row *rows, size_t n,
+                  const char *const *ids, size_t n_ids, struct err *e)
+{
+    for (pg->level = 0; pg->level < N_LEVELS; pg->level++) {
+        pg->lv = &levels[pg->level];
+        pg->cut_texts = pg->cut_views = pg->folds = pg->folded = 0;
+        pg->rows_left = pg->pairs_left = pg->students_left = 0;
+        sb_reset(body);
+        if (body_at(pg, body, rows, n, ids, n_ids, e) < 0)
+            return -1;
+        if (!full(pg))
+            return 0;
+    }
+    pg->level--;
+    return 0;
+}
+
 int html_write_report(const char *out_dir, const struct bat_row *rows, size_t n,
                       const char *const *test_ids, size_t n_tests, struct sb *out,
                       struct err *e)
 {
+    size_t start = out->len, fixed;
+    struct html_page pg;
+    struct sb body;
     int rc = head(out, e) | overview(out, rows, n);
 
-    rc |= table(out, rows, n, test_ids, n_tests);
-    rc |= sb_adds(out, "<section id=\"charts\" class=\"charts\"><h2>Charts</h2>\n");
-    rc |= histogram(out, rows, n) | pass_rates(out, rows, n, test_ids, n_tests);
-    rc |= sb_adds(out, "</section>\n");
-    if (rc == 0 && similar(out, out_dir, rows, n, e) < 0)
-        return -1;
-    rc |= sb_adds(out, "<section id=\"students\"><h2>Students</h2>\n");
-    for (size_t i = 0; i < n; i++)
-        rc |= student(out, out_dir, &rows[i], i);
-    rc |= sb_adds(out, "</section>\n<script>") | sb_adds(out, page_script) |
-          sb_adds(out, "</script>\n</body></html>\n");
-    if (rc != 0 || out->truncated)
-        return err_set(e, NULL, 0, 0, "report.html is larger than its cap");
-    return 0;
+    memset(&pg, 0, sizeof pg);
+    pg.dir = out_dir;
+    sb_init(&pg.item, 1);
+    fixed = out->len - start + HTML_NOTE_MAX + sizeof page_script + 64;
+    pg.room = out->cap > out->len + fixed ? out->cap - out->len - fixed : 1;
+    sb_init(&body, pg.room + 1);
+    if (rc == 0)
+        rc = shrink(&pg, &body, rows, n, test_ids, n_tests, e);
+    if (rc == 0)
+        rc = shrunk_note(out, &pg, out->cap) | sb_add(out, sb_str(&body), body.len) |
+             sb_adds(out, "<script>") | sb_adds(out, page_script) |
+             sb_adds(out, "</script>\n</body></html>\n");
+    sb_release(&body);
+    sb_release(&pg.item);
+    if (rc == 0 && out->truncated)
+        rc = err_set(e, NULL, 0, 0, "report.html: its cap is smaller than the page's frame");
+    else if (rc != 0 && e->msg[0] == '\0')
+        err_set(e, NULL, 0, 0, "report.html: out of memory");
+    return rc ? -1 : 0;
 }

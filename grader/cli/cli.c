@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch/batch.h"
 #include "build/jail.h"
 #include "core/compat.h"
 #include "grade/grade_props.h"
@@ -118,6 +119,17 @@ int cli_fail(const struct err *e)
     char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32];
 
     fprintf(stderr, "grader: %s\n", err_format(e, buf, sizeof buf));
+    return CLI_EXIT_USAGE;
+}
+
+int cli_no_page(const char *out_dir, const struct err *e)
+{
+    char buf[ERR_MSG_MAX + ERR_FILE_MAX + 32], shown[4 * CLI_PATH_MAX + 8];
+
+    bat_show(out_dir, shown, sizeof shown);
+    fprintf(stderr, "grader: report.html not written: %s\n"
+                    "grader: the gradebook is written all the same: %s/grades.csv, "
+                    "summary.md and summary.svg\n", err_format(e, buf, sizeof buf), shown);
     return CLI_EXIT_USAGE;
 }
 

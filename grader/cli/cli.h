@@ -112,6 +112,11 @@ int cli_parse_count(const char *s, unsigned max, unsigned *out);
 /* Print "grader: <file:line:col: msg>" on stderr; returns CLI_EXIT_USAGE. */
 int cli_fail(const struct err *e);
 
+/* Print that out_dir's gradebook (grades.csv, summary.md, summary.svg) was
+ * written but its report.html was not, and why (e); returns
+ * CLI_EXIT_USAGE (batch.h: BAT_NO_PAGE). */
+int cli_no_page(const char *out_dir, const struct err *e);
+
 /* Print "grader: msg" and the usage text; returns CLI_EXIT_USAGE. */
 int cli_usage(const char *msg, const char *usage);
 
@@ -134,8 +139,9 @@ struct bat_list;
 /*
  * `grader batch --similarity` (cmd_similar.c): compare the submissions of
  * `l` with the default base, write <out_dir>/similarity.csv and add the
- * similarity section to <out_dir>/summary.md (both atomically). Returns
- * 0, or -1 with `e` set.
+ * similarity section to <out_dir>/summary.md (both atomically), and
+ * report.html again. Returns 0, BAT_NO_PAGE (everything but report.html
+ * written; `e` says why), or -1 with `e` set.
  */
 int cmd_batch_similarity(const struct bat_list *l, const char *out_dir, struct err *e);
 

@@ -270,7 +270,7 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
     struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0, 0, 0};
     struct bat_list l = {NULL, 0, 0};
     struct orc o;
-    int rc = discover(a, &l, &p, e);
+    int rc = discover(a, &l, &p, e), gradebook;
 
     /* the diagnosis data (staff) or golden data, loaded once for every
      * worker: feedback.md and staff.md carry the diagnosis lines */
@@ -288,10 +288,19 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
         install_handlers();
         rc = bat_run(&l, &a->o, e);
     }
-    if (rc == 0 && a->similarity)
-        rc = cmd_batch_similarity(&l, a->o.out_dir, e);
+    /* the gradebook is written whatever the page and the similarity do */
+    gradebook = rc == 0 || rc == BAT_NO_PAGE;
+    if (gradebook && a->similarity) {
+        struct err se;
+        int s_rc;
+
+        err_clear(&se);
+        /* it writes the page again: its outcome is the page's */
+        if ((s_rc = cmd_batch_similarity(&l, a->o.out_dir, &se)) != 0 || rc == BAT_NO_PAGE)
+            rc = s_rc, *e = se;
+    }
     end_line(&p);
-    if (rc == 0)
+    if (gradebook)
         done_line(&l, a->o.out_dir, p.reused, p.kept);
     if (a->o.orc)
         cli_close_oracle(a->o.orc);
@@ -314,6 +323,8 @@ int cmd_batch(int argc, char **argv)
         return CLI_EXIT_USAGE;
     rc = run_batch(&a, s, &e);
     spec_set_free(s);
+    if (rc == BAT_NO_PAGE)
+        return cli_no_page(a.o.out_dir, &e);
     if (rc < 0)
         return cli_fail(&e);
     if (rc > 0) {
@@ -342,7 +353,10 @@ int cmd_merge(int argc, char **argv)
     if (out == NULL || first >= argc)
         return cli_usage("merge needs --out DIR and at least one input DIR", merge_usage);
     err_clear(&e);
-    if (bat_merge(out, (const char *const *)(argv + first), (size_t)(argc - first), &e) < 0)
+    rc = bat_merge(out, (const char *const *)(argv + first), (size_t)(argc - first), &e);
+    if (rc == BAT_NO_PAGE)
+        return cli_no_page(out, &e);
+    if (rc < 0)
         return cli_fail(&e);
     fprintf(stderr, "grader: merged %d %s into %s/grades.csv\n", argc - first,
             argc - first == 1 ? "directory" : "directories", out);

@@ -16,6 +16,7 @@ int cmd_report(int argc, char **argv)
 {
     const char *dirs[1];
     struct err e;
+    int rc;
 
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         return fputs(report_usage, stdout), CLI_EXIT_OK;
@@ -23,7 +24,10 @@ int cmd_report(int argc, char **argv)
         return cli_usage("report needs one gradebook folder", report_usage);
     dirs[0] = argv[1];
     err_clear(&e);
-    if (bat_merge(argv[1], dirs, 1, &e) < 0)
+    rc = bat_merge(argv[1], dirs, 1, &e);
+    if (rc == BAT_NO_PAGE)
+        return cli_no_page(argv[1], &e);
+    if (rc < 0)
         return cli_fail(&e);
     fprintf(stderr, "grader: wrote %s/report.html\n", argv[1]);
     return CLI_EXIT_OK;
