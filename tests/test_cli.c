@@ -548,3 +548,71 @@ Test(cli, test_jobs_out_of_range_is_a_usage_error)
         free(out);
     }
 }
+
+/* The lines of s (a last line without its newline counts). */
+static size_t line_count(const char *s)
+{
+    size_t n = 0;
+
+    for (const char *p = s; *p; p++)
+        n += *p == '\n';
+    return n + (s[0] != '\0' && s[strlen(s) - 1] != '\n');
+}
+
+/*
+ * Issue 35: where the toolchain's file jail (Landlock) cannot be set up,
+ * a grade or a batch with hidden tests is refused (exit 2, one line naming
+ * the missing barrier and the fix): a submission's compile could pull the
+ * hidden spec in with a token-pasted .incbin and print it into its
+ * feedback. A public-only grade (a student's make check) goes on with the
+ * warning. GRADER_TEST_NO_LANDLOCK makes the grader treat Landlock as
+ * missing; it only adds the refusal (the jail still uses the kernel's).
+ */
+Test(cli, no_landlock_no_hidden_spec, .timeout = 300)
+{
+    char cls[] = "/tmp/attn-nojail-XXXXXX", *cmd, *out;
+    const char *only = "--only '^softmax\\.rows_sum_to_one$'";
+    int rc;
+
+    cr_assert_not_null(mkdtemp(cls));
+    cr_assert(asprintf(&cmd, "GRADER_TEST_NO_LANDLOCK=1 \"$BUILD/grader\" grade --spec "
+                       "specs/public.yaml --spec specs/hidden.yaml %s reference/attention.c",
+                       only) > 0);
+    out = run(cmd, &rc);
+    free(cmd);
+    cr_expect_eq(rc, 2, "a hidden spec without Landlock: exit %d:\n%s", rc, out);
+    cr_expect(line_count(out) == 1 && strstr(out, "grader: the grader could not grade") &&
+                  strstr(out, "Landlock") && strstr(out, "hidden tests") &&
+                  strstr(out, "public spec only"),
+              "not one line naming the barrier and the fix:\n%s", out);
+    free(out);
+
+    cr_assert(asprintf(&cmd, "mkdir -p '%s/class/s1' && cp reference/attention.c '%s/class/s1/' && "
+                       "GRADER_TEST_NO_LANDLOCK=1 \"$BUILD/grader\" batch --spec specs/public.yaml "
+                       "--spec specs/hidden.yaml --jobs 1 --out '%s/book' '%s/class'",
+                       cls, cls, cls, cls) > 0);
+    out = run(cmd, &rc);
+    free(cmd);
+    cr_expect_eq(rc, 2, "a batch with a hidden spec without Landlock: exit %d:\n%s", rc, out);
+    cr_expect(line_count(out) == 1 && strstr(out, "Landlock"), "batch:\n%s", out);
+    free(out);
+
+    cr_assert(asprintf(&cmd, "GRADER_TEST_NO_LANDLOCK=1 \"$BUILD/grader\" grade %s "
+                       "reference/attention.c", only) > 0);
+    out = run(cmd, &rc);
+    free(cmd);
+    cr_expect_eq(rc, 0, "a public-only grade without Landlock: exit %d:\n%s", rc, out);
+    cr_expect(strstr(out, "the compiler runs without its file jail") && strstr(out, "score:"),
+              "a public-only grade without Landlock: no warning or no rubric:\n%s", out);
+    free(out);
+
+    /* the variable is what refused: the same grade with Landlock present */
+    out = run("\"$BUILD/grader\" grade --spec specs/public.yaml --spec specs/hidden.yaml "
+              "--only '^softmax\\.rows_sum_to_one$' reference/attention.c", &rc);
+    if (strstr(out, "runs without its file jail") == NULL)
+        cr_expect_eq(rc, 0, "a hidden spec with Landlock: exit %d:\n%s", rc, out);
+    free(out);
+    cr_assert(asprintf(&cmd, "rm -rf '%s'", cls) > 0);
+    cr_expect_eq(system(cmd), 0);
+    free(cmd);
+}

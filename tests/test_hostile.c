@@ -500,7 +500,7 @@ static const char *const nobody_attacks[] = {
     "forkbomb_raw.c", "kill_parent_raw.c", "write_results_raw.c", "membomb.c",
     "forge_reply.c", "corrupt_page_size.c", "forge_leak_count.c",
     "forge_alloc_record.c", "fill_alloc_table.c", "exhaust_memory.c",
-    "huge_bss.c", "long_helper_names.c",
+    "huge_bss.c", "long_helper_names.c", "stop_self_speed.c",
 };
 #define N_NOBODY (sizeof nobody_attacks / sizeof nobody_attacks[0])
 

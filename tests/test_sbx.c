@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,131 @@ Test(sbx, forbidden_system_calls_end_the_call)
 
     run_attacks(a, sizeof a / sizeof a[0]);
     cr_assert_eq(kill(getpid(), 0), 0); /* still here */
+}
+
+/* Issue 35: a runner that stops itself (any of the four job-control
+ * signals, through kill, raise's tgkill, a raw tkill, or a signal
+ * argument with high bits set) ends its call as a forbidden system call:
+ * it is never left in state T, where the grader would read a paused
+ * machine. A self-signal the filter allows still works. */
+Test(sbx, a_runner_may_not_stop_itself)
+{
+    static const struct attack a[] = {
+        { "stop_kill", IMPL_PE, CALL_SYSCALL, "forbids (kill)", 0, 1, 0, 0 },
+        { "stop_raise", IMPL_PE, CALL_SYSCALL, "forbids (tgkill)", 0, 1, 0, 0 },
+        { "stop_tkill", IMPL_PE, CALL_SYSCALL, "forbids (tkill)", 0, 1, 0, 0 },
+        { "stop_high_bits", IMPL_PE, CALL_SYSCALL, "forbids (kill)", 0, 1, 0, 0 },
+    };
+    struct fixture f;
+    struct impl_result r;
+    float pe[12];
+
+    run_attacks(a, sizeof a / sizeof a[0]);
+    fx_open(&f, "self_signal_ok", DEADLINE_MS, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_expect_eq(r.status, CALL_RETURNED, "raise(SIGURG) and raise(SIGWINCH): %d (%s)",
+                 r.status, r.detail);
+    fx_close(&f);
+}
+
+/* Issue 35: the grader's check of the live blocks' redzones reads a
+ * bounded number of bytes per block and per call, whatever a block's
+ * header (the submission's to write) claims: three leaked 24 MiB blocks
+ * claiming 0 bytes, filled with the redzone pattern, were 72 MiB
+ * compared after every call. Counted in bytes, not timed. */
+Test(sbx, a_forged_block_size_does_not_set_the_checks_cost)
+{
+    struct fixture f;
+    struct impl_result r;
+    float pe[12];
+    uint64_t before, per_call_max = 0;
+
+    fx_open(&f, "redzone_bomb", 5000.0, 0);
+    for (int i = 0; i < 4; i++) {
+        before = sbx_redzone_bytes(f.sbx);
+        call_small(&f, IMPL_PE, pe, &r);
+        cr_assert_eq(r.status, CALL_RETURNED, "call %d: %d (%s)", i, r.status, r.detail);
+        if (sbx_redzone_bytes(f.sbx) - before > per_call_max)
+            per_call_max = sbx_redzone_bytes(f.sbx) - before;
+    }
+    cr_expect(per_call_max > 0, "the live blocks were not checked at all");
+    cr_expect(per_call_max <= ((uint64_t)1 << 20),
+              "%llu redzone bytes compared after one call (at most 1 MiB)",
+              (unsigned long long)per_call_max);
+    fx_close(&f);
+}
+
+/* The runner's CPU time in clock ticks (utime + stime), or -1. */
+static long runner_ticks(long pid)
+{
+    char path[64], line[1024], *p;
+    unsigned long ut = 0, st = 0;
+    FILE *fp;
+    int ok;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if ((fp = fopen(path, "r")) == NULL)
+        return -1;
+    ok = fgets(line, sizeof line, fp) != NULL;
+    fclose(fp);
+    if (!ok || (p = strrchr(line, ')')) == NULL ||
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (long)(ut + st);
+}
+
+struct stopper {
+    struct sbx *sbx;
+    long stopped;   /* the pid it stopped, 0: none */
+};
+
+/* Stop the spinning runner once it has computed 100 ms or more of its
+ * call (it is then inside the call, not starting up); 10 s at most. */
+static void *stop_runner(void *arg)
+{
+    struct stopper *st = arg;
+
+    for (int i = 0; i < 2000; i++) {
+        long pid = sbx_runner_pid(st->sbx);
+        if (pid > 0 && runner_ticks(pid) >= 10) {
+            if (kill((pid_t)pid, SIGSTOP) == 0)
+                st->stopped = pid;
+            return NULL;
+        }
+        usleep(5000);
+    }
+    return NULL;
+}
+
+/* Issue 35: a runner found stopped (state T) by a stop that was neither
+ * the grader's nor the whole machine's -- here this test stops it, as a
+ * submission could where seccomp is missing -- fails its call as the
+ * submission's doing, labelled, at once: no retry (the retry would spin
+ * to its CPU deadline: a timeout) and no grader error. */
+Test(sbx, a_stopped_runner_is_the_submissions_failure, .timeout = 60)
+{
+    struct fixture f;
+    struct impl_result r;
+    struct stopper st = { NULL, 0 };
+    struct err e = { 0 };
+    pthread_t th;
+    float pe[12];
+    int rc;
+
+    fx_open(&f, "spin", 600.0, 0);
+    st.sbx = f.sbx;
+    cr_assert_eq(pthread_create(&th, NULL, stop_runner, &st), 0);
+    rc = f.impl.ops->positional_encoding(f.impl.self, pe, 3, 4, &r, &e);
+    pthread_join(th, NULL);
+    cr_assert_neq(st.stopped, 0, "the runner was never seen computing");
+    cr_expect_eq(rc, 0, "a grader error: %s", e.msg);
+    cr_expect_eq(r.status, CALL_CRASHED, "status %d (%s)", r.status, r.detail);
+    cr_expect_not_null(strstr(r.detail, "stopped itself (SIGSTOP)"), "detail: %s", r.detail);
+    cr_expect_eq(r.signo, SIGSTOP);
+    cr_expect_eq(sbx_runner_pid(f.sbx), 0, "the stopped runner survived");
+    cr_expect_eq(kill((pid_t)st.stopped, 0), -1, "the stopped runner was not reaped");
+    expect_fresh_softmax(&f, st.stopped);
+    fx_close(&f);
 }
 
 Test(sbx, output_is_capped_and_drained)

@@ -141,11 +141,41 @@ int cli_usage(const char *msg, const char *usage)
     return CLI_EXIT_USAGE;
 }
 
+/* The tests of s a student may not see (hidden, or until the due date). */
+static size_t hidden_tests(const struct spec_set *s)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < spec_test_count(s); i++)
+        n += spec_test_at(s, i)->visibility != SPEC_VISIBLE;
+    return n;
+}
+
+/*
+ * Whether the toolchain's file jail can be set up, with why not in `why`.
+ * GRADER_TEST_NO_LANDLOCK (set and not empty) makes it say no, for the
+ * tests of that refusal (cli::no_landlock_no_hidden_spec): it only adds a
+ * refusal or a warning; the jail itself still uses Landlock wherever the
+ * kernel has it (build/jail.c never reads the variable), so it cannot
+ * make the grader less strict.
+ */
+static int have_file_jail(char *why, size_t n)
+{
+    const char *sim = getenv("GRADER_TEST_NO_LANDLOCK");
+
+    if (sim != NULL && sim[0] != '\0') {
+        snprintf(why, n, "Landlock is treated as missing (GRADER_TEST_NO_LANDLOCK is set)");
+        return 0;
+    }
+    return jail_probe(why, n) != 0;
+}
+
 struct spec_set *cli_prepare(struct cli_common *c)
 {
     struct spec_set *s = NULL;
     char why[128];
     struct err e;
+    size_t hidden;
 
     err_clear(&e);
     if (cli_find_data_dir(c->data_dir, sizeof c->data_dir, &e) < 0 ||
@@ -155,9 +185,23 @@ struct spec_set *cli_prepare(struct cli_common *c)
     }
     if (!sbx_has_seccomp())
         fprintf(stderr, "grader: warning: no seccomp on this system; the sandbox is reduced\n");
-    if (jail_probe(why, sizeof why) == 0)
+    /* Issue 35: without the file jail a submission's compile can read any
+     * file of the grader's (a token-pasted .incbin of the hidden spec) and
+     * its functions print it into the feedback. A public-only grade (a
+     * student's make check) goes on with the warning; one with hidden
+     * tests is refused, since no fallback jail is proven here. */
+    if (!have_file_jail(why, sizeof why)) {
+        if (c->submissions && (hidden = hidden_tests(s)) > 0) {
+            fprintf(stderr, "grader: the grader could not grade: %s, so a submission's compile "
+                    "could read the spec's %zu hidden tests into its feedback; grade where "
+                    "Landlock is enabled (Linux 5.13+, `lsm=...,landlock` on the kernel "
+                    "command line) or with the public spec only\n", why, hidden);
+            spec_set_free(s);
+            return NULL;
+        }
         fprintf(stderr, "grader: warning: %s; the compiler runs without its file jail "
                 "(clean environment and limits only)\n", why);
+    }
     jail_cleanup_install();
     return s;
 }

@@ -31,6 +31,9 @@ struct cli_common {
     const char *only;
     uint64_t seed;
     char data_dir[CLI_PATH_MAX]; /* the directory holding the grader */
+    int submissions;             /* grades students' files (grade, batch):
+                                    hidden tests need the toolchain's jail
+                                    (cli_prepare) */
 };
 
 /*

@@ -319,6 +319,7 @@ int cmd_batch(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? CLI_EXIT_OK : rc;
     err_clear(&e);
+    a.c.submissions = 1;
     if ((s = cli_prepare(&a.c)) == NULL)
         return CLI_EXIT_USAGE;
     rc = run_batch(&a, s, &e);

@@ -212,6 +212,7 @@ int cmd_grade(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? CLI_EXIT_OK : rc;
     err_clear(&e);
+    a.c.submissions = 1;
     if ((s = cli_prepare(&a.c)) == NULL)
         return CLI_EXIT_USAGE;
     /* the golden data is read while the submission compiles (the

@@ -213,7 +213,7 @@ static void note_stack(void)
 /* ---- seccomp ------------------------------------------------------------- */
 
 #ifdef GRADER_SECCOMP
-enum arg_rule { ARG_ANY, ARG_SELF_PID, ARG_EMPTY_PATH, ARG_NO_EXEC,
+enum arg_rule { ARG_ANY, ARG_SELF_SIG1, ARG_SELF_SIG2, ARG_EMPTY_PATH, ARG_NO_EXEC,
                 ARG_STATE, ARG_HEADER, ARG_BELOW_HEAP, ARG_HEAP };
 
 struct sc_rule {
@@ -253,12 +253,16 @@ static const struct sc_rule sc_rules[] = {
     { SCMP_SYS(clock_nanosleep), SCMP_ACT_ALLOW, ARG_ANY },
     { SCMP_SYS(sched_yield), SCMP_ACT_ALLOW, ARG_ANY },
     { SCMP_SYS(futex), SCMP_ACT_ALLOW, ARG_ANY },
-    /* abort() and raise() signal the process itself */
+    /* abort() and raise() signal the process itself, with any signal but
+     * the four that stop it (issue 35): a stopped runner is read as a
+     * paused machine, so only the kernel or the staff may stop one.
+     * SELF_SIG1: the signal is argument 1 (kill, tkill); SIG2: argument 2
+     * (tgkill) */
     { SCMP_SYS(getpid), SCMP_ACT_ALLOW, ARG_ANY },
     { SCMP_SYS(gettid), SCMP_ACT_ALLOW, ARG_ANY },
-    { SCMP_SYS(tgkill), SCMP_ACT_ALLOW, ARG_SELF_PID },
-    { SCMP_SYS(tkill), SCMP_ACT_ALLOW, ARG_SELF_PID },
-    { SCMP_SYS(kill), SCMP_ACT_ALLOW, ARG_SELF_PID },
+    { SCMP_SYS(tgkill), SCMP_ACT_ALLOW, ARG_SELF_SIG2 },
+    { SCMP_SYS(tkill), SCMP_ACT_ALLOW, ARG_SELF_SIG1 },
+    { SCMP_SYS(kill), SCMP_ACT_ALLOW, ARG_SELF_SIG1 },
     /* answers glibc copes with */
     { SCMP_SYS(ioctl), SCMP_ACT_ERRNO(ENOTTY), ARG_ANY },   /* isatty() */
     { SCMP_SYS(getrandom), SCMP_ACT_ERRNO(ENOSYS), ARG_ANY },
@@ -268,6 +272,51 @@ static const struct sc_rule sc_rules[] = {
     { SCMP_SYS(mprotect), SCMP_ACT_ALLOW, ARG_HEADER },
 };
 
+/* The signals a runner may send itself: all of 0..SELF_SIG_MAX but the
+ * job-control stops. */
+#define SELF_SIG_MAX 64
+
+static int self_sig_ok(long sig)
+{
+    return sig != SIGSTOP && sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU;
+}
+
+/*
+ * Allow r's call with argument 0 == self and its signal argument (`arg`)
+ * one of the allowed signals. The allowed numbers are covered by aligned
+ * blocks (value & ~(2^k - 1) == start), compared on all 64 bits: the
+ * kernel reads the signal as an int, so a value with high bits set over
+ * SIGSTOP matches no block and traps, rather than passing a compare that
+ * looked at the whole register.
+ */
+static int add_self_sig_rules(scmp_filter_ctx ctx, const struct sc_rule *r,
+                              pid_t self, unsigned arg)
+{
+    long lo = 0, hi;
+    int rc = 0;
+
+    while (lo <= SELF_SIG_MAX) {
+        if (!self_sig_ok(lo)) {
+            lo++;
+            continue;
+        }
+        for (hi = lo; hi + 1 <= SELF_SIG_MAX && self_sig_ok(hi + 1); hi++)
+            ;
+        while (lo <= hi) {      /* [lo, hi] in aligned power-of-two blocks */
+            long size = 1;
+            while (lo % (size * 2) == 0 && lo + size * 2 - 1 <= hi)
+                size *= 2;
+            rc |= seccomp_rule_add(ctx, r->action, r->nr, 2,
+                                   SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self),
+                                   (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ,
+                                                          ~(scmp_datum_t)(size - 1),
+                                                          (scmp_datum_t)lo });
+            lo += size;
+        }
+    }
+    return rc;
+}
+
 static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, pid_t self)
 {
     uintptr_t state = (uintptr_t)&rn_pages, hdr = (uintptr_t)rn.hdr;
@@ -275,9 +324,10 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, pid_t self)
     if (r->nr < 0)
         return 0;               /* not a syscall on this architecture */
     switch (r->arg) {
-    case ARG_SELF_PID:
-        return seccomp_rule_add(ctx, r->action, r->nr, 1,
-                                SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+    case ARG_SELF_SIG1:
+        return add_self_sig_rules(ctx, r, self, 1);
+    case ARG_SELF_SIG2:
+        return add_self_sig_rules(ctx, r, self, 2);
     case ARG_EMPTY_PATH:
         return seccomp_rule_add(ctx, r->action, r->nr, 1,
                                 SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH,

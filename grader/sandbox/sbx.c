@@ -119,6 +119,11 @@ double sbx_cpu_used(const struct sbx *s)
     return s->cpu_total_ms;
 }
 
+uint64_t sbx_redzone_bytes(const struct sbx *s)
+{
+    return s->rz_read;
+}
+
 double sbx_stalled(const struct sbx *s)
 {
     return s->stall_ms;
@@ -205,11 +210,13 @@ static void not_returned(const struct sbx *s, const struct rp_header *rec,
  * submission that hides it hides a bug of its own, and a forged one costs
  * it the call. 0, or -1 with r set.
  */
-static int heap_intact(const struct sbx *s, struct impl_result *r)
+static int heap_intact(struct sbx *s, struct impl_result *r)
 {
-    uint64_t asked;
+    uint64_t asked, read = 0;
+    int over = sbx_books_overrun(s->heap_fd, &asked, &read);
 
-    if (!sbx_books_overrun(s->heap_fd, &asked))
+    s->rz_read += read;
+    if (!over)
         return 0;
     sbx_set_detail(r, CALL_OVERRUN, "wrote past the end of a block it "
                    "allocated (%llu bytes asked of malloc/calloc/realloc)",
@@ -297,28 +304,55 @@ static char proc_state(pid_t pid)
 }
 
 /* What a runner whose wall net fired was doing (a few samples). */
-enum runner_doing { R_SLEEPS, R_BUSY, R_STUCK };
+enum runner_doing { R_SLEEPS, R_BUSY, R_STUCK, R_STOPPED };
 
 /*
  * The wall net fired with the CPU deadline unspent. A runner that sleeps
  * or blocks (state S in any sample) is the submission's doing; one that
  * was runnable all along (R) is computing on a machine too loaded to give
- * it a core; one in uninterruptible I/O or stopped (D, T) cannot run at
- * all (swapping, a stopped process group). Where the state cannot be read
- * it counts as sleeping, as before.
+ * it a core; one in uninterruptible I/O (D: swapping, a frozen cgroup)
+ * cannot run at all: the machine's. One stopped (T) in every sample is
+ * the submission's too (issue 35): the grader never stops a runner, its
+ * sandbox forbids it the stop signals, and a stop of the whole machine
+ * (SIGSTOP of the grader's tree) stops the grader as well, which shows as
+ * a stall of its own naps: a round of samples with a stall is taken
+ * again, and after SBX_STATE_ROUNDS such rounds it is the machine's.
+ * Where the state cannot be read it counts as sleeping, as before.
  */
 static enum runner_doing runner_doing(struct sbx *s)
 {
-    int busy = 1;
+    for (int round = 0; round < SBX_STATE_ROUNDS; round++) {
+        double stall0 = s->stall_ms;
+        int busy = 1, stopped = 1;
 
-    for (int i = 0; i < SBX_STATE_SAMPLES; i++) {
-        char st = proc_state(s->pid);
-        if (st == 0 || st == 'S')
-            return R_SLEEPS;
-        busy &= st == 'R';
-        sbx_nap(s, 10);
+        for (int i = 0; i < SBX_STATE_SAMPLES; i++) {
+            char st = proc_state(s->pid);
+            if (st == 0 || st == 'S')
+                return R_SLEEPS;
+            busy &= st == 'R';
+            stopped &= st == 'T';
+            sbx_nap(s, 10);
+        }
+        if (!stopped)
+            return busy ? R_BUSY : R_STUCK;
+        if (s->stall_ms == stall0)
+            return R_STOPPED;
     }
-    return busy ? R_BUSY : R_STUCK;
+    return R_STUCK;
+}
+
+/* The signal that stopped runner pid, as the kernel reports it to its
+ * parent (the grader: sbx_proc.c), without consuming the report; 0 when
+ * it does not say. */
+static int stop_signal(pid_t pid)
+{
+    siginfo_t si;
+
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+        si.si_pid == pid && si.si_code == CLD_STOPPED)
+        return si.si_status;
+    return 0;
 }
 
 /*
@@ -336,15 +370,16 @@ static enum sbx_wait_end wait_call(struct sbx *s, double t0, double cpu0, char *
                                    double *cpu_used)
 {
     double wall = wall_limit(s, t0), busy_end = t0 + SBX_WALL_BUSY_FACTOR * (wall - t0);
-    double left = s->deadline_ms, end_at;
+    double left = s->deadline_ms, end_at, now;
     enum runner_doing doing;
     enum sbx_wait_end end;
 
     s->wall_ms = 0;
-    s->machine = 0;
+    s->machine = s->stopped = s->stop_sig = 0;
+
     for (;;) {
         end = sbx_wait_byte(s, fmin(sbx_live_ms(s) + left, wall), byte);
-        double now = ut_proc_cpu_ms((int)s->pid);
+        now = ut_proc_cpu_ms((int)s->pid);
         *cpu_used = now >= 0 && cpu0 >= 0 ? now - cpu0 : sbx_live_ms(s) - t0;
         if (end != W_TIMEOUT)
             return end;
@@ -367,7 +402,9 @@ static enum sbx_wait_end wait_call(struct sbx *s, double t0, double cpu0, char *
             continue;
         }
         s->wall_ms = wall - t0;
-        s->machine = doing != R_SLEEPS;
+        s->machine = doing == R_BUSY || doing == R_STUCK;
+        s->stopped = doing == R_STOPPED;
+        s->stop_sig = s->stopped ? stop_signal(s->pid) : 0;
         return W_TIMEOUT;
     }
 }
@@ -387,7 +424,7 @@ static int run_once(struct sbx *s, const struct sbx_call *c, struct impl_result 
     int rc = 0;
 
     memset(r, 0, sizeof *r);
-    s->machine = 0;
+    s->machine = s->stopped = s->stop_sig = 0;
     if (s->pid == 0 && (rc = sbx_runner_start(s, r, e)) != 0)
         return rc < 0 ? -1 : 0;
     if (sbx_prepare(s, c, &mine, &mem, e) != 0) {

@@ -51,6 +51,7 @@
 #define GRD_SBX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/err.h"
 #include "sandbox/impl.h"
@@ -96,10 +97,13 @@ void sbx_set_deadline(struct sbx *s, double ms);
  * (sbx_stalled). A runner still computing (runnable) at the wall net is
  * given up to 10 x as long to reach its CPU deadline: a loop on a loaded
  * machine is still the submission's timeout. When the wall net fires
- * while the runner could not run (in uninterruptible I/O, stopped, or
- * runnable but starved past that), the call is tried once more in a
- * fresh runner, and a second such end is a grader error (-1 from the op),
- * never a timeout of the submission. A runner that sleeps or blocks still
+ * while the runner could not run (in uninterruptible I/O, or runnable but
+ * starved past that), the call is tried once more in a fresh runner, and
+ * a second such end is a grader error (-1 from the op), never a timeout
+ * of the submission. A runner found stopped (state T) while the grader
+ * itself ran is the submission's doing (issue 35: the grader never stops
+ * one and its sandbox forbids the stop signals): the call crashes,
+ * "stopped itself", with no retry. A runner that sleeps or blocks still
  * times out, and so does every call at the end set by sbx_set_wall_end.
  */
 #define SBX_WALL_FACTOR 5.0
@@ -114,6 +118,11 @@ void sbx_set_wall_end(struct sbx *s, double until);
 /* The CPU time (ms) all calls of this sandbox used so far, across
  * restarts: what a submission's budget is charged. */
 double sbx_cpu_used(const struct sbx *s);
+
+/* The bytes of live blocks' redzones the grader compared after the calls
+ * of this sandbox so far: bounded per call whatever the blocks' headers
+ * claim (sbx_books.c), so a check cannot outcost the submission's budget. */
+uint64_t sbx_redzone_bytes(const struct sbx *s);
 
 /* The time (ms) the grader did not run while this sandbox waited for its
  * runners (the machine paused, frozen or swapping): no deadline and no

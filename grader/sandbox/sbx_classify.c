@@ -52,6 +52,18 @@ static const char *sig_name(int sig)
     }
 }
 
+/* The name of a job-control stop signal (0: the kernel did not say). */
+static const char *stop_name(int sig)
+{
+    switch (sig) {
+    case SIGSTOP: return "SIGSTOP";
+    case SIGTSTP: return "SIGTSTP";
+    case SIGTTIN: return "SIGTTIN";
+    case SIGTTOU: return "SIGTTOU";
+    default: return "a stop signal";
+    }
+}
+
 static const char *crash_why(int sig, int stack_overflow)
 {
     if (sig == SIGSEGV && stack_overflow)
@@ -197,7 +209,12 @@ void sbx_timed_out(struct sbx *s, const struct rp_header *h,
 
     while ((seen = sbx_peek_exit(s->pid, &si)) == 0)
         sbx_sleep_ms(1);
-    if (seen < 0 || (si.si_code == CLD_KILLED && si.si_status == SIGKILL)) {
+    if (s->stopped && (seen < 0 || si.si_code == CLD_KILLED)) {
+        r->signo = s->stop_sig;
+        sbx_set_detail(r, CALL_CRASHED, "stopped itself (%s) instead of "
+                       "returning: the sandbox does not allow a stop",
+                       stop_name(s->stop_sig));
+    } else if (seen < 0 || (si.si_code == CLD_KILLED && si.si_status == SIGKILL)) {
         if (s->wall_ms > 0)
             sbx_set_detail(r, CALL_TIMEOUT, "did not return within %.0f ms of the "
                            "wall clock (sleeping or blocked?)", s->wall_ms);

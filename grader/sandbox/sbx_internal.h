@@ -48,6 +48,7 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct impl_result *r,
 #define SBX_TICK_MS 100.0        /* longest single wait: stalls are seen */
 #define SBX_STALL_SLACK_MS 50.0  /* oversleeping less than this is not a stall */
 #define SBX_STATE_SAMPLES 5      /* of a runner's state when its wall net fires */
+#define SBX_STATE_ROUNDS 3       /* of samples, while the grader itself stalls */
 #define SBX_WALL_BUSY_FACTOR 10.0 /* a runner busy at its wall net gets this x */
 
 struct sbx {
@@ -64,7 +65,11 @@ struct sbx {
     double queued_ms;    /* time its stopped runners waited runnable for a
                             CPU, start-up included (sbx_queued) */
     int machine;         /* the last call's wall net fired while its runner
-                            was not sleeping: the machine's trouble */
+                            was runnable or in D: the machine's trouble */
+    int stopped;         /* ... while its runner was stopped (state T), not
+                            by the grader nor with it: the submission's */
+    int stop_sig;        /* the signal that stopped it (kernel's report), 0:
+                            not told */
     size_t as_limit;
     unsigned cpu_s;
     size_t out_cap;
@@ -78,6 +83,7 @@ struct sbx {
     int out_trunc;
     uint64_t nonce;
     int heap_fd;         /* the runner's heap file (RP_FD_HEAP); -1: none */
+    uint64_t rz_read;    /* live redzone bytes compared, all calls so far */
     pid_t server;        /* the fork server (sbx_server.c); 0: none */
     int srv_ctl, srv_res; /* its channels; -1 when closed */
 };
@@ -156,10 +162,12 @@ int sbx_books_failed(int fd);
 
 /* Was a block of the submission's written past its end (its redzone,
  * runner_proto.h): one freed since the last clear (the runner's note in
- * the meta page), or one live now (read from the file here)? 1 with
- * *asked the block's size, else 0. Both rest on what the runner wrote:
- * they may only fail a call, never pass one. */
-int sbx_books_overrun(int fd, uint64_t *asked);
+ * the meta page), or one live now (read from the file here, within a
+ * bounded number of bytes per block and per call, whatever the blocks'
+ * headers claim: sbx_books.c)? 1 with *asked the block's size, else 0;
+ * *read gets the redzone bytes compared. Both rest on what the runner
+ * wrote: they may only fail a call, never pass one. */
+int sbx_books_overrun(int fd, uint64_t *asked, uint64_t *read);
 
 /* Clear both hints before a call. */
 void sbx_books_clear_hints(int fd);
