@@ -432,6 +432,15 @@ static size_t args_of(const struct ptok *v, size_t n, size_t open, size_t a[][2]
     return 0;
 }
 
+/* Whether s[0..n) (not NUL-terminated) is all identifier characters. */
+static int all_ident(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!ident_char(s[i]))
+            return 0;
+    return n > 0;
+}
+
 /* The spelling of a pasted token, in x->paste; NULL when it is full. */
 static const char *paste_text(struct mx *x, const struct ptok *l, const struct ptok *r)
 {
@@ -457,7 +466,7 @@ static int paste(struct mx *x, struct plist *out, const struct ptok *r)
 
     if (s == NULL)
         return pl_add(x, out, *r);
-    if (ident_char(s[0]) && word_end(s, 0) >= n) {
+    if (all_ident(s, n)) {
         l->kind = (uint16_t)((s[0] >= '0' && s[0] <= '9') ? TK_NUMBER : word_kind(s, n));
     } else if (n <= 3) {
         memcpy(buf, s, n), buf[n] = '\0';
