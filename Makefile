@@ -194,7 +194,7 @@ unit: $(BUILD)/grader $(UNIT_BINS)
 # make fuzz [FUZZ_SECONDS=N]: libFuzzer (clang, ASan + UBSan) on every parser
 # of hostile bytes (tests/fuzz/): the spec loader, the answers loader, the
 # source rules, the ELF reader, the VECTORS parser, the roster CSV reader and
-# the golden data reader, each for N seconds. The library code they need is built again, instrumented.
+# the golden data reader and the similarity tokeniser, each for N seconds. The library code they need is built again, instrumented.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 3
@@ -207,9 +207,10 @@ FUZZ_LIB_vectors := grader/selfcheck/selfcheck.c grader/props/prop_util.c \
                     grader/sandbox/impl.c
 FUZZ_LIB_roster := grader/batch/export.c
 FUZZ_LIB_golden := grader/oracle/golden.c grader/oracle/golden_io.c
+FUZZ_LIB_similar := grader/similar/sim_tokens.c
 FUZZ_LIB_ALL := $(FUZZ_LIB) $(FUZZ_LIB_objcheck) $(FUZZ_LIB_vectors) \
-                $(FUZZ_LIB_roster) $(FUZZ_LIB_golden)
-FUZZ_NAMES := spec answers srcrules objcheck vectors roster golden
+                $(FUZZ_LIB_roster) $(FUZZ_LIB_golden) $(FUZZ_LIB_similar)
+FUZZ_NAMES := spec answers srcrules objcheck vectors roster golden similar
 # Seeds: the project's own inputs, so the corpus follows them as they change
 # (libFuzzer reads these folders recursively and writes only the first,
 # build/fuzz/corpus_NAME).
@@ -220,6 +221,7 @@ FUZZ_SEEDS_objcheck := $(BUILD)/obj/build $(BUILD)/obj/core
 FUZZ_SEEDS_vectors := tests/answers_fixtures
 FUZZ_SEEDS_roster := tests/fuzz/seeds_roster
 FUZZ_SEEDS_golden := tests/fuzz/seeds_golden
+FUZZ_SEEDS_similar := tests/hostile tests/submissions
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_ALL) $(GRADER_HDRS) | $(DEPS_OK)

@@ -15,6 +15,7 @@
  */
 #include <criterion/criterion.h>
 #include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "build/srcrules.h"
 #include "support/json_read.h"
 #include "similar/similar.h"
+#include "similar/similar_internal.h"
 
 #define REF TEST_SRCDIR "/reference/attention.c"
 #define TEMPLATE TEST_SRCDIR "/student_template/attention.c"
@@ -370,6 +372,199 @@ static char *all_at_once(const char *src)
     free(c);
     free(d);
     return e;
+}
+
+/* ---- copies hidden in macros (issue 35) ---- */
+
+/* Everything after the reference's last #include as one object-like
+ * macro, `#define SOLUTION \` and a splice at every line's end, used once
+ * at the end: the compiler sees the reference; the tokens once saw none. */
+static char *wrap_in_macro(const char *src)
+{
+    const char *body = strstr(src, "#include <string.h>\n");
+    struct buf out = {NULL, 0, 0};
+
+    cr_assert_not_null(body, "the reference no longer includes <string.h>");
+    body = strchr(body, '\n') + 1;
+    cr_assert(strstr(body, "//") == NULL, "a // comment would swallow the splices");
+    add(&out, src, (size_t)(body - src));
+    adds(&out, "\n#define SOLUTION \\\n");
+    for (const char *p = body, *nl; *p; p = nl + 1) {
+        if ((nl = strchr(p, '\n')) == NULL)
+            nl = p + strlen(p);
+        add(&out, p, (size_t)(nl - p));
+        adds(&out, " \\\n");
+        if (*nl == '\0')
+            break;
+    }
+    adds(&out, "\n\nSOLUTION\n");
+    return out.s;
+}
+
+/* Fifteen keywords behind aliases (`#define K00 return`, ...), every use
+ * in the code spelled with its alias: 44% shared before, under 50%. */
+static const char *const aliased_kw[] = {
+    "return", "for", "if", "else", "float", "double", "const", "static", "int", "void",
+    "while", "struct", "sizeof", "unsigned", "break",
+};
+#define N_ALIASED (sizeof aliased_kw / sizeof aliased_kw[0])
+
+static char *alias_keywords(const char *src)
+{
+    size_t len = strlen(src), at = (size_t)(strstr(src, "#include <string.h>\n") - src) + 20;
+    char *code = src_blank(src, len), name[16];
+    struct buf out = {NULL, 0, 0};
+
+    cr_assert_not_null(code);
+    add(&out, src, at);
+    for (size_t k = 0; k < N_ALIASED; k++) {
+        snprintf(name, sizeof name, "#define K%02zu ", k);
+        adds(&out, name);
+        adds(&out, aliased_kw[k]);
+        adds(&out, "\n");
+    }
+    for (size_t i = at, j; i < len; i = j) {
+        size_t k = N_ALIASED;
+
+        for (j = i; j < len && word_char(code[j]) && code[j] != ' '; j++)
+            ;
+        if (j == i || (i > 0 && word_char(code[i - 1]))) {
+            j = j == i ? i + 1 : j;
+            add(&out, src + i, j - i);
+            continue;
+        }
+        for (k = 0; k < N_ALIASED; k++)
+            if (strlen(aliased_kw[k]) == j - i && memcmp(aliased_kw[k], src + i, j - i) == 0)
+                break;
+        if (k < N_ALIASED) {
+            snprintf(name, sizeof name, "K%02zu", k);
+            adds(&out, name);
+        } else {
+            add(&out, src + i, j - i);
+        }
+    }
+    free(code);
+    return out.s;
+}
+
+/* The larger share of the pair (a, b) in r, 0 when it is not reported. */
+static double score_of(const struct sim_report *r, const char *a, const char *b)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if ((strcmp(r->pairs[i].id_a, a) == 0 && strcmp(r->pairs[i].id_b, b) == 0) ||
+            (strcmp(r->pairs[i].id_a, b) == 0 && strcmp(r->pairs[i].id_b, a) == 0))
+            return r->pairs[i].score;
+    return 0;
+}
+
+/* Issue 35: a verbatim copy inside one multi-line macro (it scored 0: no
+ * pair even at threshold 0) and a copy behind fifteen keyword aliases
+ * (44%) score as the copies they are, over 80%, because macros are
+ * expanded at their uses; the honest solutions of the catalogue, the
+ * control, stay apart from the reference, from each other and from both
+ * copies, as they were (strongest 29% before and after). */
+Test(similar, copies_hidden_in_macros_score_as_copies)
+{
+    struct sim_opts o = {0, 0, 0.0, 1};
+    struct sim_class *c = sim_class_new(&o);
+    char *ref = slurp(REF), *wrapped = wrap_in_macro(ref), *aliased = alias_keywords(ref);
+    const char *ids[] = {"reference", "wrapped", "aliased"};
+    double best_honest = 0;
+    struct sim_report r;
+    struct err e;
+
+    cr_assert(strstr(aliased, "K00 ") != NULL && strstr(wrapped, "SOLUTION\n") != NULL);
+    for (size_t i = 0; i < 3; i++)
+        cr_assert(sim_add_file(c, NULL, base_files[i], 0, &e) == 0, "%s", e.msg);
+    cr_assert(sim_add(c, ids[0], ref, strlen(ref), 0, &e) == 0);
+    cr_assert(sim_add(c, ids[1], wrapped, strlen(wrapped), 0, &e) == 0);
+    cr_assert(sim_add(c, ids[2], aliased, strlen(aliased), 0, &e) == 0);
+    for (size_t i = 0; i < N_HONEST; i++) {
+        char path[4096], *h;
+
+        snprintf(path, sizeof path, SUBS "%s.c", honest[i]);
+        h = slurp(path);
+        cr_assert(sim_add(c, honest[i], h, strlen(h), 0, &e) == 0);
+        free(h);
+    }
+    cr_assert(sim_compare(c, &r, &e) == 0, "%s", e.msg);
+    cr_expect_gt(score_of(&r, "reference", "wrapped"), 0.8, "wrapped in a macro: %.3f",
+                 score_of(&r, "reference", "wrapped"));
+    cr_expect_gt(score_of(&r, "reference", "aliased"), 0.8, "behind aliases: %.3f",
+                 score_of(&r, "reference", "aliased"));
+    for (size_t i = 0; i < N_HONEST; i++) {
+        for (size_t j = 0; j < 3; j++)
+            best_honest = fmax(best_honest, score_of(&r, honest[i], ids[j]));
+        for (size_t j = i + 1; j < N_HONEST; j++)
+            best_honest = fmax(best_honest, score_of(&r, honest[i], honest[j]));
+    }
+    cr_expect_lt(best_honest, 0.4, "an honest pair at %.3f", best_honest);
+    fprintf(stderr, "similar: wrapped in a macro %.3f, behind 15 aliases %.3f, strongest "
+            "honest pair %.3f\n", score_of(&r, "reference", "wrapped"),
+            score_of(&r, "reference", "aliased"), best_honest);
+    sim_report_release(&r);
+    sim_class_free(c);
+    free(ref);
+    free(wrapped);
+    free(aliased);
+}
+
+/* What the expander does, one case each: the tokens of a file with a
+ * macro are those of the file written out (function-like, arguments
+ * expanded first, # and ##, #undef, a macro not expanded in itself, a
+ * function-like name without arguments left alone). */
+Test(similar, macros_expand_as_the_compiler_expands_them)
+{
+    static const struct { const char *with, *without; } cases[] = {
+        {"#define RET return\nint f(int x) { RET x + 1; }\n", "int f(int x) { return x + 1; }\n"},
+        {"#define SQ(a) ((a) * (a))\nint f(int x) { return SQ(x + 1); }\n",
+         "int f(int x) { return ((x + 1) * (x + 1)); }\n"},
+        {"#define ONE 1\n#define INC(a) a + ONE\nint f(int x) { return INC(INC(x)); }\n",
+         "int f(int x) { return x + 1 + 1; }\n"},
+        {"#define CAT(a, b) a##b\nint f(int x) { CAT(ret, urn) x; }\n",
+         "int f(int x) { return x; }\n"},
+        {"#define S(a) #a\nconst char *s = S(hello world);\n", "const char *s = \"h\";\n"},
+        {"#define V(...) g(__VA_ARGS__)\nint f(int x) { return V(x, 2, 3); }\n",
+         "int f(int x) { return g(x, 2, 3); }\n"},
+        {"#define f(a) a\nint f;\nint g(void) { return f(2) + f; }\n",
+         "int f;\nint g(void) { return 2 + f; }\n"},
+        {"#define x x + 1\nint g(int x) { return x; }\n",
+         "int g(int x + 1) { return x + 1; }\n"},
+        {"#define R return\n#undef R\nint R;\n", "int R;\n"},
+        {"#define A B\n#define B A\nint A;\n", "int A;\n"},
+        {"#define LONG \\\n  for (;;) \\\n    break;\nvoid f(void) { LONG }\n",
+         "void f(void) { for (;;) break; }\n"},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sim_toks a, b;
+
+        cr_assert(sim_tokenize(cases[i].with, strlen(cases[i].with), &a) == 0);
+        cr_assert(sim_tokenize(cases[i].without, strlen(cases[i].without), &b) == 0);
+        cr_expect(a.n == b.n && memcmp(a.kind, b.kind, a.n * sizeof *a.kind) == 0,
+                  "case %zu: %zu tokens against %zu", i, a.n, b.n);
+        sim_toks_release(&a);
+        sim_toks_release(&b);
+    }
+}
+
+/* Macros that double at each level (2^40 tokens) and nested calls: the
+ * file's tokens stop at SIM_MAX_TOKENS, in bounded work. */
+Test(similar, a_macro_bomb_is_expanded_in_bounded_work, .timeout = 30)
+{
+    struct buf b = {NULL, 0, 0};
+    char line[64];
+    struct sim_toks t;
+
+    for (int i = 0; i < 40; i++) {
+        snprintf(line, sizeof line, "#define A%d A%d A%d\n", i, i + 1, i + 1);
+        adds(&b, line);
+    }
+    adds(&b, "#define F(x) G(x x)\n#define G(x) x x x\nvoid f(void) { A0; F(F(F(F(F(F(F(1))))))); }\n");
+    cr_assert(sim_tokenize(b.s, b.n, &t) == 0);
+    cr_expect_eq(t.n, SIM_MAX_TOKENS);
+    sim_toks_release(&t);
+    free(b.s);
 }
 
 /* ---- the planted class ---- */
