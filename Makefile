@@ -181,7 +181,8 @@ test: all $(TEST_BINS) $(BUILD)/diag.golden
 	    echo $$? >$(BUILD)/fuzz.status; \
 	else echo "fuzz: no $(FUZZ_CC): the fuzz harnesses were not run"; \
 	    echo skipped >$(BUILD)/fuzz.status; fi
-	@FUZZ_STATUS=$$(cat $(BUILD)/fuzz.status) sh tests/run.sh $(BUILD) $(TEST_BINS)
+	@FUZZ_STATUS=$$(cat $(BUILD)/fuzz.status) sh tests/run.sh $(BUILD) $(TEST_BINS) \
+	    tests/bench_guard.sh
 
 # The suites of single modules that compile and grade no whole submission:
 # seconds where `make test` takes minutes (tests/README.md).
@@ -189,7 +190,7 @@ UNIT_SUITES := json strbuf util sha256 layout spec srcrules ledger gates points 
                export summary answers selfcheck reference
 UNIT_BINS := $(UNIT_SUITES:%=$(BUILD)/tests/test_%)
 unit: $(BUILD)/grader $(UNIT_BINS)
-	@sh tests/run.sh $(BUILD) $(UNIT_BINS)
+	@sh tests/run.sh $(BUILD) $(UNIT_BINS) tests/bench_guard.sh
 
 # make fuzz [FUZZ_SECONDS=N]: libFuzzer (clang, ASan + UBSan) on every parser
 # of hostile bytes (tests/fuzz/): the spec loader, the answers loader, the

@@ -80,6 +80,9 @@ struct sbx {
     int heap_fd;         /* the runner's heap file (RP_FD_HEAP); -1: none */
     pid_t server;        /* the fork server (sbx_server.c); 0: none */
     int srv_ctl, srv_res; /* its channels; -1 when closed */
+    unsigned runners;    /* runners reaped so far */
+    long runner_minflt;  /* their minor faults (the kernel's count, wait4):
+                            the pages each touched after its fork */
 };
 
 /* sbx_proc.c: the runner process and its pipes. */
