@@ -14,6 +14,10 @@
 #   make readme-examples  rewrite student_template/README.md's example
 #                   outputs from the reference (make test checks them)
 #   make diag-data  $(BUILD)/diag.golden: the catalogue's mistakes, for diagnoses
+#                   (the shipped tests/diag.golden when its inputs are today's)
+#   make diag-ship  record them again into tests/diag.golden (commit it and
+#                   its .inputs: make test fails on a stale one); diag-verify
+#                   records afresh and compares with the shipped file
 #   make gradescope the Gradescope autograder: dist/gradescope/autograder.zip
 #   make classroom50  the Classroom 50 bundle: dist/classroom50/attention/
 #   make install    PREFIX=/usr/local DESTDIR= : bin/grader, its data in
@@ -91,7 +95,8 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test unit bench clean fuzz check diag-data audit
+.PHONY: all deps demo test unit bench clean fuzz check diag-data diag-ship diag-check \
+        diag-verify audit
 # The staff grader diagnoses with the catalogue's known mistakes: `make`
 # records them (build/diag.golden) with the grader.
 all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h $(BUILD)/diag.golden
@@ -162,26 +167,38 @@ $(DEP_FILES):
 # The catalogue's known mistakes as data, for the staff rubric's diagnosis
 # (grade/diag.h; the template ships its own, public-only, specs/public.golden).
 DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
-# It is remade when what it records changes (the catalogue, the specs, the
-# reference, the recording code), not on every relink of the grader: that
-# would cost a recording of the whole catalogue per edit.
-$(BUILD)/diag.golden: reference/attention.c specs/public.yaml specs/hidden.yaml $(DIAG_SUBS) \
-                      grader/grade/diag.c grader/oracle/golden.c grader/oracle/golden_io.c \
-                      grader/props/prop_common.c | $(BUILD)/grader $(BUILD)/runner_main.o
-	@echo "diag: recording the catalogue's known mistakes into $@"
-	@$(BUILD)/grader golden --jobs 2 --spec specs/public.yaml --spec specs/hidden.yaml \
-	    --out $@ reference/attention.c $(DIAG_SUBS)
+# What it is recorded from: the catalogue, the specs, the reference, the
+# recording code (and, in the hash, the grader's version). Recording grades
+# the whole catalogue (3 min of an idle 2-CPU machine), so the recording is
+# shipped (tests/diag.golden) with the hash of these inputs beside it
+# (tests/diag.golden.inputs): the build copies it when the hash is today's
+# and records only when an input changed; `make diag-ship` ships a new
+# recording, `make test` fails on a stale one (tests/diag-data.sh).
+# It is remade when an input changes, not on every relink of the grader.
+DIAG_INPUTS := reference/attention.c specs/public.yaml specs/hidden.yaml $(DIAG_SUBS) \
+               grader/grade/diag.c grader/oracle/golden.c grader/oracle/golden_io.c \
+               grader/props/prop_common.c grader/cli/cmd_golden.c tests/diag-data.sh
+$(BUILD)/diag.golden: $(DIAG_INPUTS) tests/diag.golden tests/diag.golden.inputs \
+                      | $(BUILD)/grader $(BUILD)/runner_main.o
+	@sh tests/diag-data.sh use $(BUILD) $(DIAG_INPUTS)
+diag-ship: $(BUILD)/grader $(BUILD)/runner_main.o
+	@sh tests/diag-data.sh ship $(BUILD) $(DIAG_INPUTS)
+diag-check:
+	@sh tests/diag-data.sh check $(BUILD) $(DIAG_INPUTS)
+diag-verify: $(BUILD)/grader $(BUILD)/runner_main.o
+	@sh tests/diag-data.sh verify $(BUILD) $(DIAG_INPUTS)
 diag-data: $(BUILD)/diag.golden
 
 # The fuzz harnesses run first and count as one suite, so that the suite's
 # own "tests: N passed, N failed" is the last line (what CI reads).
-test: all $(TEST_BINS) $(BUILD)/diag.golden
+test: diag-check all $(TEST_BINS) $(BUILD)/diag.golden
 	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS); \
 	    echo $$? >$(BUILD)/fuzz.status; \
 	else echo "fuzz: no $(FUZZ_CC): the fuzz harnesses were not run"; \
 	    echo skipped >$(BUILD)/fuzz.status; fi
-	@FUZZ_STATUS=$$(cat $(BUILD)/fuzz.status) sh tests/run.sh $(BUILD) $(TEST_BINS)
+	@FUZZ_STATUS=$$(cat $(BUILD)/fuzz.status) sh tests/run.sh $(BUILD) $(TEST_BINS) \
+	    tests/bench_guard.sh tests/diag-data.sh
 
 # The suites of single modules that compile and grade no whole submission:
 # seconds where `make test` takes minutes (tests/README.md).
@@ -189,7 +206,7 @@ UNIT_SUITES := json strbuf util sha256 layout spec srcrules ledger gates points 
                export summary answers selfcheck reference
 UNIT_BINS := $(UNIT_SUITES:%=$(BUILD)/tests/test_%)
 unit: $(BUILD)/grader $(UNIT_BINS)
-	@sh tests/run.sh $(BUILD) $(UNIT_BINS)
+	@sh tests/run.sh $(BUILD) $(UNIT_BINS) tests/bench_guard.sh tests/diag-data.sh
 
 # make fuzz [FUZZ_SECONDS=N]: libFuzzer (clang, ASan + UBSan) on every parser
 # of hostile bytes (tests/fuzz/): the spec loader, the answers loader, the
@@ -247,10 +264,7 @@ demo:
 ifeq ($(V),1)
 	@$(MAKE) --no-print-directory all diag-data
 else
-	@mkdir -p $(BUILD) && printf 'build: %s/grader and its diagnosis data ... ' '$(BUILD)' && \
-	  if $(MAKE) --no-print-directory -s all diag-data >$(BUILD)/build.log 2>&1; then \
-	    echo "ok (commands and warnings in $(BUILD)/build.log; V=1 shows them)"; \
-	  else echo "failed:"; tail -n 30 $(BUILD)/build.log; exit 1; fi
+	@sh tests/quiet-build.sh $(BUILD) $(MAKE) all diag-data
 endif
 	@sh tests/demo.sh $(BUILD)
 

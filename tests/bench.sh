@@ -13,6 +13,8 @@
 #     --test-jobs 1 (one test at a time);
 #   - a submission that loops in every function (tests/hostile/), public +
 #     hidden, median;
+#   - the runners of a public + hidden grade: how many, and the minor page
+#     faults of each (the kernel's count, `grader grade --stats`);
 #   - a class of 100 (tests/submissions/ plus hostile fixtures of
 #     tests/batch_fixtures/ plus copies of the reference), public + hidden:
 #     its compile floor (each of its sources compiled alone with `cc -c`,
@@ -29,6 +31,9 @@
 # BENCH_RUNS (7), BENCH_LOOP_RUNS (3); BENCH_CLASS=0 skips the class;
 # BENCH_CLASS_SIZE=N grades only N of the class (a trial of the script);
 # BENCH_SIMILAR_ONLY=1 runs only the similarity figure.
+# Last, the guard (tests/bench_guard.sh): each figure against the last one
+# kept in docs/PERFORMANCE.md for this machine kind, REGRESSION (and exit
+# 1) for any more than 15 % worse; BENCH_KEEP=1 keeps this run's figures.
 set -eu
 build=${1:-build}
 grader=$build/grader
@@ -67,6 +72,28 @@ wall() { cut -d' ' -f1 <"$1" | median; }   # median wall ms of a measure file
 cpu() { cut -d' ' -f2 <"$1" | median; }    # median CPU ms
 ratio_of() { echo "$1 / $2" | bc -l; }
 load_before=$(load)
+# fig NAME VALUE lower|higher: a figure the guard compares (bench_guard.sh)
+: >"$tmp/figs"
+fig() { printf '%s|%s|%s\n' "$1" "$(printf '%.2f' "$2")" "$3" >>"$tmp/figs"; }
+# The machine kind figures are kept for: the same kind compares.
+kind="$(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+doc=$src/docs/PERFORMANCE.md
+# guard: every figure against the last kept for this kind; BENCH_KEEP=1
+# appends this run's as the new kept ones (after a change that is meant)
+guard() {
+    echo
+    echo "figures against the last kept in docs/PERFORMANCE.md for \"$kind\""
+    echo "(REGRESSION: more than 15 % worse; load now $(load)):"
+    rc=0
+    sh "$src/tests/bench_guard.sh" compare "$doc" "$kind" "$tmp/figs" || rc=$?
+    if [ "${BENCH_KEEP:-0}" = 1 ]; then
+        sh "$src/tests/bench_guard.sh" keep "$doc" "$kind" "$tmp/figs" \
+            "$(date -u +%Y-%m-%d) $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?'), load $load_before"
+        echo "bench: this run's figures appended to $doc (BENCH_KEEP=1)"
+    fi
+    [ "$rc" -eq 0 ] || echo "bench: REGRESSION: at least one figure is more than 15 % worse than kept"
+    return "$rc"
+}
 
 # ---- the class: 100 entries ----
 class=$tmp/class
@@ -154,6 +181,9 @@ printf '  %-31s %8.1f %8.1f\n' "cc -c alone" "$cc_ms" "$cc_cpu"
 # ratio LABEL FILE NOTE: one grade's medians and their ratios to the compile's
 ratio() {
     w=$(wall "$2"); c=$(cpu "$2")
+    fig "$1, wall ms" "$w" lower
+    fig "$1, CPU ms" "$c" lower
+    fig "$1, CPU / compile" "$(ratio_of "$c" "$cc_cpu")" lower
     printf '  %-31s %8.1f %8.1f   %5.2f x %14s %5.2f x%s\n' "$1" "$w" "$c" \
         "$(ratio_of "$w" "$cc_ms")" "" "$(ratio_of "$c" "$cc_cpu")" "$3"
 }
@@ -163,10 +193,24 @@ ratio "grade, public, --test-jobs 1" "$tmp/gp1" ""
 ratio "grade, all, --test-jobs 1" "$tmp/ga1" ""
 printf '  loops in every function         %8.1f %8.1f   (%s runs; goal: wall <= 5000 ms)\n' \
     "$(wall "$tmp/loop")" "$(cpu "$tmp/loop")" "$loop_runs"
+# the runners: how many a public + hidden grade starts and the minor
+# faults of each (the pages it touched after its fork: the figure to drive
+# down, issue 39 item 2), as the kernel counts them (grader grade --stats)
+# shellcheck disable=SC2086
+"$grader" grade --stats $all "$work/attention.c" 2>"$tmp/stats" >/dev/null || true
+runners=$(sed -n 's/^grader: \([0-9]*\) runners, .*/\1/p' "$tmp/stats")
+per_runner=$(sed -n 's/.* minor faults, \([0-9]*\) per runner$/\1/p' "$tmp/stats")
+printf '  runners, public + hidden grade   %8s runners, %s minor faults each (goal: <= 40 pages)\n' \
+    "${runners:-?}" "${per_runner:-?}"
+[ -z "$per_runner" ] || fig "runner, minor faults each" "$per_runner" lower
+fig "cc -c alone, CPU ms" "$cc_cpu" lower
+fig "loops in every function, wall ms" "$(wall "$tmp/loop")" lower
 
 # ---- throughput ----
 if [ "${BENCH_CLASS:-1}" = 0 ]; then   # per-submission figures only
-    echo; echo "load:    $(load) (1, 5, 15 min) after the run"; exit 0
+    echo; echo "load:    $(load) (1, 5, 15 min) after the run"
+    guard
+    exit
 fi
 # The class's compile floor: each source compiled alone (what no grader
 # of these sources can avoid), summed, over the CPUs.
@@ -225,6 +269,11 @@ rate "--jobs 2, first grade" first "two submissions at once"
 rate "--jobs 2, regrade, points changed" regrade \
     "$(kept regrade object || true) kept objects, $(kept regrade verdicts || true) kept verdicts"
 rate "--jobs 2, regrade, a case changed" recase "$(kept recase object || true) kept objects"
+fig "class, --jobs 2, first grade, wall s" "$(sec first 1)" lower
+fig "class, --jobs 2, first grade, CPU s" "$(sec first 2)" lower
+fig "class, regrade after points / first grade, CPU" \
+    "$(ratio_of "$(sec regrade 2)" "$(sec first 2)")" lower
+fig "class, first grade / compile floor, CPU" "$(ratio_of "$(sec first 2)" "$floor_cpu")" lower
 printf '  first grade / compile floor   wall %5.2f x   CPU %5.2f x   (goal: <= 1.5x)\n' \
     "$(ratio_of "$(sec first 1)" "$floor_s")" "$(ratio_of "$(sec first 2)" "$floor_cpu")"
 printf '  regrade / first grade         wall %5.2f x   CPU %5.2f x   (points changed; goal: <= 0.4x)\n' \
@@ -261,3 +310,4 @@ else
 fi
 echo
 echo "load:    $(load) (1, 5, 15 min) after the run"
+guard

@@ -429,16 +429,156 @@ static const struct entry_src class_small[] = {
     {"gus.c", FIX "broken.c"},
 };
 
+/* buf = a "/" b, asserted to fit. */
+static void join(char *buf, size_t n, const char *a, const char *b)
+{
+    int k = snprintf(buf, n, "%s%s%s", a, a[0] && b[0] ? "/" : "", b);
+
+    cr_assert(k > 0 && (size_t)k < n, "path too long");
+}
+
+/* The regular files under root (relative paths, sorted) into v[0..*n). */
+static void list_files(const char *root, const char *rel, char **v, size_t cap, size_t *n)
+{
+    char path[4096], sub[4096];
+    struct dirent **names;
+    struct stat st;
+    int k;
+
+    join(path, sizeof path, root, rel);
+    k = scandir(path, &names, NULL, alphasort);
+    cr_assert(k >= 0, "cannot list '%s'", path);
+    for (int i = 0; i < k; i++) {
+        const char *name = names[i]->d_name;
+
+        if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
+            join(sub, sizeof sub, rel, name);
+            join(path, sizeof path, root, sub);
+            cr_assert(lstat(path, &st) == 0);
+            if (S_ISDIR(st.st_mode)) {
+                list_files(root, sub, v, cap, n);
+            } else {
+                cr_assert(*n < cap, "more than %zu files under '%s'", cap, root);
+                v[(*n)++] = strdup(sub);
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* A file's bytes with what two runs of the same grade may write
+ * differently taken out: results.json's execution_time; in verdicts.kept
+ * the times (the last field of the "diag" and "t" lines) and the sum. */
+static char *without_times(const char *path, size_t *n)
+{
+    char *b = bu_slurp(path, n), *out = malloc(*n + 1), *o = out;
+    const char *p = b, *end = b + *n;
+    int kept = strstr(path, "/verdicts.kept") != NULL;
+
+    cr_assert(out != NULL);
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end, *cut = stop;
+
+        if (kept && (strncmp(p, "diag ", 5) == 0 || strncmp(p, "t ", 2) == 0))
+            while (cut > p && cut[-1] != ' ')
+                cut--;
+        if (kept && strncmp(p, "sum ", 4) == 0)
+            cut = p;
+        memcpy(o, p, (size_t)(cut - p));
+        o += cut - p;
+        *o++ = '\n';
+        p = stop + 1;
+    }
+    *n = (size_t)(o - out);
+    *o = '\0';
+    free(b);
+    if (!kept && (p = strstr(out, "\"execution_time\":")) != NULL) {
+        char *digits = out + (p - out) + 17;
+        size_t k = strspn(digits, "0123456789");
+
+        memmove(digits, digits + k, *n - (size_t)(digits - out) - k + 1);
+        *n -= k;
+    }
+    return out;
+}
+
+/* Whether file `rel` is the same in both trees, bytes (exact) or bytes
+ * without the times (without_times). */
+static int same_file(const char *a, const char *b, const char *rel, int exact)
+{
+    char pa[4096], pb[4096], *x, *y;
+    size_t nx, ny;
+    int same;
+
+    join(pa, sizeof pa, a, rel);
+    join(pb, sizeof pb, b, rel);
+    x = exact ? bu_slurp(pa, &nx) : without_times(pa, &nx);
+    y = exact ? bu_slurp(pb, &ny) : without_times(pb, &ny);
+    same = nx == ny && memcmp(x, y, nx) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The shard among shard[0..3) that holds rel's id folder; NULL if none. */
+static const char *shard_of(char shard[3][4096], const char *rel)
+{
+    char path[8192];
+
+    for (int k = 0; k < 3; k++) {
+        join(path, sizeof path, shard[k], rel);
+        if (access(path, F_OK) == 0)
+            return shard[k];
+    }
+    return NULL;
+}
+
+/* Every file of the merge: the same list as the single run's, each the
+ * same bytes as the single run's (times aside) and as its shard's copy
+ * (no exception: the merge copies). */
+static void expect_same_tree(const char *single, const char *merged, char shard[3][4096])
+{
+    char *a[256], *b[256];
+    size_t na = 0, nb = 0, kept = 0;
+
+    list_files(single, "", a, 256, &na);
+    list_files(merged, "", b, 256, &nb);
+    cr_expect(na == nb, "the merge holds %zu files, the single run %zu", nb, na);
+    for (size_t i = 0; i < na && i < nb; i++) {
+        const char *from;
+
+        cr_expect(strcmp(a[i], b[i]) == 0, "file %zu: '%s' in the single run, '%s' merged",
+                  i, a[i], b[i]);
+        if (strcmp(a[i], b[i]) != 0)
+            break;
+        cr_expect(same_file(single, merged, a[i], 0), "merged %s differs from the single run",
+                  a[i]);
+        if (strchr(a[i], '/') != NULL) {
+            cr_expect((from = shard_of(shard, a[i])) != NULL &&
+                          same_file(from, merged, a[i], 1),
+                      "merged %s is not its shard's", a[i]);
+        }
+        kept += strstr(a[i], "/compile.o") != NULL || strstr(a[i], "/verdicts.kept") != NULL;
+    }
+    cr_expect(kept >= 3, "only %zu kept files: the test tests nothing", kept);
+    for (size_t i = 0; i < na; i++)
+        free(a[i]);
+    for (size_t i = 0; i < nb; i++)
+        free(b[i]);
+}
+
 Test(batch, merge_of_three_shards_equals_single_run, .timeout = 120)
 {
     char *root = make_class(class_small, sizeof class_small / sizeof class_small[0]);
-    char out[4096], shard[3][4096], merged[4096], path[4096], *one, *many;
+    char out[4096], shard[3][4096], merged[4096];
     const char *dirs[3] = {shard[0], shard[1], shard[2]};
     struct spec_set *s = load_specs();
     struct bat_list l = {NULL, 0, 0};
     struct counts c = {0, 0};
     struct err e;
-    size_t n1, n2, total = 0;
+    size_t total = 0;
 
     snprintf(out, sizeof out, "%s/single", root);
     snprintf(merged, sizeof merged, "%s/merged", root);
@@ -456,19 +596,83 @@ Test(batch, merge_of_three_shards_equals_single_run, .timeout = 120)
     }
     cr_expect(total == l.n, "shards hold %zu of %zu", total, l.n);
     cr_assert(bat_merge(merged, dirs, 3, &e) == 0, "merge: %s", e.msg);
-    static const char *const files[] = {"grades.csv", "summary.md", "summary.svg"};
-    for (size_t i = 0; i < 3; i++) {
-        out_path(out, files[i], "", path, sizeof path);
-        one = bu_slurp(path, &n1);
-        out_path(merged, files[i], "", path, sizeof path);
-        many = bu_slurp(path, &n2);
-        cr_expect(n1 == n2 && memcmp(one, many, n1) == 0, "merged %s differs", files[i]);
-        free(one);
-        free(many);
-    }
+    /* every file, the gradebook's and each student's kept object and
+     * verdicts (without which the merged class's regrade does it all) */
+    expect_same_tree(out, merged, shard);
     cr_expect(bat_merge(merged, dirs, 2, &e) == 0, "merging again: %s", e.msg);
     const char *twice[2] = {shard[0], out};
     cr_expect(bat_merge(merged, twice, 2, &e) < 0, "an id in two inputs was accepted");
+    bat_list_release(&l);
+    spec_set_free(s);
+    bu_remove_tree(root);
+}
+
+/* A shard's kept files in `dir`, damaged one way each. */
+enum damage { DMG_OBJECT_BYTE, DMG_KEY_LINK, DMG_KEPT_BYTE, DMG_KEPT_LINK, DMG_COUNT };
+
+static void damage(const char *dir, enum damage d)
+{
+    char path[4096], other[4096];
+    const char *name = d <= DMG_KEY_LINK ? "compile.o" : "verdicts.kept";
+    FILE *f;
+
+    join(path, sizeof path, dir, d == DMG_KEY_LINK ? "compile.key" : name);
+    if (d == DMG_OBJECT_BYTE || d == DMG_KEPT_BYTE) {
+        cr_assert((f = fopen(path, "r+b")) != NULL, "no %s", path);
+        cr_assert(fseek(f, 40, SEEK_SET) == 0);
+        int ch = fgetc(f);
+        cr_assert(ch != EOF && fseek(f, 40, SEEK_SET) == 0);
+        fputc(ch ^ 1, f);
+        fclose(f);
+        return;
+    }
+    /* the real file moved aside, a link to it in its place */
+    join(other, sizeof other, dir, "real");
+    cr_assert(rename(path, other) == 0 && symlink(other, path) == 0);
+}
+
+/* The merge checks what it carries as a regrade would read it: a kept
+ * object whose bytes no longer hash to its key file's value, a key file
+ * or verdicts behind a link, verdicts whose sum is wrong: left out, and a
+ * stale pair in the output removed; the intact ones still carried. */
+Test(batch, merge_leaves_out_damaged_kept_files, .timeout = 120)
+{
+    static const struct entry_src two[] = {
+        {"ada/", TEST_SRCDIR "/reference/attention.c"},
+    };
+    char *root = make_class(two, 1);
+    char in[4096], merged[4096], id[4096], mid[4096], path[8192];
+    const char *dirs[1] = {in};
+    struct spec_set *s = load_specs();
+    struct bat_list l = {NULL, 0, 0};
+    struct counts c = {0, 0};
+    struct err e;
+
+    join(in, sizeof in, root, "in");
+    join(merged, sizeof merged, root, "merged");
+    join(id, sizeof id, in, "ada");
+    join(mid, sizeof mid, merged, "ada");
+    discover(root, NULL, &l);
+    cr_assert(run(&l, s, in, &c, NULL) == 0);
+    for (int d = 0; d < DMG_COUNT; d++) {
+        const char *gone = d <= DMG_KEY_LINK ? "compile.o" : "verdicts.kept";
+        const char *stays = d <= DMG_KEY_LINK ? "verdicts.kept" : "compile.o";
+
+        bu_remove_tree(strdup(in));
+        cr_assert(run(&l, s, in, &c, NULL) == 0);
+        cr_assert(bat_merge(merged, dirs, 1, &e) == 0, "merge: %s", e.msg);
+        join(path, sizeof path, mid, gone);
+        cr_assert(access(path, F_OK) == 0, "case %d: the intact %s was not carried", d, gone);
+        damage(id, (enum damage)d);
+        cr_assert(bat_merge(merged, dirs, 1, &e) == 0, "merge: %s", e.msg);
+        cr_expect(access(path, F_OK) != 0, "case %d: a damaged %s was carried", d, gone);
+        if (d <= DMG_KEY_LINK) {
+            join(path, sizeof path, mid, "compile.key");
+            cr_expect(access(path, F_OK) != 0, "case %d: a key without its object", d);
+        }
+        join(path, sizeof path, mid, stays);
+        cr_expect(access(path, F_OK) == 0, "case %d: the intact %s was left out", d, stays);
+    }
     bat_list_release(&l);
     spec_set_free(s);
     bu_remove_tree(root);

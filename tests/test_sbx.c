@@ -669,3 +669,32 @@ Test(sbx, each_runner_starts_from_a_clean_state)
     }
     fx_close(&f);
 }
+
+/* make bench's pages-per-runner figure (issue 39 item 2): every runner
+ * reaped is counted, with the minor faults the kernel counted for it
+ * (wait4): at least one page each (its stack), and a runner's own pages,
+ * not a whole exec'd process's (thousands). */
+Test(sbx, runners_and_their_faults_are_counted)
+{
+    struct fixture f;
+    struct impl_result r;
+    float pe[12];
+    unsigned n;
+    long faults, before = 0;
+
+    fx_open(&f, "remember", DEADLINE_MS, 0);
+    sbx_runner_faults(f.sbx, &n, &faults);
+    cr_expect(n == 0 && faults == 0, "%u runners, %ld faults before any call", n, faults);
+    for (unsigned test = 1; test <= 3; test++) {
+        call_small(&f, IMPL_PE, pe, &r);
+        call_small(&f, IMPL_PE, pe, &r);
+        sbx_restart(f.sbx);
+        sbx_runner_faults(f.sbx, &n, &faults);
+        cr_expect_eq(n, test, "%u runners counted after %u tests", n, test);
+        cr_expect(faults > before, "test %u: its runner's faults were not counted", test);
+        cr_expect(faults - before < 2000, "test %u: %ld faults for one runner", test,
+                  faults - before);
+        before = faults;
+    }
+    fx_close(&f);
+}

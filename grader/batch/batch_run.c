@@ -565,6 +565,12 @@ static int copy_id(const char *in, const char *out, const char *id, struct err *
     if (copy_file(from, to, "results.json", e) < 0 ||
         copy_file(from, to, "feedback.md", e) < 0 || copy_file(from, to, "staff.md", e) < 0)
         return -1;
+    /* the kept object and verdicts, so that the merged class's regrade
+     * compiles and runs nothing a shard already did: each copied only
+     * when it passes the checks a regrade makes when it reads it, else
+     * left out (that regrade then does the work) */
+    if (gk_copy(from, to, e) < 0)
+        return -1;
     return copy_file(from, to, BAT_ROW_NAME, e); /* last: it commits */
 }
 

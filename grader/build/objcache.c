@@ -87,43 +87,118 @@ char *bld_cache_read(const char *dir, const char *name, size_t cap, size_t *n)
     return read_regular(path, cap, n);
 }
 
+static int is_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* The key file of dir when it is one of ours (KEY_MAGIC, "key <hex>",
+ * "object <hex>", nothing else): its key into key, the object's hash into
+ * obj_sha, its bytes into *text (the caller frees them) when text is not
+ * NULL. 0 when it is missing, a link, or not of that form. */
+static int key_file(const char *dir, char key[SHA256_HEX_LEN], char obj_sha[SHA256_HEX_LEN],
+                    char **text)
+{
+    const size_t magic = strlen(KEY_MAGIC), hex = SHA256_HEX_LEN - 1;
+    size_t n;
+    char *t = bld_cache_read(dir, BLD_CACHE_KEY, KEY_FILE_MAX, &n);
+    const char *k = NULL, *o = NULL;
+    int ok = t != NULL && n == magic + 4 + hex + 8 + hex + 1 &&
+             memcmp(t, KEY_MAGIC "key ", magic + 4) == 0;
+
+    if (ok) {
+        k = t + magic + 4;
+        o = k + hex + 8;
+        ok = is_hex(k, hex) && memcmp(k + hex, "\nobject ", 8) == 0 && is_hex(o, hex) &&
+             o[hex] == '\n';
+    }
+
+    if (ok) {
+        memcpy(key, k, hex);
+        key[hex] = '\0';
+        memcpy(obj_sha, o, hex);
+        obj_sha[hex] = '\0';
+    }
+    if (ok && text != NULL)
+        *text = t;
+    else
+        free(t);
+    return ok;
+}
+
 /* The object's hash the key file records for `key`, into obj_sha; 0 when
  * the file names another key (or is no key file of ours). */
 static int recorded(const char *dir, const char *key, char obj_sha[SHA256_HEX_LEN])
 {
-    size_t n;
-    char *text = bld_cache_read(dir, BLD_CACHE_KEY, KEY_FILE_MAX, &n);
-    char want[sizeof KEY_MAGIC + 128];
-    size_t head;
-    int ok;
+    char got[SHA256_HEX_LEN];
 
-    head = (size_t)snprintf(want, sizeof want, KEY_MAGIC "key %s\nobject ", key);
-    ok = text != NULL && n == head + SHA256_HEX_LEN && memcmp(text, want, head) == 0 &&
-         text[n - 1] == '\n';
-    if (ok) {
-        memcpy(obj_sha, text + head, SHA256_HEX_LEN - 1);
-        obj_sha[SHA256_HEX_LEN - 1] = '\0';
-    }
-    free(text);
-    return ok;
+    return key_file(dir, got, obj_sha, NULL) && strcmp(got, key) == 0;
+}
+
+/* dir's kept object, read without following a link, when its bytes hash
+ * to want; NULL otherwise (missing, damaged, replaced). */
+static char *checked_object(const char *dir, const char *want, size_t *n)
+{
+    char got[SHA256_HEX_LEN];
+    char *obj = bld_cache_read(dir, BLD_CACHE_OBJECT, BLD_CACHE_MAX_OBJECT, n);
+
+    if (obj == NULL)
+        return NULL;
+    sha256_hex(obj, *n, got);
+    if (strcmp(got, want) == 0)
+        return obj;
+    free(obj);
+    return NULL;
 }
 
 int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct err *e)
 {
-    char want[SHA256_HEX_LEN], got[SHA256_HEX_LEN];
+    char want[SHA256_HEX_LEN];
     size_t n;
     char *obj;
-    int rc = 0;
+    int rc;
 
-    if (!recorded(dir, key, want))
+    if (!recorded(dir, key, want) || (obj = checked_object(dir, want, &n)) == NULL)
         return 0;
-    if ((obj = bld_cache_read(dir, BLD_CACHE_OBJECT, BLD_CACHE_MAX_OBJECT, &n)) == NULL)
-        return 0;
-    sha256_hex(obj, n, got);
     /* the bytes checked are the bytes written: nothing reads the kept
      * file again */
-    if (strcmp(got, want) == 0)
-        rc = ut_write_atomic(obj_out, obj, n, 0, e) < 0 ? -1 : 1;
+    rc = ut_write_atomic(obj_out, obj, n, 0, e) < 0 ? -1 : 1;
+    free(obj);
+    return rc;
+}
+
+/* Remove dir/name; 0, or -1 with `e` set (a file that stays). */
+static int remove_file(const char *dir, const char *name, struct err *e)
+{
+    char path[UT_PATH_MAX];
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (unlink(path) < 0 && errno != ENOENT)
+        return err_set(e, path, 0, 0, "cannot remove: %s", strerror(errno));
+    return 0;
+}
+
+int bld_cache_copy(const char *from, const char *to, struct err *e)
+{
+    char key[SHA256_HEX_LEN], sha[SHA256_HEX_LEN], path[UT_PATH_MAX];
+    char *text = NULL, *obj = NULL;
+    size_t n = 0;
+    int rc = remove_file(to, BLD_CACHE_KEY, e); /* never a key beside another object */
+
+    if (rc == 0 && key_file(from, key, sha, &text) && (obj = checked_object(from, sha, &n)) != NULL) {
+        snprintf(path, sizeof path, "%s/%s", to, BLD_CACHE_OBJECT);
+        rc = ut_write_atomic(path, obj, n, 0, e);
+        snprintf(path, sizeof path, "%s/%s", to, BLD_CACHE_KEY);
+        if (rc == 0)
+            rc = ut_write_atomic(path, text, strlen(text), 0, e);
+        rc = rc < 0 ? -1 : 1;
+    } else if (rc == 0) {
+        rc = remove_file(to, BLD_CACHE_OBJECT, e);
+    }
+    free(text);
     free(obj);
     return rc;
 }

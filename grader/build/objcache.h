@@ -70,6 +70,18 @@ int bld_cache_load(const char *dir, const char *key, const char *obj_out, struct
     __attribute__((warn_unused_result));
 
 /*
+ * Copy the kept object of folder `from` into folder `to` (`grader merge`
+ * carrying a shard's kept objects): when from's key file is of our form
+ * and from's object hashes to the value it records -- the checks
+ * bld_cache_load makes, the key aside, which only a regrade can compute
+ * -- the checked bytes are written to `to` (object first, key last) and
+ * 1 is returned; otherwise to's kept pair is removed and 0 returned.
+ * -1 with `e` set when `to` could not be written (it then holds no key).
+ */
+int bld_cache_copy(const char *from, const char *to, struct err *e)
+    __attribute__((warn_unused_result));
+
+/*
  * Keep the object `obj` in `dir` under `key` (atomically, the key file
  * last). Returns 0, or -1 with `e` set (unreadable object, a write that
  * failed: the folder then holds no key for it).

@@ -10,24 +10,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/util.h"
 #include "grade/grade.h"
 #include "grade/diag.h"
 #include "oracle/golden.h"
 #include "oracle/oracle.h"
 
 static const char usage[] =
-    "usage: grader golden --spec FILE... [--seed N] [--jobs N] [--out FILE] REFERENCE\n"
-    "                     [CATALOGUE.c]...\n"
+    "usage: grader golden --spec FILE... [--seed N] [--jobs N] [--out FILE] [--progress]\n"
+    "                     REFERENCE [CATALOGUE.c]...\n"
     "Grades REFERENCE and each catalogue submission with the specs, recording\n"
     "every expected value, and writes the golden data (default, for one spec:\n"
     "its name with .yaml replaced by .golden). Catalogue files whose header says\n"
     "'bug: none' only add expected values; the others are also recorded as\n"
     "known wrong variants for the diagnosis. --jobs N grades N at a time (the\n"
-    "file is the same byte for byte). Staff build only.\n";
+    "file is the same byte for byte). --progress prints a line every 10 s on\n"
+    "stderr (submissions recorded, seconds spent). Staff build only.\n";
+
+/* How far the workers are, in memory they all share (MAP_SHARED): the
+ * submissions recorded, when the recording started and when the last
+ * progress line was printed (ut_now_ms() times, whole ms). */
+struct progress {
+    unsigned done;
+    long long t0, last;
+};
+
+#define PROGRESS_EVERY_MS 10000
 
 struct golden_args {
     struct cli_common c;
@@ -35,6 +48,8 @@ struct golden_args {
     char **subs;
     int n_subs;
     unsigned jobs;
+    int progress;
+    struct progress *p;   /* NULL without --progress */
 };
 
 static int parse_args(struct golden_args *a, int argc, char **argv)
@@ -43,6 +58,7 @@ static int parse_args(struct golden_args *a, int argc, char **argv)
         CLI_OPT_SPECS(&a->c),
         CLI_OPT_SEED(&a->c),
         CLI_OPT_STRING("out", &a->out),
+        CLI_OPT_FLAG("progress", &a->progress),
         CLI_OPT_COUNT("jobs", &a->jobs, 64, "--jobs takes a number from 1 to 64"),
         CLI_OPT_HELP,
         CLI_OPT_END(NULL),
@@ -94,6 +110,25 @@ static int grade_one(const struct golden_args *a, const struct spec_set *s,
     return 0;
 }
 
+/* One more submission recorded: a progress line when PROGRESS_EVERY_MS
+ * passed since the last one (whichever worker sees it first prints). */
+static void progress_step(const struct golden_args *a)
+{
+    struct progress *p = a->p;
+    long long now = (long long)ut_now_ms(), last;
+    unsigned done;
+
+    if (p == NULL)
+        return;
+    done = __atomic_add_fetch(&p->done, 1, __ATOMIC_SEQ_CST);
+    last = __atomic_load_n(&p->last, __ATOMIC_SEQ_CST);
+    if (now - last >= PROGRESS_EVERY_MS &&
+        __atomic_compare_exchange_n(&p->last, &last, now, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST))
+        fprintf(stderr, "golden: %u of %d submissions recorded (%lld s)\n", done, a->n_subs,
+                (now - p->t0 + 500) / 1000);
+}
+
 /* Grade submissions k, k + step, ...; record the buggy ones as variants. */
 static int record_some(const struct golden_args *a, const struct spec_set *s,
                        struct orc *o, int k, int step, struct err *e)
@@ -115,6 +150,7 @@ static int record_some(const struct golden_args *a, const struct spec_set *s,
         grade_result_free(r);
         if (rc < 0)
             return -1;
+        progress_step(a);
     }
     return 0;
 }
@@ -213,7 +249,19 @@ int cmd_golden(int argc, char **argv)
     err_clear(&e);
     if ((s = cli_prepare(&a.c)) == NULL)
         return CLI_EXIT_USAGE;
+    if (a.progress) {
+        /* shared with the forked workers; without it, no progress lines */
+        void *m = mmap(NULL, sizeof *a.p, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                       -1, 0);
+        if (m != MAP_FAILED) {
+            a.p = m;
+            a.p->done = 0;
+            a.p->t0 = a.p->last = (long long)ut_now_ms();
+        }
+    }
     rc = make_golden(&a, s, &e) < 0 ? cli_fail(&e) : CLI_EXIT_OK;
+    if (a.p != NULL)
+        munmap(a.p, sizeof *a.p);
     spec_set_free(s);
     return rc;
 }

@@ -17,7 +17,7 @@ static const char usage[] =
     "usage: grader grade [--spec FILE]... [--only REGEX] [--seed N]\n"
     "                    [--format text|markdown|gradescope|classroom|junit|tap|github]\n"
     "                    [--require-pass] [--github-output] [--repro CMD]\n"
-    "                    [--test-jobs N] [--verbose] SUBMISSION\n"
+    "                    [--test-jobs N] [--verbose] [--stats] SUBMISSION\n"
     "--require-pass: exit 1 unless every test passed (a manual item a TA scores counts\n"
     "as passed here).\n"
     "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
@@ -29,6 +29,8 @@ static const char usage[] =
     "failures in full, then one line per function), and on stderr which limits the\n"
     "compiler and the runners got (the grader's, or the account's hard limit where\n"
     "that is lower).\n"
+    "--stats: on stderr, after the grade, how many runner processes ran and their\n"
+    "minor page faults (the kernel's count: the pages each touched after its fork).\n"
     "Exit status 2 with one line \"grader: the grader could not grade ...\" and no score:\n"
     "the grader's own trouble (a tool or runner it could not start, a stalled\n"
     "machine), never a verdict on the submission; grade it again.\n";
@@ -39,6 +41,7 @@ struct grade_args {
     int require_pass;
     int github_output;
     int verbose;
+    int stats;
     const char *repro;
     unsigned test_jobs;
     const char *submission;
@@ -59,6 +62,7 @@ static int parse_args(struct grade_args *a, int argc, char **argv)
         CLI_OPT_STRING("repro", &a->repro),
         CLI_OPT_TEST_JOBS(&a->test_jobs),
         CLI_OPT_FLAG("verbose", &a->verbose),
+        CLI_OPT_FLAG("stats", &a->stats),
         CLI_OPT_HELP,
         CLI_OPT_END(NULL),
     };
@@ -252,6 +256,10 @@ int cmd_grade(int argc, char **argv)
             rc = cli_fail(&e);
         else
             rc = a.require_pass && !all_passed(r) ? CLI_EXIT_NOT_PASSED : CLI_EXIT_OK;
+        if (r != NULL && a.stats)
+            fprintf(stderr, "grader: %u runners, %ld minor faults, %.0f per runner\n",
+                    r->runners, r->runner_minflt,
+                    r->runners ? (double)r->runner_minflt / r->runners : 0.0);
     }
     sb_release(&pre);
     sb_release(&post);

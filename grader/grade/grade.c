@@ -367,7 +367,17 @@ static int lane_open(void *self, struct impl *student, struct grun_hooks *h,
 
 static void lane_close(void *self, struct grun_hooks *h)
 {
-    (void)self;
+    struct job *j = self;
+    unsigned n;
+    long faults;
+
+    /* its runners are all reaped by now, but for the live one, which
+     * sbx_free reaps: counted after it */
+    sbx_restart(h->self);
+    sbx_runner_faults(h->self, &n, &faults);
+    /* lanes close on their own threads */
+    __atomic_add_fetch(&j->r->runners, n, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&j->r->runner_minflt, faults, __ATOMIC_RELAXED);
     sbx_free(h->self);
 }
 

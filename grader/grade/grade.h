@@ -124,6 +124,12 @@ struct grade_result {
     int verdicts_reused;         /* 1: the tests' verdicts came from the
                                     kept ones (grade_opts.keep_env), no
                                     test ran */
+    unsigned runners;            /* runner processes the tests and the
+                                    diagnosis started */
+    long runner_minflt;          /* their minor faults in all (the kernel's
+                                    count, sbx_runner_faults): what
+                                    `grader grade --stats` and `make bench`
+                                    report per runner */
 };
 
 struct grade_opts {

@@ -474,3 +474,32 @@ int gk_load(const char *dir, const char *key, const struct spec_set *specs,
     grun_total(r);
     return 1;
 }
+
+int gk_copy(const char *from, const char *to, struct err *e)
+{
+    char path[UT_PATH_MAX], head[256];
+    size_t len;
+    char *buf;
+    struct rd d;
+    int rc, ok;
+
+    if (snprintf(path, sizeof path, "%s/%s", to, GK_FILE) >= (int)sizeof path)
+        return err_set(e, to, 0, 0, "path too long");
+    if (bld_cache_copy(from, to, e) < 0)
+        return -1;
+    /* an old file goes first: never the verdicts of another submission */
+    if (unlink(path) < 0 && errno != ENOENT)
+        return err_set(e, path, 0, 0, "cannot remove: %s", strerror(errno));
+    if ((buf = read_kept(from, &len)) == NULL)
+        return 0;
+    d.p = buf;
+    d.end = buf + len;
+    ok = line(&d, head, sizeof head) == 0 && strcmp(head, KEEP_TITLE) == 0 &&
+         line(&d, head, sizeof head) == 0 && strncmp(head, "key ", 4) == 0 &&
+         strlen(head) == 4 + SHA256_HEX_LEN - 1 &&
+         strspn(head + 4, "0123456789abcdef") == SHA256_HEX_LEN - 1;
+    /* the whole file: its sum line too, as read and checked */
+    rc = ok ? ut_write_atomic(path, buf, len + SUM_LINE, 0, e) : 0;
+    free(buf);
+    return rc < 0 ? -1 : ok;
+}

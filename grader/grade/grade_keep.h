@@ -91,4 +91,18 @@ int gk_load(const char *dir, const char *key, const struct spec_set *specs,
             const struct grun_sel *sel, struct grade_result *r, struct err *e)
     __attribute__((warn_unused_result));
 
+/*
+ * Copy dir `from`'s kept object (bld_cache_copy, build/objcache.h) and
+ * kept verdicts into dir `to` (`grader merge` carrying a shard's): when
+ * from's verdicts pass the checks gk_load makes before it parses (a
+ * regular file, never through a link, at most its size, its sum right)
+ * and start as ours (title and a key of 64 hex digits), the checked
+ * bytes are written atomically to `to`; else to's file is removed. The
+ * rest -- the key, the counts against today's specs -- only a regrade can
+ * check, and gk_load does. Returns 1 when the verdicts were copied, 0
+ * when not, -1 with `e` set when `to` could not be written or cleared.
+ */
+int gk_copy(const char *from, const char *to, struct err *e)
+    __attribute__((warn_unused_result));
+
 #endif

@@ -169,6 +169,12 @@ long sbx_runner_pid(const struct sbx *s)
     return (long)s->pid;
 }
 
+void sbx_runner_faults(const struct sbx *s, unsigned *runners, long *minflt)
+{
+    *runners = s->runners;
+    *minflt = s->runner_minflt;
+}
+
 void sbx_free(struct sbx *s)
 {
     if (s == NULL)

@@ -129,6 +129,12 @@ uint64_t sbx_redzone_bytes(const struct sbx *s);
  * wall-clock limit counts it (sbx_set_wall_end's end moves by it too). */
 double sbx_stalled(const struct sbx *s);
 
+/* How many runners this sandbox started and reaped so far, and their
+ * minor page faults in all (the kernel's count for each, from wait4): a
+ * forked runner's faults are the pages it touched after the fork, each a
+ * copy or a zero-fill, what a runner costs beyond the fork itself. */
+void sbx_runner_faults(const struct sbx *s, unsigned *runners, long *minflt);
+
 /* Time (ms) the runners waited runnable for a CPU (a loaded machine), as
  * the kernel counts it (/proc/<pid>/schedstat), the live runner's so far
  * included; 0 where the system does not tell. A runner between calls

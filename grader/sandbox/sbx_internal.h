@@ -86,6 +86,9 @@ struct sbx {
     uint64_t rz_read;    /* live redzone bytes compared, all calls so far */
     pid_t server;        /* the fork server (sbx_server.c); 0: none */
     int srv_ctl, srv_res; /* its channels; -1 when closed */
+    unsigned runners;    /* runners reaped so far */
+    long runner_minflt;  /* their minor faults (the kernel's count, wait4):
+                            the pages each touched after its fork */
 };
 
 /* sbx_proc.c: the runner process and its pipes. */

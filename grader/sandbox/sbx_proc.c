@@ -276,11 +276,16 @@ static void close_channels(struct sbx *s)
 void sbx_runner_stop(struct sbx *s)
 {
     if (s->pid > 0) {
+        struct rusage ru;
+
+        memset(&ru, 0, sizeof ru);
         s->queued_ms = sbx_queued(s); /* the count goes with the runner */
         kill(-s->pid, SIGKILL);
         kill(s->pid, SIGKILL);
-        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+        while (wait4(s->pid, NULL, 0, &ru) < 0 && errno == EINTR)
             ;
+        s->runners++;
+        s->runner_minflt += ru.ru_minflt;
         sbx_drain_output(s);
     }
     s->pid = 0;

@@ -108,8 +108,11 @@ ntasks=3
 
 count_rows() { find "$1" -name row.tsv 2>/dev/null | wc -l; }
 
-# The whole tree, byte for byte; in results.json only Gradescope's
-# execution_time may differ (it is the one timing the grader writes).
+# The whole tree, byte for byte, each student's kept object (compile.key,
+# compile.o) and verdicts (verdicts.kept) included; in results.json only
+# Gradescope's execution_time may differ (it is the one timing the grader
+# writes), in verdicts.kept the times (last field of its "diag" and "t"
+# lines) and so its sum line.
 same_tree() {
     (cd "$1" && find . -type f | LC_ALL=C sort) >"$tmp/files.a"
     (cd "$2" && find . -type f | LC_ALL=C sort) >"$tmp/files.b"
@@ -120,6 +123,10 @@ same_tree() {
         */results.json)
             sed -E 's/"execution_time": *[0-9.eE+-]+//' "$1/$f" >"$tmp/res.a"
             sed -E 's/"execution_time": *[0-9.eE+-]+//' "$2/$f" >"$tmp/res.b"
+            cmp -s "$tmp/res.a" "$tmp/res.b" || fail "$3: $f differs from the single run" ;;
+        */verdicts.kept)
+            sed -E '/^sum /d; s/^((diag|t) .*) [^ ]+$/\1/' "$1/$f" >"$tmp/res.a"
+            sed -E '/^sum /d; s/^((diag|t) .*) [^ ]+$/\1/' "$2/$f" >"$tmp/res.b"
             cmp -s "$tmp/res.a" "$tmp/res.b" || fail "$3: $f differs from the single run" ;;
         *) cmp -s "$1/$f" "$2/$f" || fail "$3: $f differs from the single run" ;;
         esac
