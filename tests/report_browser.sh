@@ -5,8 +5,10 @@
 # --similarity, then
 # headless Chromium opens the report from disk inside tests/report_harness.html,
 # which sorts, filters and opens a student as a TA would. Also checked: no
-# console message (a CSP violation is one), and screenshots at 1280x800 and
-# 390x844 are left in BUILD_DIR for a person to look at.
+# console message (a CSP violation is one), every bar of every chart drawn
+# in a Chromium screenshot (tests/chart_pixels.py: report.html's charts and
+# summary.svg), and screenshots at 1280x800 and 390x844 are left in
+# BUILD_DIR for a person to look at.
 # Usage: sh tests/report_browser.sh SRCDIR BUILD_DIR
 # Exits 0 when every check holds, 1 otherwise, 77 when there is no Chromium.
 set -u
@@ -45,6 +47,15 @@ if ! "$build/grader" batch --jobs 2 --similarity --out "$tmp/out" "$tmp/class" \
 fi
 [ -s "$tmp/out/report.html" ] && ok "batch wrote report.html ($(wc -c <"$tmp/out/report.html") bytes for $n folders)" ||
     { bad "no report.html"; exit 1; }
+
+# ---- each chart as Chromium draws it: every bar of every row ----
+mkdir -p "$tmp/charts"
+if python3 tests/chart_pixels.py "$chrome" "$tmp/charts" "$tmp/out/report.html" \
+    "$tmp/out/summary.svg" >"$tmp/charts.log" 2>&1; then
+    cat "$tmp/charts.log"
+else
+    cat "$tmp/charts.log"; bad "a chart is not drawn whole (tests/chart_pixels.py)"
+fi
 
 # ---- in the browser ----
 cp tests/report_harness.html "$tmp/out/harness.html"

@@ -464,6 +464,45 @@ Test(batch_inputs, resume_key_covers_answers_and_the_files_they_name, .timeout =
     bu_remove_tree(root);
 }
 
+/* `id`'s score in grades.csv is the one its progress line, staff.md
+ * (the whole score) and report.html's staff view show, and feedback.md
+ * (the visible tests) counts the manual points too; the rubrics show each
+ * item's points (p2, p3: "5.0/6.0"; NULL: a rubric without a table). */
+static void expect_one_score(const char *root, const char *progress, const char *csv,
+                             const char *id, const char *p2, const char *p3)
+{
+    char want[128], path[64], score[32], *staff, *fb, *html;
+    double total = strtod(field(csv, id, 1), NULL);
+
+    snprintf(score, sizeof score, "%g", total);
+    snprintf(want, sizeof want, "%s: up to date (%s/", id, score);
+    cr_expect(strstr(progress, want) != NULL, "no '%s' in:\n%s", want, progress);
+    snprintf(path, sizeof path, "%s/staff.md", id);
+    staff = read_out(root, path);
+    snprintf(want, sizeof want, "**Score: %s%s / ", score, strchr(score, '.') ? "" : ".0");
+    cr_expect(strstr(staff, want) != NULL, "no '%s' in %s's staff.md:\n%.400s", want, id, staff);
+    snprintf(path, sizeof path, "%s/feedback.md", id);
+    fb = read_out(root, path);
+    cr_expect(strstr(fb, "| MANUAL | -/") == NULL || p2 == NULL,
+              "an item scored is still pending in %s's feedback.md", id);
+    if (p2 != NULL) {
+        snprintf(want, sizeof want, "| MANUAL | %s | written.manual.part2 |", p2);
+        cr_expect(strstr(staff, want) != NULL && strstr(fb, want) != NULL, "no '%s'", want);
+        snprintf(want, sizeof want, "| MANUAL | %s | written.manual.part3 |", p3);
+        cr_expect(strstr(staff, want) != NULL && strstr(fb, want) != NULL, "no '%s'", want);
+    } else {
+        cr_expect(strstr(staff, "- Manual points (scored by the course staff): ") != NULL &&
+                      strstr(fb, "- Manual points (scored by the course staff): ") != NULL,
+                  "%s's rubrics do not name the manual points:\n%.600s", id, staff);
+    }
+    html = read_out(root, "report.html");
+    snprintf(want, sizeof want, "**Score: %s%s / ", score, strchr(score, '.') ? "" : ".0");
+    cr_expect(strstr(html, want) != NULL, "report.html's staff view lacks '%s'", want);
+    free(html);
+    free(staff);
+    free(fb);
+}
+
 Test(batch_inputs, manual_scores_survive_resume_and_force_and_reach_canvas, .timeout = 900)
 {
     char *root = tmp_root(), dir[4096], manual[4200], roster[4200], err[4200], canvas[4200];
@@ -489,6 +528,11 @@ Test(batch_inputs, manual_scores_survive_resume_and_force_and_reach_canvas, .tim
     p3 = column(csv, "written.manual.part3");
     cr_expect_str_eq(field(csv, "bob", 3), "compile_error");
     cr_expect_str_eq(field(csv, "bob", p2), "", "a compile error's manual cell is not blank");
+    /* every row that is not ok says why in its note, in one line */
+    cr_expect(strncmp(field(csv, "bob", column(csv, "note")), "did not compile: ", 17) == 0 &&
+                  strstr(field(csv, "bob", column(csv, "note")), "error:") != NULL,
+              "bob's note: '%s'", field(csv, "bob", column(csv, "note")));
+    cr_expect_str_eq(field(csv, "alice", column(csv, "note")), "");
     snprintf(base, sizeof base, "%s", field(csv, "alice", 1));
     free(csv);
     /* the TA scores: alice 5 + 3.5, bob 2 and part 3 not yet */
@@ -497,7 +541,12 @@ Test(batch_inputs, manual_scores_survive_resume_and_force_and_reach_canvas, .tim
                        "alice,alice,5,3.5,clear\nbob,bob,2,,\n");
     cr_assert(batch(root, NULL, &text) == 0, "%s", text);
     cr_expect(strstr(text, "alice: up to date") != NULL, "%s", text);
+    cr_expect(strstr(text, "grader: 0 graded, 2 up to date: ") != NULL, "%s", text);
+    csv = read_out(root, "grades.csv");
+    expect_one_score(root, text, csv, "alice", "5.0/6.0", "3.5/4.0");
+    expect_one_score(root, text, csv, "bob", NULL, NULL);
     free(text);
+    free(csv);
     csv = read_out(root, "grades.csv");
     cr_expect_str_eq(field(csv, "alice", p2), "5");
     cr_expect_str_eq(field(csv, "alice", p3), "3.5");
@@ -684,5 +733,67 @@ Test(batch_inputs, canvas_flattened_class_gets_its_written_points_as_moodle_fold
     free(mtext);
     free(ccsv);
     free(mcsv);
+    bu_remove_tree(root);
+}
+
+/* A folder whose file is misnamed: the row, the progress line and the
+ * student's feedback.md say what was found and what to do, as the
+ * Gradescope bundle does; a folder with no .c at all just says none. */
+Test(batch_inputs, a_misnamed_file_gets_the_hint_in_its_row_and_feedback, .timeout = 600)
+{
+    char *root = tmp_root(), dir[4096], path[4200], *text, *csv, *fb;
+
+    path_of(dir, sizeof dir, root, "class");
+    cr_assert(mkdir(dir, 0755) == 0);
+    folder(dir, "wrong", NULL);
+    path_of(path, sizeof path, dir, "wrong/Attention.c");
+    bu_copy(REF, path);
+    folder(dir, "none", NULL);
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    cr_expect(strstr(text, "wrong: missing: no attention.c in the folder 'wrong'; found "
+                           "instead: Attention.c (rename your file to attention.c, lower "
+                           "case)\n") != NULL, "%s", text);
+    csv = read_out(root, "grades.csv");
+    cr_expect(strstr(csv, "found instead: Attention.c (rename") != NULL, "%s", csv);
+    fb = read_out(root, "wrong/feedback.md");
+    cr_expect(strstr(fb, "Found instead: Attention.c. Rename your file to attention.c") != NULL,
+              "%s", fb);
+    free(fb);
+    fb = read_out(root, "none/feedback.md");
+    cr_expect(strstr(fb, "Found instead") == NULL && strstr(fb, "No file named attention.c"),
+              "%s", fb);
+    free(fb);
+    free(text);
+    /* the same command again: no warning; then with one point value
+     * raised (written.top_pairs 4 to 6), the total changes (80 to 82)
+     * and the batch says so before grading */
+    cr_assert(batch(root, NULL, &text) == 0, "%s", text);
+    cr_expect(strstr(text, "warning") == NULL, "%s", text);
+    free(text);
+    {
+        char out[4096], err[4096], class[4096], spec[4096];
+        const char *argv[] = {GRADER, "batch", "--spec", PUBLIC, "--spec", spec, "--out", out,
+                              class, NULL};
+        char *w, *p;
+        size_t n;
+
+        path_of(out, sizeof out, root, "out");
+        path_of(class, sizeof class, root, "class");
+        path_of(err, sizeof err, root, "stderr.txt");
+        path_of(spec, sizeof spec, root, "written.yaml");
+        w = bu_slurp(WRITTEN, &n);
+        cr_assert((p = strstr(w, "property: top_pairs\n    points: 4\n")) != NULL);
+        p[strlen("property: top_pairs\n    points: ")] = '6';
+        write_text(spec, w);
+        free(w);
+        cr_assert(bu_run(argv, err, NULL) == 0);
+        text = bu_slurp(err, &n);
+        cr_expect(strstr(text, "grader: warning: the specs total 82 points, the gradebook of "
+                               "the previous run (") != NULL &&
+                      strstr(text, "grades.csv) 80: a point value changed") != NULL,
+                  "%s", text);
+        free(text);
+    }
+    free(csv);
     bu_remove_tree(root);
 }

@@ -1136,3 +1136,63 @@ Test(similar, an_inflated_pair_never_stops_the_gradebook, .timeout = 600)
     remove_tree(root);
     free(root);
 }
+
+/* `grader similar --id-regex` gives the gradebook's ids: the Moodle user
+ * id of a folder, and of Canvas's flattened files (regrouped per student,
+ * so a student's answers.yaml beside the .c is no stray entry). */
+Test(similar, cli_id_regex_gives_the_batch_ids, .timeout = 60)
+{
+    char *root = temp_root(), cls[4096], out[4096], err[4096], path[4200], *csv, *text;
+    char *ref = slurp(REF), *copy = restyle(ref);
+    const char *moodle[] = {TEST_BUILDDIR "/grader", "similar", "--format", "csv",
+                            "--id-regex", "_(?<id>\\d+)_assignsubmission_file_?$", cls, NULL};
+    const char *canvas[] = {TEST_BUILDDIR "/grader", "similar", "--format", "csv",
+                            "--id-regex", "^[^_]+_(?:LATE_)?(?<id>\\d+)_\\d+_", cls, NULL};
+    FILE *f;
+    int rc;
+
+    snprintf(cls, sizeof cls, "%s/class", root);
+    snprintf(out, sizeof out, "%s/stdout", root);
+    snprintf(err, sizeof err, "%s/stderr", root);
+    cr_assert(mkdir(cls, 0755) == 0);
+    put(cls, "Ada Lovelace_12345_assignsubmission_file_", ref);
+    put(cls, "Alan Turing_12346_assignsubmission_file_", copy);
+    rc = run_cli(moodle, out, err);
+    csv = slurp(out);
+    text = slurp(err);
+    cr_expect(rc == 0 && strstr(csv, "\r\n12345,12346,") != NULL, "exit %d: %s\n%s", rc, csv,
+              text);
+    free(csv);
+    free(text);
+    remove_tree(root);
+    free(root);
+    root = temp_root();
+    snprintf(cls, sizeof cls, "%s/class", root);
+    snprintf(out, sizeof out, "%s/stdout", root);
+    snprintf(err, sizeof err, "%s/stderr", root);
+    cr_assert(mkdir(cls, 0755) == 0);
+    snprintf(path, sizeof path, "%s/lovelaceada_12345_901_attention.c", cls);
+    cr_assert((f = fopen(path, "w")) != NULL);
+    fputs(ref, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/lovelaceada_12345_902_answers.yaml", cls);
+    cr_assert((f = fopen(path, "w")) != NULL);
+    fputs("text: \"the cat\"\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/turingalan_LATE_12346_903_attention-1.c", cls);
+    cr_assert((f = fopen(path, "w")) != NULL);
+    fputs(copy, f);
+    fclose(f);
+    rc = run_cli(canvas, out, err);
+    csv = slurp(out);
+    text = slurp(err);
+    cr_expect(rc == 0 && strstr(csv, "\r\n12345,12346,") != NULL, "exit %d: %s\n%s", rc, csv,
+              text);
+    cr_expect(strstr(text, "neither a .c file") == NULL, "%s", text);
+    free(csv);
+    free(text);
+    free(ref);
+    free(copy);
+    remove_tree(root);
+    free(root);
+}

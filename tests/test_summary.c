@@ -446,6 +446,9 @@ Test(summary, html_report_has_a_row_per_folder_and_forbids_requests)
     cr_expect(strstr(sb_str(&sb), "<img src=x") == NULL);
     cr_expect(strstr(sb_str(&sb), "&lt;img src=x onerror=alert(1)&gt;") != NULL);
     cr_expect(strstr(sb_str(&sb), k->ids[k->n_tests - 1]) != NULL);
+    /* no similarity.csv: no section, and no link to one */
+    cr_expect(strstr(sb_str(&sb), "href=\"#similar\"") == NULL &&
+                  strstr(sb_str(&sb), "id=\"similar\"") == NULL, "a dead 'Similar pairs' link");
     sb_release(&sb);
     free(k);
 }
@@ -690,5 +693,57 @@ Test(summary, a_page_that_cannot_be_written_leaves_the_gradebook_written, .timeo
     cr_expect(stat(path, &st) == 0 && st.st_size > 100, "grader report left no grades.csv");
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(dir);
+    free(k);
+}
+
+/* The figure after function fn's label in `doc` ("<label>fn</text>" then
+ * the first "N.N %"), or -1. */
+static double fn_figure(const char *doc, const char *fn, const char *label_end)
+{
+    char key[128];
+    const char *p, *pct;
+
+    snprintf(key, sizeof key, "%s%s</text>", label_end, fn);
+    if ((p = strstr(doc, key)) == NULL || (pct = strstr(p, " %</text>")) == NULL)
+        return -1;
+    while (pct > p && pct[-1] != '>')
+        pct--;
+    return strtod(pct, NULL);
+}
+
+/* One definition of "passed" (manual items in no pass rate, every row
+ * counted) in summary.svg and the page's chart: each function shows the
+ * same figure in both, and the page's chart has the height and viewBox a
+ * browser needs to draw every row. */
+Test(summary, html_and_svg_give_each_function_the_same_pass_rate)
+{
+    struct klass *k = make_class(12, 20, 1);
+    char *svg = svg_of(k), key[64];
+    const char *fn_all[N_FN + 1] = {"softmax", "sdpa", "pe", "layernorm", "mha", "block",
+                                    "written"};
+    struct sb sb;
+    struct err e;
+
+    sb_init(&sb, 0);
+    err_clear(&e);
+    cr_assert_eq(html_write_report("/nonexistent", k->rows, k->n_rows, k->idp, k->n_tests,
+                                   &sb, &e), 0, "%s", e.msg);
+    for (size_t f = 0; f < N_FN + 1; f++) {
+        double in_svg = fn_figure(svg, fn_all[f], "font-weight=\"bold\">");
+        double in_html = fn_figure(sb_str(&sb), fn_all[f], "font-size=\"12\">");
+
+        if (f == N_FN) {  /* only manual items: in neither */
+            cr_expect(in_svg < 0 && in_html < 0, "written: %g in the SVG, %g in the page",
+                      in_svg, in_html);
+            continue;
+        }
+        cr_expect(in_svg >= 0 && in_svg == in_html, "%s: %g %% in summary.svg, %g %% in the page",
+                  fn_all[f], in_svg, in_html);
+    }
+    snprintf(key, sizeof key, "height=\"%d\" viewBox=\"0 0 420 %d\"", 30 + N_FN * 26,
+             30 + N_FN * 26);
+    cr_expect(strstr(sb_str(&sb), key) != NULL, "the chart is not sized for its %d rows", N_FN);
+    sb_release(&sb);
+    free(svg);
     free(k);
 }

@@ -209,18 +209,33 @@ static int csv_points(struct sb *sb, const struct bat_row *r, const char *test_i
     return csv_num(sb, 0);
 }
 
-/* The note cell: why a row has no grade of its own (status missing,
- * skipped or error), the first line of its detail; else empty. A compile
- * error's log stays in feedback.md, not in a spreadsheet cell. */
+/* The note cell: why a row is not ok, in one line; empty for an ok row.
+ * Missing, skipped, rejected and error rows: the first line of the
+ * detail. A compile error: its first line saying "error:" (the whole log
+ * stays in feedback.md, not in a spreadsheet cell). A row without a
+ * detail: what its status means. */
 static int csv_note(struct sb *sb, const struct bat_row *r)
 {
-    char line[BAT_MSG_MAX + 1], shown[4 * BAT_MSG_MAX + 8];
-    const char *d = r->detail ? r->detail : "";
+    char line[BAT_MSG_MAX + 64], shown[4 * BAT_MSG_MAX + 300];
+    const char *d = r->detail ? r->detail : "", *err = NULL;
 
-    if (strcmp(r->status, "missing") != 0 && strcmp(r->status, "skipped") != 0 &&
-        strcmp(r->status, "error") != 0)
+    if (strcmp(r->status, "ok") == 0)
         return 0;
-    snprintf(line, sizeof line, "%.*s", (int)strcspn(d, "\r\n"), d);
+    if (strcmp(r->status, "compile_error") == 0) {
+        for (const char *p = d; *p && err == NULL; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+            if (strstr(p, "error:") != NULL && strstr(p, "error:") < p + strcspn(p, "\n"))
+                err = p;
+        snprintf(line, sizeof line, "did not compile: %.*s", (int)strcspn(err ? err : d, "\r\n"),
+                 err ? err : d);
+    } else if (*d != '\0') {
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(d, "\r\n"), d);
+    } else {
+        snprintf(line, sizeof line, "%s", strcmp(r->status, "budget_exhausted") == 0
+                 ? "the time budget ran out: the tests after it score 0 (staff.md)"
+                 : strcmp(r->status, "rejected") == 0
+                 ? "rejected: a forbidden construct or symbol (feedback.md says which)"
+                 : "see staff.md");
+    }
     bat_show(line, shown, sizeof shown);
     return bat_csv_text(sb, shown);
 }
@@ -382,6 +397,8 @@ int bat_finish(const char *out_dir, const char *const *ids, size_t n,
     rc = load_rows(out_dir, ids, n, rows, e);
     if (rc == 0)
         rc = bat_manual_apply(out_dir, rows, n, e);
+    if (rc == 0)
+        rc = bat_manual_rubrics(out_dir, rows, n, e);
     if (rc == 0 && (cols = columns(rows, n, test_ids, &n_tests)) == NULL)
         rc = err_set(e, NULL, 0, 0, "out of memory");
     if (rc == 0)

@@ -126,6 +126,12 @@ struct bat_entry {
     char *why;            /* absent's reason, for the row (owned; or NULL) */
 };
 
+/* A folder without attention.c that holds other .c files says so in its
+ * reason: "...; found instead: Attention.c (rename your file to
+ * attention.c, lower case)", as the Gradescope bundle tells a student. */
+#define BAT_FOUND_INSTEAD "found instead: "
+#define BAT_RENAME "rename your file to attention.c, lower case"
+
 struct bat_list {
     struct bat_entry *v;  /* sorted by id (bytewise) after bat_discover */
     size_t n, cap;
@@ -302,9 +308,9 @@ int bat_csv_text(struct sb *sb, const char *s)
  * grader_version,spec_sha256,submission_sha256,note,name`, then one row per
  * entry of rows[0..n) in bytewise id order (rows itself is not reordered).
  * Points are formatted with at most four decimals; a test a row lacks is
- * 0; a manual item not yet scored is blank. `note` says why a row has no
- * grade of its own (status missing, skipped, rejected by the batch, or
- * error), else is empty; `name` is the entry's name as the row keeps it
+ * 0; a manual item not yet scored is blank. `note` says in one line why
+ * a row is not ok (its detail's first line; a compile error's first
+ * "error:" line), and is empty for an ok row; `name` is the entry's name as the row keeps it
  * (bat_show). The id, the note and the name go through bat_csv_text
  * (formulas neutralised).
  * Lines end in CRLF. Returns 0 or -1 (cap or out of memory).
@@ -377,6 +383,25 @@ int bat_manual_check(const char *out_dir, const struct spec_set *specs, struct e
  */
 int bat_manual_apply(const char *out_dir, struct bat_row *rows, size_t n, struct err *e)
     __attribute__((warn_unused_result));
+
+/*
+ * Add the scores of <out_dir>/manual.csv to the one row `row` (an id of
+ * the file with no row is passed over; an absent or bad file leaves the
+ * row as it is: bat_manual_check says what is wrong). For the progress
+ * line of a submission that is up to date. Returns 0, or -1 when out of
+ * memory.
+ */
+int bat_manual_row(const char *out_dir, struct bat_row *row);
+
+/*
+ * Make <out_dir>/<id>/staff.md and feedback.md of rows[0..n) (after
+ * bat_manual_apply) say what grades.csv says: each manual item's row of
+ * the rubric shows the TA's points ("| MANUAL | 5.0/6.0 |", or "-/6.0"
+ * while it is not scored) and the score line counts them. A file whose
+ * text does not change is not written. Returns 0, or -1 with `e` set.
+ */
+int bat_manual_rubrics(const char *out_dir, const struct bat_row *rows, size_t n,
+                       struct err *e) __attribute__((warn_unused_result));
 
 /* ---- running ---- */
 

@@ -248,6 +248,37 @@ static int source_ok(const struct stat *st, const char *shown, struct found_entr
     return 0;
 }
 
+/* The .c files of folder `dir` that could be the one misnamed
+ * ("Attention.c", "attention.c.c", "main.c"), shown safe, joined by ", "
+ * into out (the first five, then "..."). Returns how many. Names are read,
+ * nothing is opened. */
+static size_t c_files(const char *dir, char *out, size_t n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    size_t k = 0;
+
+    out[0] = '\0';
+    while (d != NULL && (de = readdir(d)) != NULL) {
+        char shown[512];
+        size_t len = strlen(de->d_name);
+
+        if (de->d_name[0] == '.' || len < 3 || strcasecmp(de->d_name + len - 2, ".c") != 0)
+            continue;
+        if (++k > 5) {
+            if (k == 6 && strlen(out) + 5 < n)
+                strcat(out, ", ...");
+            continue;
+        }
+        bat_show(de->d_name, shown, sizeof shown);
+        if (strlen(out) + strlen(shown) + 3 < n)
+            snprintf(out + strlen(out), n - strlen(out), "%s%s", k > 1 ? ", " : "", shown);
+    }
+    if (d != NULL)
+        closedir(d);
+    return k;
+}
+
 /* Classify the entry at f->path (lstat only): a folder, a .c file, a
  * link or special file (rejected), or a stray file (returns 0: no row). */
 static int classify(struct found_entry *f, char *src, size_t n)
@@ -264,7 +295,12 @@ static int classify(struct found_entry *f, char *src, size_t n)
     f->folder = S_ISDIR(st.st_mode);
     if (S_ISDIR(st.st_mode)) {
         if (bat_path_join(f->path, "attention.c", src, n) < 0 || lstat(src, &st) < 0) {
+            char other[BAT_PATH_MAX / 2];
+
             snprintf(f->why, sizeof f->why, "no attention.c in the folder '%s'", shown);
+            if (c_files(f->path, other, sizeof other) > 0)
+                snprintf(f->why + strlen(f->why), sizeof f->why - strlen(f->why),
+                         "; " BAT_FOUND_INSTEAD "%s (" BAT_RENAME ")", other);
             f->absent = "missing";
         } else {
             source_ok(&st, "attention.c", f);

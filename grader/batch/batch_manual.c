@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "batch/export.h"
+#include "core/json.h"
+#include "core/strbuf.h"
 
 #define MANUAL_READ_MAX ((size_t)16 << 20)
 #define MANUAL_SCORED "manual_scored"
@@ -239,8 +241,10 @@ static void score_item(struct bat_row *row, const char *test, double v)
     }
 }
 
+/* With `strict`, an id with no row is an error; else it is passed over
+ * (one row of many is being scored). */
 static int apply_rows(const char *path, const struct gbx_table *t, const struct items *it,
-                      const long *col_item, struct bat_row *rows, size_t n,
+                      const long *col_item, struct bat_row *rows, size_t n, int strict,
                       struct err *e)
 {
     int c_id = gbx_col(t, "id");
@@ -250,6 +254,8 @@ static int apply_rows(const char *path, const struct gbx_table *t, const struct 
         const char *id = gbx_untext(t->cells[r * t->n_cols + (size_t)c_id]);
         struct bat_row *row = row_of(rows, n, id);
 
+        if (row == NULL && !strict)
+            continue;
         if (row == NULL)
             return err_set(e, path, gbx_line(t, r, (size_t)c_id), gbx_column(t, r, (size_t)c_id),
                            "id '%.80s' has no row in the gradebook (fix the id, or delete "
@@ -304,10 +310,197 @@ int bat_manual_apply(const char *out_dir, struct bat_row *rows, size_t n, struct
     if (rc == 0 && it.n > 0 && n > 0)
         rc = write_template(path, &it, rows, n, e);
     else if (rc > 0) {
-        rc = apply_rows(path, &t, &it, col_item, rows, n, e);
+        rc = apply_rows(path, &t, &it, col_item, rows, n, 1, e);
         free(col_item);
         gbx_table_free(&t);
     }
     items_release(&it);
     return rc < 0 ? -1 : 0;
+}
+
+int bat_manual_row(const char *out_dir, struct bat_row *row)
+{
+    char path[BAT_PATH_MAX];
+    struct items it = {NULL, NULL, 0};
+    struct gbx_table t;
+    long *col_item = NULL;
+    struct err e;
+    int rc = 0;
+
+    if (bat_path_join(out_dir, BAT_MANUAL_NAME, path, sizeof path) < 0 ||
+        items_of_rows(row, 1, &it) < 0) {
+        items_release(&it);
+        return -1;
+    }
+    if (it.n > 0 && (rc = load(path, &it, &t, &col_item, &e)) > 0) {
+        rc = apply_rows(path, &t, &it, col_item, row, 1, 0, &e);
+        free(col_item);
+        gbx_table_free(&t);
+    }
+    items_release(&it);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- the rubrics: staff.md and feedback.md with the TA's points ---- */
+
+/* v as the rubric writes points (report.c's rpti_pts: "6.0", "3.5"). */
+static const char *pts(double v, char buf[JSON_NUM_MAX])
+{
+    json_fmt_num(v, buf);
+    if (strchr(buf, '.') == NULL && strchr(buf, 'e') == NULL)
+        snprintf(buf + strlen(buf), JSON_NUM_MAX - strlen(buf), ".0");
+    return buf;
+}
+
+/* The row's test whose id the Markdown cell `cell` (n bytes, escaped with
+ * backslashes) names, if it is a manual item; else NULL. */
+static const struct bat_test_row *manual_of_cell(const struct bat_row *row, const char *cell,
+                                                 size_t n)
+{
+    char id[256];
+    size_t k = 0;
+
+    for (size_t i = 0; i < n && k + 1 < sizeof id; i++)
+        if (cell[i] != '\\' || (i > 0 && cell[i - 1] == '\\'))
+            id[k++] = cell[i];
+    id[k] = '\0';
+    for (size_t j = 0; j < row->n_tests; j++)
+        if (strcmp(row->tests[j].id, id) == 0 &&
+            (strcmp(row->tests[j].status, "manual_pending") == 0 ||
+             strcmp(row->tests[j].status, MANUAL_SCORED) == 0))
+            return &row->tests[j];
+    return NULL;
+}
+
+/*
+ * The rubric `text` with the manual items' rows ("| MANUAL | -/6.0 | id |")
+ * showing the row's points (or "-" when not scored) and the score line
+ * grown or shrunk by the difference, into out. Idempotent: it reads the
+ * points each row shows now, so it may run on its own output.
+ */
+#define MANUAL_LINE "- Manual points (scored by the course staff): "
+
+/* The sum of the TA's points of the row's manual items, and their total. */
+static double manual_sum(const struct bat_row *row, double *max)
+{
+    double v = 0;
+
+    *max = 0;
+    for (size_t j = 0; j < row->n_tests; j++) {
+        const struct bat_test_row *t = &row->tests[j];
+
+        if (strcmp(t->status, MANUAL_SCORED) == 0 || strcmp(t->status, "manual_pending") == 0)
+            *max += t->max_score;
+        if (strcmp(t->status, MANUAL_SCORED) == 0)
+            v += t->score;
+    }
+    return v;
+}
+
+static int patch_rubric(const char *text, const struct bat_row *row, struct sb *out)
+{
+    static const char lead[] = "| MANUAL | ";
+    const char *score_at = strstr(text, "**Score: "), *p = text;
+    const char *marker = strstr(text, "\n" MANUAL_LINE);
+    double delta = 0, max, sum = manual_sum(row, &max);
+    int rc = 0, table = 0;
+
+    /* a rubric with a table shows the items in it; one without (a compile
+     * error) gets the line MANUAL_LINE under its score */
+    for (const char *q = strstr(text, "\n| MANUAL | "); q != NULL && !table;
+         q = strstr(q + 1, "\n| MANUAL | ")) {
+        const char *bar = strstr(q + sizeof lead, " | "), *id_end;
+
+        table = bar != NULL && (id_end = strstr(bar + 3, " | ")) != NULL &&
+                manual_of_cell(row, bar + 3, (size_t)(id_end - bar - 3)) != NULL;
+    }
+    while (*p) {
+        const char *eol = p + strcspn(p, "\n"), *pt, *bar, *id_end;
+        const struct bat_test_row *t = NULL;
+        char a[JSON_NUM_MAX], b[JSON_NUM_MAX];
+
+        if (strncmp(p, lead, sizeof lead - 1) == 0 &&
+            (bar = strstr(p + sizeof lead - 1, " | ")) != NULL && bar < eol &&
+            (id_end = strstr(bar + 3, " | ")) != NULL && id_end < eol &&
+            (t = manual_of_cell(row, bar + 3, (size_t)(id_end - bar - 3))) != NULL) {
+            pt = p + sizeof lead - 1;
+            delta -= *pt == '-' ? 0 : strtod(pt, NULL);
+            delta += strcmp(t->status, MANUAL_SCORED) == 0 ? t->score : 0;
+            rc |= sb_adds(out, lead);
+            rc |= sb_adds(out, strcmp(t->status, MANUAL_SCORED) == 0 ? pts(t->score, a) : "-");
+            rc |= sb_addf(out, "/%s", pts(t->max_score, b));
+            rc |= sb_add(out, bar, (size_t)(eol - bar));
+        } else if (marker != NULL && p == marker + 1) {
+            /* no table (a compile error): the line says what was added */
+            delta -= strtod(p + sizeof MANUAL_LINE - 1, NULL);
+            p = *eol ? eol + 1 : eol;
+            if (*p == '\n')  /* and the blank line written with it */
+                p++;
+            continue;
+        } else {
+            rc |= sb_add(out, p, (size_t)(eol - p));
+        }
+        if (*eol == '\n')
+            rc |= sb_addch(out, '\n');
+        if (!table && sum > 0 && score_at != NULL && p == score_at) {
+            char x[JSON_NUM_MAX], y[JSON_NUM_MAX];
+
+            rc |= sb_addf(out, "\n" MANUAL_LINE "%s / %s\n", pts(sum, x), pts(max, y));
+        }
+        p = *eol ? eol + 1 : eol;
+    }
+    if (!table)
+        delta += sum;
+    if (rc == 0 && delta != 0 && score_at != NULL) {
+        /* the score line is the report's first: rewrite it in place */
+        char *s = out->buf + (score_at - text) + 9, *end, a[JSON_NUM_MAX];
+        double v = strtod(s, &end);
+        struct sb again;
+
+        sb_init(&again, 0);
+        rc |= sb_add(&again, out->buf, (size_t)(s - out->buf));
+        rc |= sb_adds(&again, pts(v + delta, a));
+        rc |= sb_add(&again, end, out->len - (size_t)(end - out->buf));
+        sb_reset(out);
+        rc |= sb_add(out, again.buf, again.len);
+        sb_release(&again);
+    }
+    return rc;
+}
+
+int bat_manual_rubrics(const char *out_dir, const struct bat_row *rows, size_t n,
+                       struct err *e)
+{
+    static const char *const files[] = {"staff.md", "feedback.md"};
+
+    for (size_t i = 0; i < n; i++) {
+        const struct bat_row *row = &rows[i];
+        char dir[BAT_PATH_MAX], path[BAT_PATH_MAX + 16];
+        int manual = 0;
+
+        for (size_t j = 0; j < row->n_tests; j++)
+            manual |= strcmp(row->tests[j].status, MANUAL_SCORED) == 0 ||
+                      strcmp(row->tests[j].status, "manual_pending") == 0;
+        if (!manual || bat_path_join(out_dir, row->id, dir, sizeof dir) < 0)
+            continue;
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            struct sb in, out;
+            int rc = 0;
+
+            sb_init(&in, 4u << 20);
+            sb_init(&out, 8u << 20);
+            if (bat_path_join(dir, files[f], path, sizeof path) == 0 &&
+                sb_read_file(&in, path, 4u << 20) == SB_READ_OK) {
+                if (patch_rubric(sb_str(&in), row, &out) != 0 || out.truncated)
+                    rc = err_set(e, path, 0, 0, "the rubric is larger than its cap");
+                else if (out.len != in.len || memcmp(out.buf, in.buf, in.len) != 0)
+                    rc = bat_write_atomic(path, out.buf, out.len, e);
+            }
+            sb_release(&in);
+            sb_release(&out);
+            if (rc < 0)
+                return -1;
+        }
+    }
+    return 0;
 }

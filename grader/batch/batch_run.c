@@ -293,6 +293,10 @@ static int collect(struct run *r, struct slot *s, int status, struct err *e)
     if (!s->timed_out && WIFEXITED(status) &&
         (WEXITSTATUS(status) & ~(WORKER_REUSED | WORKER_KEPT)) == 0 &&
         bat_row_load(dir, &row, NULL) == 0) {
+        if (bat_manual_row(r->o->out_dir, &row) < 0) {  /* as grades.csv will say */
+            bat_row_release(&row);
+            return err_set(e, NULL, 0, 0, "out of memory");
+        }
         emit(r, row.id, row.status, row.score, row.max_score, ms, 0,
              strcmp(row.status, "error") == 0 ? row.detail : NULL, WEXITSTATUS(status));
         bat_row_release(&row);
@@ -401,6 +405,38 @@ static int up_to_date(const struct run *r, size_t i, struct bat_row *row)
     return 0;
 }
 
+/* feedback.md of a folder without attention.c: what the student must do
+ * (the .c files found instead, as the Gradescope bundle says them). */
+static int missing_feedback(const char *dir, const struct bat_entry *v,
+                            const struct bat_row *row, struct err *e)
+{
+    const char *found = v->why ? strstr(v->why, BAT_FOUND_INSTEAD) : NULL;
+    char path[BAT_PATH_MAX + 16];
+    struct sb sb;
+    int rc;
+
+    sb_init(&sb, 1u << 16);
+    rc = sb_addf(&sb, "# Grading report\n\n**Score: 0 / %g** (no test ran)\n\n"
+                      "No file named attention.c in your submission, so no test ran; "
+                      "score 0.\n", row->max_score);
+    if (found != NULL) {
+        size_t len;
+
+        found += strlen(BAT_FOUND_INSTEAD);
+        for (len = strcspn(found, "("); len > 0 && found[len - 1] == ' '; len--)
+            ;
+        rc |= sb_addf(&sb, "\nFound instead: %.*s. Rename your file to attention.c (lower "
+                           "case) and submit it again.\n", (int)len, found);
+    }
+    else
+        rc |= sb_adds(&sb, "\nSubmit attention.c (and answers.yaml).\n");
+    bat_path_join(dir, "feedback.md", path, sizeof path);
+    rc = rc < 0 ? err_set(e, NULL, 0, 0, "out of memory")
+                : bat_write_atomic(path, sb_str(&sb), sb.len, e);
+    sb_release(&sb);
+    return rc;
+}
+
 /* The row of an entry that is not graded (bat_entry.absent): its status,
  * its reason, zero points, and no student files (any earlier ones go). */
 static int write_absent_row(const struct run *r, size_t i, struct err *e)
@@ -422,7 +458,11 @@ static int write_absent_row(const struct run *r, size_t i, struct err *e)
     for (size_t k = 0; k < row.n_tests; k++)
         if (strcmp(row.tests[k].status, "not_run") == 0)
             snprintf(row.tests[k].message, strlen(row.tests[k].message) + 1, "not run");
-    rc = write_row(r, i, dir, &row, e);
+    if (strcmp(v->absent, "missing") == 0)
+        rc = missing_feedback(dir, v, &row, e);
+    else
+        rc = 0;
+    rc = rc < 0 ? -1 : write_row(r, i, dir, &row, e);
     bat_row_release(&row);
     return rc;
 }
@@ -448,6 +488,11 @@ static int plan(struct run *r, unsigned char *todo, struct err *e)
         if (todo[i])
             continue;
         r->failures += strcmp(row.status, "ok") != 0;
+        /* the score grades.csv will show: the TA's manual points in */
+        if (bat_manual_row(r->o->out_dir, &row) < 0) {
+            bat_row_release(&row);
+            return err_set(e, NULL, 0, 0, "out of memory");
+        }
         emit(r, row.id, "up to date", row.score, row.max_score, 0, 1, NULL, 0);
         bat_row_release(&row);
     }

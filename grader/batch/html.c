@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "batch/export.h"
 #include "core/b64.h"
@@ -197,13 +198,30 @@ static size_t fn_len(const char *id)
     return dot != NULL ? (size_t)(dot - id) : strlen(id);
 }
 
+/* A manual item (a TA scores it): in no pass rate, as in summary.svg. */
+static int manual_item(const struct bat_row *rows, size_t n, size_t c, const char *id)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct bat_test_row *t = find_test(&rows[i], c, id);
+
+        if (t != NULL && (strcmp(t->status, "manual_pending") == 0 ||
+                          strcmp(t->status, "manual_scored") == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* The share of a function's tests passed, as summary.svg counts it: its
+ * tests but the manual items, over the rows graded (not missing or
+ * skipped). */
 static void pass_count(const struct bat_row *rows, size_t n, const char *const *ids,
                        size_t n_ids, const char *fn, size_t len, size_t *pass,
                        size_t *all)
 {
     *pass = *all = 0;
     for (size_t c = 0; c < n_ids; c++) {
-        if (fn_len(ids[c]) != len || strncmp(ids[c], fn, len) != 0)
+        if (fn_len(ids[c]) != len || strncmp(ids[c], fn, len) != 0 ||
+            manual_item(rows, n, c, ids[c]))
             continue;
         for (size_t i = 0; i < n; i++) {
             const struct bat_test_row *t = graded(&rows[i]) ? find_test(&rows[i], c, ids[c])
@@ -215,22 +233,38 @@ static void pass_count(const struct bat_row *rows, size_t n, const char *const *
     }
 }
 
+/* Whether column c starts a function drawn in the chart: the first of its
+ * function with a test other than a manual item. */
+static int chart_row(const struct bat_row *rows, size_t n, const char *const *ids,
+                     size_t n_ids, size_t c)
+{
+    size_t len = fn_len(ids[c]), pass, all;
+
+    for (size_t p = 0; p < c; p++)
+        if (fn_len(ids[p]) == len && strncmp(ids[p], ids[c], len) == 0)
+            return 0;
+    pass_count(rows, n, ids, n_ids, ids[c], len, &pass, &all);
+    return all > 0 || n == 0;
+}
+
 static int pass_rates(struct sb *out, const struct bat_row *rows, size_t n,
                       const char *const *ids, size_t n_ids)
 {
-    size_t k = 0;
-    int rc = sb_adds(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"420\" "
-                          "role=\"img\" aria-label=\"pass rate per function\">"
-                          "<text x=\"0\" y=\"14\" font-size=\"13\">Tests passed, per function"
-                          "</text>");
+    size_t k = 0, rows_drawn = 0;
+    int rc;
 
+    for (size_t c = 0; c < n_ids; c++)
+        rows_drawn += (size_t)chart_row(rows, n, ids, n_ids, c);
+    /* a height and a viewBox: without them a browser draws 150 px of it */
+    rc = sb_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"420\" "
+                      "height=\"%zu\" viewBox=\"0 0 420 %zu\" role=\"img\" "
+                      "aria-label=\"pass rate per function\">"
+                      "<text x=\"0\" y=\"14\" font-size=\"13\">Tests passed, per function"
+                      "</text>", 30 + rows_drawn * 26, 30 + rows_drawn * 26);
     for (size_t c = 0; c < n_ids; c++) {
         size_t len = fn_len(ids[c]), pass, all;
-        int seen = 0;
 
-        for (size_t p = 0; p < c && !seen; p++)
-            seen = fn_len(ids[p]) == len && strncmp(ids[p], ids[c], len) == 0;
-        if (seen)
+        if (!chart_row(rows, n, ids, n_ids, c))
             continue;
         pass_count(rows, n, ids, n_ids, ids[c], len, &pass, &all);
         double f = all > 0 ? (double)pass / (double)all : 0;
@@ -243,8 +277,7 @@ static int pass_rates(struct sb *out, const struct bat_row *rows, size_t n,
                       96 + 260 * f, 42 + k * 26, 100 * f);
         k++;
     }
-    rc |= sb_addf(out, "<rect width=\"0\" height=\"%zu\" fill=\"none\"/></svg>\n", 30 + k * 26);
-    return rc;
+    return rc | sb_adds(out, "</svg>\n");
 }
 
 /* ---- the page's parts, each bounded by what it renders ---- */
@@ -490,7 +523,9 @@ static int students(struct html_page *pg, struct sb *body, const struct bat_row 
 
 /* ---- the page ---- */
 
-static int overview(struct sb *out, const struct bat_row *rows, size_t n)
+/* `pairs`: a similarity.csv is there, so the page has the section the
+ * "Similar pairs" link leads to (no dead link without --similarity). */
+static int overview(struct sb *out, const struct bat_row *rows, size_t n, int pairs)
 {
     size_t graded_n = 0;
     double sum = 0;
@@ -607,7 +642,11 @@ int html_write_report(const char *out_dir, const struct bat_row *rows, size_t n,
     size_t start = out->len, fixed;
     struct html_page pg;
     struct sb body;
-    int rc = head(out, e) | overview(out, rows, n);
+    char sim[4096];
+    int rc;
+
+    snprintf(sim, sizeof sim, "%s/%s", out_dir, HTML_SIM_NAME);
+    rc = head(out, e) | overview(out, rows, n, access(sim, F_OK) == 0);
 
     memset(&pg, 0, sizeof pg);
     pg.dir = out_dir;

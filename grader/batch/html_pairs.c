@@ -23,8 +23,15 @@ static int pair_id(struct sb *out, const struct bat_row *rows, size_t n, const c
 
     if (i < 0)
         return sb_adds(out, "<td>") | html_text1(out, id) | sb_adds(out, "</td>");
+    /* with the entry's name when it is not the id (an --id-regex id, a
+     * made one): the TA knows the students by name */
     return sb_addf(out, "<td><a href=\"#s-%ld\">", i) | html_text1(out, id) |
-           sb_adds(out, "</a></td>");
+           sb_adds(out, "</a>") |
+           (rows[i].name != NULL && strcmp(rows[i].name, id) != 0
+                ? sb_adds(out, "<br><span class=\"muted\">") | html_text1(out, rows[i].name) |
+                      sb_adds(out, "</span>")
+                : 0) |
+           sb_adds(out, "</td>");
 }
 
 #define HTML_MAX_REGIONS 64

@@ -355,7 +355,8 @@ static double hist_section(struct svgw *w, const struct bat_row *rows, size_t n,
 static int empty_svg(struct sb *out)
 {
     return sb_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"320\" height=\"40\">"
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"320\" height=\"40\" "
+                        "viewBox=\"0 0 320 40\">"
                         "<text x=\"10\" y=\"25\" font-size=\"14\" font-family=\"sans-serif\">"
                         "no submissions</text></svg>\n");
 }

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/export.h"
+#include "core/strbuf.h"
 #include "cli/cli.h"
 #include "grade/grade.h"
 #include "oracle/oracle.h"
@@ -83,6 +85,7 @@ struct progress {
     size_t graded;     /* not skipped */
     size_t reused;     /* graded with a kept object: no compile */
     size_t kept;       /* graded with kept verdicts: no test ran */
+    size_t current;    /* up to date: not graded again */
     int line_open;     /* a TTY progress line is on screen */
 };
 
@@ -164,6 +167,7 @@ static void on_event(void *ctx, const struct bat_event *ev)
     bat_show(ev->id, id, sizeof id);
     bat_show(ev->why ? ev->why : "", why, sizeof why);
     p->graded += !ev->skipped;
+    p->current += ev->skipped && strcmp(ev->status, "up to date") == 0;
     p->reused += ev->object_reused != 0;
     p->kept += ev->verdicts_reused != 0;
     if (p->tty) {
@@ -237,15 +241,22 @@ static size_t count_absent(const struct bat_list *l, const char *status)
 }
 
 /* "grader: 3 submissions graded, 1 missing (no attention.c): out/grades.csv, ..."
- * (with "2 with their kept object, not compiled" and "2 with their kept
- * verdicts, no test run" when a regrade reused) */
-static void done_line(const struct bat_list *l, const char *out, size_t reused, size_t kept)
+ * ("0 graded, 11 up to date" on a rerun; with "2 with their kept object,
+ * not compiled" and "2 with their kept verdicts, no test run" when a
+ * regrade reused) */
+static void done_line(const struct bat_list *l, const char *out, const struct progress *p)
 {
     size_t missing = count_absent(l, "missing"), skipped = count_absent(l, "skipped");
     size_t rejected = count_absent(l, "rejected"), graded = l->n - missing - skipped - rejected;
+    size_t reused = p->reused, kept = p->kept;
     char csv[BAT_PATH_MAX], md[BAT_PATH_MAX], shown[2][BAT_PATH_MAX];
 
-    fprintf(stderr, "grader: %zu %s graded", graded, plural(graded, "submission", "submissions"));
+    graded = p->current <= graded ? graded - p->current : 0;
+    if (p->current > 0)
+        fprintf(stderr, "grader: %zu graded, %zu up to date", graded, p->current);
+    else
+        fprintf(stderr, "grader: %zu %s graded", graded,
+                plural(graded, "submission", "submissions"));
     if (missing)
         fprintf(stderr, ", %zu missing (no attention.c)", missing);
     if (skipped)
@@ -265,9 +276,47 @@ static void done_line(const struct bat_list *l, const char *out, size_t reused, 
     fprintf(stderr, ": %s, %s\n", shown[0], shown[1]);
 }
 
+/* A warning when the specs' total is not the max_score of the gradebook
+ * already in `out` (a point value changed, on purpose or not: Canvas's
+ * "Points Possible" and every percentage follow it). Nothing when there
+ * is no earlier gradebook or it cannot be read. */
+static void warn_total_change(const char *out, const struct spec_set *s, struct progress *p)
+{
+    char path[BAT_PATH_MAX], shown[BAT_PATH_MAX];
+    double total = 0, before;
+    struct gbx_table t;
+    struct sb sb;
+    int col;
+
+    for (size_t i = 0; i < spec_test_count(s); i++)
+        total += spec_test_at(s, i)->points;
+    if (bat_path_join(out, "grades.csv", path, sizeof path) < 0)
+        return;
+    sb_init(&sb, 64u << 20);
+    if (sb_read_file(&sb, path, 0) != SB_READ_OK ||
+        gbx_csv_parse(sb_str(&sb), sb.len, path, &t, NULL) < 0) {
+        sb_release(&sb);
+        return;
+    }
+    sb_release(&sb);
+    col = gbx_col(&t, "max_score");
+    if (col >= 0 && t.n_rows > 1) {
+        before = strtod(t.cells[t.n_cols + (size_t)col], NULL);
+        if (before > 0 && (total - before > 1e-9 || before - total > 1e-9)) {
+            end_line(p);
+            bat_show(path, shown, sizeof shown);
+            fprintf(stderr, "grader: warning: the specs total %g points, the gradebook of "
+                            "the previous run (%s) %g: a point value changed (max_score, "
+                            "Canvas's Points Possible and every percentage follow it)\n",
+                    total, shown, before);
+        }
+    }
+    gbx_table_free(&t);
+}
+
 static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
 {
-    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0, 0, 0};
+    struct progress p = {isatty(STDERR_FILENO), (ut_now_ms() / 1e3), 0, 0, 0, 0, 0};
     struct bat_list l = {NULL, 0, 0};
     struct orc o;
     int rc = discover(a, &l, &p, e), gradebook;
@@ -285,6 +334,7 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
     a->o.ctx = &p;
     a->o.stop = &stop_signal;
     if (rc == 0) {
+        warn_total_change(a->o.out_dir, s, &p);
         install_handlers();
         rc = bat_run(&l, &a->o, e);
     }
@@ -301,7 +351,7 @@ static int run_batch(struct batch_args *a, struct spec_set *s, struct err *e)
     }
     end_line(&p);
     if (gradebook)
-        done_line(&l, a->o.out_dir, p.reused, p.kept);
+        done_line(&l, a->o.out_dir, &p);
     if (a->o.orc)
         cli_close_oracle(a->o.orc);
     a->o.orc = NULL;

@@ -10,6 +10,7 @@
 
 #include "batch/batch.h"
 #include "cli/cli.h"
+#include "core/scratch.h"
 #include "core/strbuf.h"
 #include "core/util.h"
 #include "similar/similar.h"
@@ -19,7 +20,7 @@
 
 static const char similar_usage[] =
     "usage: grader similar [--base FILE]... [--archive DIR]... [--threshold P]\n"
-    "                      [--format text|csv|json] CLASS_DIR...\n"
+    "                      [--format text|csv|json] [--id-regex PCRE2] CLASS_DIR...\n"
     "Compare every pair of submissions of the class (found as `grader batch` finds\n"
     "them: a folder holding attention.c, or a .c file) by their token structure,\n"
     "and list the pairs that share at least P of either file, best first, with the\n"
@@ -33,6 +34,9 @@ static const char similar_usage[] =
     "  --threshold P   the share that reports a pair, 0 to 1 or a percentage\n"
     "                  (default 0.5)\n"
     "  --format F      text (default), csv (the columns of similarity.csv) or json\n"
+    "  --id-regex P    the ids of the class as `grader batch --id-regex P` makes them\n"
+    "                  (group 'id' of P on the entry's name; Canvas's flattened files\n"
+    "                  regrouped per student as the batch does)\n"
     "  --help          this text\n"
     "A high share is a reason to look at both files, not a verdict (docs/TA.md).\n";
 
@@ -46,6 +50,7 @@ struct similar_args {
     size_t n_base, n_archive;
     struct sim_opts o;
     enum sim_format format;
+    const char *id_regex;
     char **dirs;
     size_t n_dirs;
 };
@@ -95,6 +100,7 @@ static int parse_args(struct similar_args *a, int argc, char **argv)
         CLI_OPT_CALL("threshold", &a->o.threshold, take_threshold, 1,
                      "--threshold takes a share from 0 to 1 (or 0% to 100%)"),
         CLI_OPT_CALL("format", &a->format, take_format, 1, "--format takes text, csv or json"),
+        CLI_OPT_STRING("id-regex", &a->id_regex),
         CLI_OPT_HELP,
         CLI_OPT_END(NULL),
     };
@@ -174,14 +180,16 @@ static int add_entries(struct sim_class *c, const struct bat_list *l, const char
     return 0;
 }
 
-/* Discover the submissions of `dirs` as batch does and add them. */
+/* Discover the submissions of `dirs` as batch does and add them: for the
+ * class (`stage` not NULL), with the batch's --id-regex `re` and Canvas's
+ * files regrouped in `stage`, so that the ids are the gradebook's. */
 static int add_dirs(struct sim_class *c, const char *const *dirs, size_t n, int archive,
-                    struct err *e)
+                    const struct bat_idre *re, const char *stage, struct err *e)
 {
     for (size_t i = 0; i < n; i++) {
         struct bat_list l = {NULL, 0, 0};
         char name[CLI_PATH_MAX];
-        int rc = bat_discover(&dirs[i], 1, NULL, &l, on_note, NULL, e);
+        int rc = bat_discover_lms(&dirs[i], 1, re, stage, &l, on_note, NULL, e);
         if (rc == 0)
             rc = add_entries(c, &l, archive ? base_name(dirs[i], name, sizeof name) : NULL,
                              archive, e);
@@ -206,16 +214,29 @@ static int run(const struct similar_args *a, struct err *e)
 {
     struct sim_class *c = sim_class_new(&a->o);
     struct sim_report r = {NULL, 0, 0, 0, 0};
+    struct bat_idre *re = NULL;
+    char scratch[CLI_PATH_MAX] = "", stage[CLI_PATH_MAX + 16];
+    const char *tmp = getenv("TMPDIR");
     struct sb out;
     int rc;
 
     if (c == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
     rc = add_bases(c, a, e);
+    if (rc == 0 && a->id_regex != NULL && (re = bat_idre_new(a->id_regex, e)) == NULL)
+        rc = -1;
+    /* Canvas's files are regrouped in a scratch folder of ours (removed
+     * below; a killed run's is swept by the next) */
     if (rc == 0)
-        rc = add_dirs(c, (const char *const *)a->dirs, a->n_dirs, 0, e);
+        rc = scr_make(tmp && *tmp ? tmp : "/tmp", "attn-batch-", scratch, sizeof scratch, e);
+    snprintf(stage, sizeof stage, "%s/canvas", rc == 0 ? scratch : "");
     if (rc == 0)
-        rc = add_dirs(c, a->archive, a->n_archive, 1, e);
+        rc = add_dirs(c, (const char *const *)a->dirs, a->n_dirs, 0, re, stage, e);
+    if (rc == 0)
+        rc = add_dirs(c, a->archive, a->n_archive, 1, NULL, NULL, e);
+    if (scratch[0] != '\0')
+        scr_remove(scratch);
+    bat_idre_free(re);
     if (rc == 0)
         rc = sim_compare(c, &r, e);
     sb_init(&out, 0);
