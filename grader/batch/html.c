@@ -539,9 +539,10 @@ static int overview(struct sb *out, const struct bat_row *rows, size_t n, int pa
                         "%.1f %%. <a href=\"summary.md\">summary.md</a> and "
                         "<a href=\"grades.csv\">grades.csv</a> hold the same numbers.</p>\n"
                         "<nav><a href=\"#gradebook\">Gradebook</a><a href=\"#charts\">"
-                        "Charts</a><a href=\"#similar\">Similar pairs</a><a href=\"#students\">"
+                        "Charts</a>%s<a href=\"#students\">"
                         "Students</a></nav>\n",
-                   n, graded_n, graded_n > 0 ? 100 * sum / (double)graded_n : 0.0);
+                   n, graded_n, graded_n > 0 ? 100 * sum / (double)graded_n : 0.0,
+                   pairs ? "<a href=\"#similar\">Similar pairs</a>" : "");
 }
 
 /* The page's body at pg->level into body (empty). Returns 0 or -1 (out of
