@@ -671,6 +671,37 @@ Test(sbx, each_runner_starts_from_a_clean_state)
     fx_close(&f);
 }
 
+/* The runner keeps a call's buffers mapped for the next call with the
+ * same layout (issue 39: each page mapped anew was a fault): each call
+ * still sees its own inputs, and a const input stays read-only. */
+Test(sbx, buffers_kept_mapped_hold_each_calls_inputs_and_protections)
+{
+    static const float kv[12] = { 1, 0, 0, 1, 0, 1, 1, 0, 2, 2, 2, 2 };
+    const float q[2][8] = { { 1, 2, 3, 4, 5, 6, 7, 8 }, { 9, 8, 7, 6, 5, 4, 3, 2 } };
+    struct fixture f;
+    struct impl_result r;
+    struct err e = { 0 };
+    float out[8];
+    long pid = 0;
+
+    fx_open(&f, "const_q_third", DEADLINE_MS, 0);
+    for (int call = 0; call < 3; call++) {
+        cr_assert_eq(f.impl.ops->scaled_dot_product(f.impl.self, q[call % 2], kv, kv, 2, 3,
+                                                    4, 4, NULL, out, NULL, &r, &e), 0,
+                     "grader error: %s", e.msg);
+        if (call == 2)
+            break;
+        cr_expect_eq(r.status, CALL_RETURNED, "call %d: %s", call + 1, r.detail);
+        cr_expect(memcmp(out, q[call % 2], sizeof out) == 0,
+                  "call %d did not see its own inputs", call + 1);
+        cr_expect(call == 0 || sbx_runner_pid(f.sbx) == pid, "a new runner for call 2");
+        pid = sbx_runner_pid(f.sbx);
+    }
+    cr_expect_eq(r.status, CALL_CONST_WRITE, "a write of Q in a kept mapping: %d (%s)",
+                 r.status, r.detail);
+    fx_close(&f);
+}
+
 /* make bench's pages-per-runner figure (issue 39 item 2): every runner
  * reaped is counted, with the minor faults the kernel counted for it
  * (wait4): at least one page each (its stack), and a runner's own pages,
