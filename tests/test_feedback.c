@@ -13,6 +13,11 @@
  *    (tests/hint_premises/), each of which drew a hint written for another
  *    mistake, show none of those hints; the catalogue entries the hints
  *    were written for still get them.
+ *  - no cause named on evidence that does not single it out: uniform
+ *    weights for a query that sees no key are not "-1e9 added", a row
+ *    never written (the grader's NaN fill) is not "0 by 0"
+ *    (tests/wrong_causes/); the catalogue's own entries of those mistakes
+ *    are still named.
  */
 #include <criterion/criterion.h>
 
@@ -529,3 +534,45 @@ Test(feedback, hints_only_where_their_premise_holds, .timeout = 900)
     spec_set_free(s);
 }
 
+/* ---- causes named only on evidence that singles them out ------------------ */
+
+#define WRONG_DIR TEST_SRCDIR "/tests/wrong_causes"
+
+struct cause_case {
+    const char *file;
+    const char *bug;         /* words of the cause's bug line */
+    int named;               /* 1: sdpa's cause is it; 0: it is not named */
+};
+
+static const struct cause_case cause_cases[] = {
+    {WRONG_DIR "/sdpa_all_hidden_uniform.c", "-1e9", 0},
+    {WRONG_DIR "/sdpa_all_hidden_unwritten.c", "0 by 0", 0},
+    {CAT_DIR "/sdpa_mask_minus_big.c", "-1e9", 1},
+    {CAT_DIR "/sdpa_mask_minus_big_v2.c", "-1e9", 1},
+    {CAT_DIR "/sdpa_masked_nan.c", "0 by 0", 1},
+    {CAT_DIR "/sdpa_masked_nan_v2.c", "0 by 0", 1},
+};
+
+Test(feedback, causes_only_on_evidence_that_singles_them_out, .timeout = 900)
+{
+    struct gold *g = load_diag();
+
+    for (size_t i = 0; i < sizeof cause_cases / sizeof cause_cases[0]; i++) {
+        const struct cause_case *c = &cause_cases[i];
+        struct spec_set *s;
+        struct grade_result *r = grade_both(c->file, g, &s);
+        const struct grade_cause *k = NULL;
+        for (size_t j = 0; j < r->n_causes; j++)
+            if (strcmp(r->causes[j].function, "sdpa") == 0)
+                k = &r->causes[j];
+        if (c->named)
+            cr_expect(k && k->bug && strstr(k->bug, c->bug), "%s: sdpa's cause is %s, not "
+                      "the one with \"%s\"", c->file, k && k->bug ? k->bug : "none", c->bug);
+        else
+            cr_expect(!(k && k->bug && strstr(k->bug, c->bug)), "%s: named \"%s\" on "
+                      "evidence that does not single it out", c->file, k->bug);
+        grade_result_free(r);
+        spec_set_free(s);
+    }
+    gold_free(g);
+}

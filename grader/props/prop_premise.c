@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "props/prop_sdpa.h"
 #include "props/prop_util.h"
 
@@ -119,3 +120,57 @@ int ppr_holds(const char *name, const struct prop_ctx *x, struct pc_call *k)
     return 0;
 }
 
+/* ---- the premises of causes (grade/diag.c) -------------------------------- */
+
+/* The fill of the outputs before a cause's call: finite, and no value
+ * attention computes from these inputs. */
+#define PPR_FILL 12345.0f
+
+static int cause_call(const struct impl *student, const float *q, const float *k,
+                      const float *v, size_t n_q, size_t n_k, const unsigned char *mask,
+                      float *out, float *w, struct err *e)
+{
+    struct impl_result r;
+
+    for (size_t i = 0; i < n_q; i++)
+        out[i] = PPR_FILL;
+    for (size_t i = 0; i < n_q * n_k; i++)
+        w[i] = PPR_FILL;
+    if (student->ops->scaled_dot_product(student->self, q, k, v, n_q, n_k, 1, 1, mask, out, w,
+                                         &r, e) < 0)
+        return -1;
+    return r.status == CALL_RETURNED && r.rc == ATTN_OK;
+}
+
+static const char *const cause_names[] = {"hidden_key_outweighs", "all_hidden_nan"};
+
+int ppr_cause_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof cause_names / sizeof cause_names[0]; i++)
+        if (strcmp(name, cause_names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int ppr_cause_holds(const char *name, const struct impl *student, struct err *e)
+{
+    static const float q[2] = {1.0f, 1.0f}, v[2] = {1.0f, 2.0f};
+    float out[2], w[4];
+    int rc;
+
+    if (strcmp(name, "hidden_key_outweighs") == 0) {
+        static const float k[2] = {0.0f, 4e9f};
+        static const unsigned char mask[2] = {1, 0};
+        if ((rc = cause_call(student, q, k, v, 1, 2, mask, out, w, e)) != 1)
+            return rc;
+        return fabsf(out[0] - v[1]) < 1e-3f; /* the hidden key's value */
+    }
+    if (strcmp(name, "all_hidden_nan") == 0) {
+        static const float k[2] = {1.0f, 2.0f};
+        static const unsigned char mask[4] = {1, 1, 0, 0};   /* query 1 sees nothing */
+        if ((rc = cause_call(student, q, k, v, 2, 2, mask, out, w, e)) != 1)
+            return rc;
+        return isnan(out[1]) || isnan(w[2]) || isnan(w[3]);
+    }
+    return 0;
+}

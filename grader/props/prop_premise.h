@@ -18,6 +18,23 @@
  *                inputs with a weights buffer and no mask give the right
  *                answer (one more call)
  */
+/*
+ * A cause's premise (grade/diag.c): a known mistake of the catalogue whose
+ * header says " * premise: NAME" is named only when NAME holds for the
+ * submission, measured by one small call of its own. Two mistakes leave the
+ * standard calls' outputs as another mistake does, and need it:
+ *   hidden_key_outweighs  -1e9 added to a hidden key's score hides nothing
+ *                         when the key's score is 3e9 above the visible
+ *                         one's (a query, two keys, the second hidden): the
+ *                         output is the hidden key's value. A query whose
+ *                         keys are all hidden given uniform weights on
+ *                         purpose leaves that key hidden.
+ *   all_hidden_nan        a query whose keys are all hidden gets NaN written
+ *                         (0/0) into its output: with the outputs filled
+ *                         with a finite value before the call, they hold a
+ *                         NaN after it. A row never written keeps the fill
+ *                         (the grader's own NaN otherwise looks the same).
+ */
 #ifndef GRD_PROP_PREMISE_H
 #define GRD_PROP_PREMISE_H
 
@@ -34,5 +51,12 @@ int ppr_known(const char *name);
  * grader error (x->e set). x->v is left as it is.
  */
 int ppr_holds(const char *name, const struct prop_ctx *x, struct pc_call *k);
+
+/* 1 when `name` is a cause's premise of the list above, else 0. */
+int ppr_cause_known(const char *name);
+
+/* Whether cause premise `name` holds for `student` (one call): 1, 0 (also
+ * when the call did not return ATTN_OK), -1 on a grader error (e set). */
+int ppr_cause_holds(const char *name, const struct impl *student, struct err *e);
 
 #endif
