@@ -119,8 +119,15 @@ static void no_cause_line(const struct rpti_ctx *c, const char *fn, size_t n, si
                           int md)
 {
     static const char *const why[] = {
+#if GRADER_STAFF
         [GRADE_DIAG_NO_DATA] = "not diagnosed (no diagnosis data: `make diag-data` records "
                                "it)",
+#else
+        /* The student's repository has no diag-data target: its data is
+         * specs/public.golden, recorded for the public tests alone. */
+        [GRADE_DIAG_NO_DATA] = "not diagnosed (the known mistakes are recorded for the "
+                               "public tests of the code)",
+#endif
         [GRADE_DIAG_DONE] = "no known mistake explains them",
         [GRADE_DIAG_CUT] = "not diagnosed (the time budget was spent)",
         [GRADE_DIAG_SELECTED] = "no known mistake explains them",
