@@ -9,6 +9,15 @@
  *    the annotations carry the text rubric's diagnosis lines, in its order.
  *    On the d_k bug (sdpa_scale_by_d.c) and `make demo`'s block_prenorm.c,
  *    graded against both specs with the diagnosis data ($(BUILD)/diag.golden).
+ *  - a hint only where its premise holds: five bugs written by hand
+ *    (tests/hint_premises/), each of which drew a hint written for another
+ *    mistake, show none of those hints; the catalogue entries the hints
+ *    were written for still get them.
+ *  - no cause named on evidence that does not single it out: uniform
+ *    weights for a query that sees no key are not "-1e9 added", a row
+ *    never written (the grader's NaN fill) is not "0 by 0"
+ *    (tests/wrong_causes/); the catalogue's own entries of those mistakes
+ *    are still named.
  */
 #include <criterion/criterion.h>
 
@@ -427,4 +436,143 @@ Test(feedback, one_order_for_the_d_k_bug, .timeout = 600)
 Test(feedback, one_order_for_the_demo_block_prenorm, .timeout = 600)
 {
     one_order("block_prenorm.c");
+}
+
+/* ---- hints only where their premise holds ------------------------------- */
+
+#define PREMISE_DIR TEST_SRCDIR "/tests/hint_premises"
+
+/* Grade path against both specs (no diagnosis needed: hints are the
+ * tests' own). */
+static struct grade_result *grade_plain(const char *path, struct spec_set **sp)
+{
+    struct err e;
+    struct grade_opts go;
+    struct grade_result *r = NULL;
+
+    *sp = tg_specs(1, &e);
+    cr_assert(*sp != NULL, "specs: %s", e.msg);
+    memset(&go, 0, sizeof go);
+    go.specs = *sp;
+    go.seed = 1;
+    go.data_dir = TEST_BUILDDIR;
+    cr_assert(grade_submission(path, &go, &r, &e) == 0, "%s: %s", path, e.msg);
+    return r;
+}
+
+/* The test ids of r whose hint holds `words`, comma separated, into buf. */
+static const char *hinted(const struct grade_result *r, const char *words, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (r->tests[i].hint && strstr(r->tests[i].hint, words))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                     r->tests[i].test->id);
+    return buf;
+}
+
+struct premise_case {
+    const char *file;        /* tests/hint_premises/ or tests/submissions/ */
+    const char *words;       /* a hint's words */
+    int shown;               /* 1: some test shows it; 0: none may */
+};
+
+/* The five wrong-way hints of issue 40, by the words of each hint (spec
+ * hints and the properties' own), and the catalogue entries each hint was
+ * written for. */
+static const struct premise_case premise_cases[] = {
+    {PREMISE_DIR "/pe_transposed.c", "sin and cos swapped", 0},
+    {CAT_DIR "/pe_sin_cos_swapped.c", "sin and cos swapped", 1},
+    {CAT_DIR "/pe_sin_cos_swapped_v2.c", "sin and cos swapped", 1},
+    {PREMISE_DIR "/sdpa_scale_sqrt_nk.c", "leave it out of the max", 0},
+    {PREMISE_DIR "/sdpa_scale_sqrt_nk.c", "hidden keys get weight exactly 0", 0},
+    {PREMISE_DIR "/sdpa_scale_sqrt_nk.c", "a causal mask lets", 0},
+    {PREMISE_DIR "/sdpa_scale_sqrt_nk.c", "sum of exponentials is 0", 0},
+    {CAT_DIR "/sdpa_inverted_mask.c", "leave it out of the max", 1},
+    {CAT_DIR "/sdpa_always_causal.c", "leave it out of the max", 1},
+    {CAT_DIR "/sdpa_mask_eq_one.c", "leave it out of the max", 1},
+    {CAT_DIR "/sdpa_mask_eq_one.c", "hidden keys get weight exactly 0", 1},
+    {PREMISE_DIR "/sdpa_null_mask_hides_all.c", "fill `weights`", 0},
+    {PREMISE_DIR "/softmax_shift_by_min.c", "visit every column", 0},
+    {CAT_DIR "/softmax_max_skips_last.c", "visit every column", 1},
+    {CAT_DIR "/softmax_max_skips_last_v2.c", "visit every column", 1},
+    {PREMISE_DIR "/sdpa_scale_by_d_k.c", "leave it out of the max", 0},
+    {PREMISE_DIR "/sdpa_scale_by_d_k.c", "test before use", 0},
+    {PREMISE_DIR "/sdpa_scale_by_d_k.c", "hidden keys get weight exactly 0", 0},
+    {PREMISE_DIR "/sdpa_scale_by_d_k.c", "sum of exponentials is 0", 0},
+    {PREMISE_DIR "/sdpa_scale_by_d_k.c", "a causal mask lets", 0},
+    {CAT_DIR "/sdpa_masked_nan.c", "sum of exponentials is 0", 1},
+};
+
+Test(feedback, hints_only_where_their_premise_holds, .timeout = 900)
+{
+    const char *last = NULL;
+    struct grade_result *r = NULL;
+    struct spec_set *s = NULL;
+    char buf[1024];
+
+    for (size_t i = 0; i < sizeof premise_cases / sizeof premise_cases[0]; i++) {
+        const struct premise_case *c = &premise_cases[i];
+        if (last == NULL || strcmp(last, c->file) != 0) {
+            if (r) {
+                grade_result_free(r);
+                spec_set_free(s);
+            }
+            r = grade_plain(c->file, &s);
+            last = c->file;
+        }
+        hinted(r, c->words, buf, sizeof buf);
+        if (c->shown)
+            cr_expect(buf[0] != '\0', "%s: no test shows the hint \"%s\" written for it",
+                      c->file, c->words);
+        else
+            cr_expect(buf[0] == '\0', "%s: %s show%s the hint \"%s\", whose premise its "
+                      "outputs contradict", c->file, buf, strchr(buf, ',') ? "" : "s",
+                      c->words);
+    }
+    grade_result_free(r);
+    spec_set_free(s);
+}
+
+/* ---- causes named only on evidence that singles them out ------------------ */
+
+#define WRONG_DIR TEST_SRCDIR "/tests/wrong_causes"
+
+struct cause_case {
+    const char *file;
+    const char *bug;         /* words of the cause's bug line */
+    int named;               /* 1: sdpa's cause is it; 0: it is not named */
+};
+
+static const struct cause_case cause_cases[] = {
+    {WRONG_DIR "/sdpa_all_hidden_uniform.c", "-1e9", 0},
+    {WRONG_DIR "/sdpa_all_hidden_unwritten.c", "0 by 0", 0},
+    {CAT_DIR "/sdpa_mask_minus_big.c", "-1e9", 1},
+    {CAT_DIR "/sdpa_mask_minus_big_v2.c", "-1e9", 1},
+    {CAT_DIR "/sdpa_masked_nan.c", "0 by 0", 1},
+    {CAT_DIR "/sdpa_masked_nan_v2.c", "0 by 0", 1},
+};
+
+Test(feedback, causes_only_on_evidence_that_singles_them_out, .timeout = 900)
+{
+    struct gold *g = load_diag();
+
+    for (size_t i = 0; i < sizeof cause_cases / sizeof cause_cases[0]; i++) {
+        const struct cause_case *c = &cause_cases[i];
+        struct spec_set *s;
+        struct grade_result *r = grade_both(c->file, g, &s);
+        const struct grade_cause *k = NULL;
+        for (size_t j = 0; j < r->n_causes; j++)
+            if (strcmp(r->causes[j].function, "sdpa") == 0)
+                k = &r->causes[j];
+        if (c->named)
+            cr_expect(k && k->bug && strstr(k->bug, c->bug), "%s: sdpa's cause is %s, not "
+                      "the one with \"%s\"", c->file, k && k->bug ? k->bug : "none", c->bug);
+        else
+            cr_expect(!(k && k->bug && strstr(k->bug, c->bug)), "%s: named \"%s\" on "
+                      "evidence that does not single it out", c->file, k->bug);
+        grade_result_free(r);
+        spec_set_free(s);
+    }
+    gold_free(g);
 }
