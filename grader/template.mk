@@ -46,26 +46,32 @@ TPL_NO_CRITERION := -e '/^\# >>> course only/,/^\# <<< course only/d'
 TPL_MAKEFILE_SED := -e "/then \$$(MAKE) -C \.\. all; fi/d" \
     -e 's/\$$(GRADER) grade --require-pass/$$(GRADER) grade $$(CHECK_FLAGS) --require-pass/'
 
+# Quiet like the rest of the build (V=1 shows the commands): the copies
+# are a hundred lines of cp no one reads; what takes time, the recording,
+# says how far it is every 10 s (grader golden --progress).
+TPL_Q := $(if $(filter 1,$(V)),,@)
 .PHONY: template
 template: $(if $(BUILD),$(TPL_STAFF_GRADER) $(TPL_BUILD)/runner_main.o)
-	rm -rf '$(TPL_OUT)'
-	mkdir -p '$(TPL_OUT)/grader' '$(TPL_OUT)/specs' '$(TPL_OUT)/.github/workflows'
-	$(foreach d,$(sort $(dir $(TPL_GRADER))),mkdir -p '$(TPL_OUT)/$(d)' &&) true
-	cp $(TPL_STUDENT) '$(TPL_OUT)/'
-	cat student_template/README.md $(TPL_SRC)/README.ci.md > '$(TPL_OUT)/README.md'
-	cp $(TPL_SPECS) '$(TPL_OUT)/specs/'
-	$(TPL_STAFF_GRADER) golden --jobs 2 --spec specs/public.yaml \
+	$(TPL_Q)rm -rf '$(TPL_OUT)'
+	$(TPL_Q)mkdir -p '$(TPL_OUT)/grader' '$(TPL_OUT)/specs' '$(TPL_OUT)/.github/workflows'
+	$(TPL_Q)$(foreach d,$(sort $(dir $(TPL_GRADER))),mkdir -p '$(TPL_OUT)/$(d)' &&) true
+	$(TPL_Q)cp $(TPL_STUDENT) '$(TPL_OUT)/'
+	$(TPL_Q)cat student_template/README.md $(TPL_SRC)/README.ci.md > '$(TPL_OUT)/README.md'
+	$(TPL_Q)cp $(TPL_SPECS) '$(TPL_OUT)/specs/'
+	@echo "template: recording the public tests' expected values and the catalogue's" \
+	    "$(words $(TPL_CATALOGUE)) mistakes (minutes; a line every 10 s)"
+	$(TPL_Q)$(TPL_STAFF_GRADER) golden --jobs 2 --progress --spec specs/public.yaml \
 	    --out '$(TPL_OUT)/specs/public.golden' reference/attention.c $(TPL_CATALOGUE)
-	$(foreach f,$(TPL_GRADER),cp '$(f)' '$(TPL_OUT)/$(f)' &&) true
-	cp student_template/attention.h '$(TPL_OUT)/grader/attention.h'
-	cp LICENSE '$(TPL_OUT)/grader/LICENSE'
-	sed $(TPL_NO_CRITERION) grader/deps.sh > '$(TPL_OUT)/grader/deps.sh'
-	{ cat $(TPL_SRC)/Makefile.head && \
+	$(TPL_Q)$(foreach f,$(TPL_GRADER),cp '$(f)' '$(TPL_OUT)/$(f)' &&) true
+	$(TPL_Q)cp student_template/attention.h '$(TPL_OUT)/grader/attention.h'
+	$(TPL_Q)cp LICENSE '$(TPL_OUT)/grader/LICENSE'
+	$(TPL_Q)sed $(TPL_NO_CRITERION) grader/deps.sh > '$(TPL_OUT)/grader/deps.sh'
+	$(TPL_Q){ cat $(TPL_SRC)/Makefile.head && \
 	  sed $(TPL_MAKEFILE_SED) student_template/Makefile; } > '$(TPL_OUT)/Makefile'
-	cp $(TPL_SRC)/grade.yml '$(TPL_OUT)/.github/workflows/grade.yml'
-	cp $(TPL_SRC)/gitignore '$(TPL_OUT)/.gitignore'
-	mkdir -p '$(TPL_OUT)/.devcontainer'
-	cp $(TPL_SRC)/devcontainer/devcontainer.json '$(TPL_OUT)/.devcontainer/devcontainer.json'
+	$(TPL_Q)cp $(TPL_SRC)/grade.yml '$(TPL_OUT)/.github/workflows/grade.yml'
+	$(TPL_Q)cp $(TPL_SRC)/gitignore '$(TPL_OUT)/.gitignore'
+	$(TPL_Q)mkdir -p '$(TPL_OUT)/.devcontainer'
+	$(TPL_Q)cp $(TPL_SRC)/devcontainer/devcontainer.json '$(TPL_OUT)/.devcontainer/devcontainer.json'
 	@sh $(TPL_SRC)/guard.sh '$(TPL_OUT)'
 	@echo "template: wrote $(TPL_OUT) (push it as the template repository: docs/CLASSROOM.md)"
 

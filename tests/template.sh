@@ -370,6 +370,50 @@ else
     bad "vectors:"; cat "$tmp/vectors.txt" "$tmp/map_vec.txt" | tail -n 20
 fi
 
+# The README's examples, every command as printed (the reference is in):
+# each exits 0, prints the output the README shows under it, and what they
+# write is what answers.yaml names (tests/readme_examples.py --run).
+if python3 "$src/tests/readme_examples.py" --run "$clone" >"$tmp/readme_run.txt" 2>&1; then
+    ok "README: its $(grep -c '^ok: README' "$tmp/readme_run.txt") example commands run as printed; $(grep -c '^ok: [a-z]' "$tmp/readme_run.txt" | tr -d ' ') promises hold"
+else
+    bad "README examples as printed:"; grep -v '^ok' "$tmp/readme_run.txt" | head -n 30
+fi
+(cd "$clone" && git checkout -q -- . && git clean -fq)
+
+# A compile error in make check: the compiler's message once (in the
+# rubric), no make error line; the grader's own error (a bad ONLY): its
+# line alone, exit 1.
+printf 'int attn_softmax_rows(float *x)\n{\n    flaot y = 0\n}\n' >"$clone/attention.c"
+make -C "$clone" --no-print-directory check >"$tmp/cerr.txt" 2>&1
+rc=$?
+noise=$(make_noise "$tmp/cerr.txt")
+if [ "$rc" -eq 1 ] && [ -z "$noise" ] && grep -q '^COMPILE ERROR' "$tmp/cerr.txt" &&
+   [ "$(grep -c "unknown type name .flaot" "$tmp/cerr.txt")" -eq 1 ]; then
+    ok "compile error: the compiler's message once, in the rubric; no make line; exit 1"
+else
+    bad "compile error in make check: rc=$rc ${noise}"; head -n 12 "$tmp/cerr.txt"
+fi
+(cd "$clone" && git checkout -q -- attention.c)
+make -C "$clone" --no-print-directory check ONLY='(' >"$tmp/gerr.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && [ -z "$(make_noise "$tmp/gerr.txt")" ] &&
+   [ "$(grep -c . "$tmp/gerr.txt")" -eq 1 ] && grep -q "^grader: bad --only pattern" "$tmp/gerr.txt"; then
+    ok "grader error (ONLY='('): its one line, no make line, exit 1"
+else
+    bad "grader error in make check: rc=$rc"; head -n 5 "$tmp/gerr.txt"
+fi
+# No message of the template names a make target it lacks.
+targets=$(make -C "$clone" -pRrq : 2>/dev/null | sed -n 's/^\([a-z][a-z-]*\):.*/\1/p' | sort -u)
+# (what make printed in the clone so far; not the binaries' strings)
+named=$(cd "$tmp" && cat stub.txt wstub.txt wrepro.txt ref.txt wref.txt map_utf8.txt \
+        map_c.txt map_vec.txt cerr.txt gerr.txt 2>/dev/null |
+        grep -oE '(`|reproduce: |^)make [a-z][a-z-]*' | sed 's/.* //' | sort -u)
+for t in $named; do
+    echo "$targets" | grep -qx "$t" || bad "a message names 'make $t', which the template lacks"
+done
+[ -n "$named" ] && ok "the targets the messages name are the template's: $(echo $named)"
+cp reference/attention.c "$clone/attention.c"
+
 # ---- 8. the portable student build (what a Mac builds), in the clone ----
 if make -C "$clone" -j2 PORTABLE=1 GRD_OUT=build-portable GRADER=build-portable/grader \
         GRD_OPT="-O2 -g -Werror" V=1 grader >"$tmp/pbuild.log" 2>&1 &&
@@ -430,11 +474,16 @@ awk '!done && /^o / { $2 = (substr($2, 1, 1) == "0" ? "1" : "0") substr($2, 2); 
      { print }' "$tmp/golden.bak" >"$g"
 make -C "$clone" --no-print-directory check >"$tmp/tamper.txt" 2>&1
 rc=$?
+(cd "$clone" && build/grader grade --spec specs/public.yaml attention.c) >/dev/null 2>&1
+grc=$?
 cp "$tmp/golden.bak" "$g"
-if [ "$rc" -eq 2 ] && grep -q 'closing hash does not match' "$tmp/tamper.txt"; then
-    ok "a changed public.golden is refused (exit 2, one line)"
+# make check fails (1: make cannot exit 2 without its error line), the
+# grader itself exits 2
+if [ "$rc" -eq 1 ] && [ "$grc" -eq 2 ] && [ -z "$(make_noise "$tmp/tamper.txt")" ] &&
+   grep -q 'closing hash does not match' "$tmp/tamper.txt"; then
+    ok "a changed public.golden is refused (the grader exits 2; make check 1, its line alone)"
 else
-    bad "a changed public.golden was not refused: rc=$rc"; tail -n 3 "$tmp/tamper.txt"
+    bad "a changed public.golden was not refused: rc=$rc, grader $grc"; tail -n 3 "$tmp/tamper.txt"
 fi
 (cd "$clone" && build/grader grade --seed 7 attention.c) >"$tmp/seed.txt" 2>&1
 rc=$?
