@@ -130,6 +130,24 @@ static void no_cause_line(const struct rpti_ctx *c, const char *fn, size_t n, si
               fn, n, n == 1 ? "" : "s", why[d], rpti_id(&c->r->tests[first]));
 }
 
+/* The measured facts of function fn (grade/diag_fit.h), one bullet each,
+ * under its line: where its failures show, whatever the line said. */
+static void fact_lines(const struct rpti_ctx *c, const char *fn, int md)
+{
+    enum impl_fn f;
+    const char *p;
+
+    if (impl_fn_parse(fn, &f) < 0 || (p = c->r->facts[f]) == NULL)
+        return;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        rpti_put(c->out, md ? "  - " : "      - ");
+        rpti_walk(c->out, p, len, c->max, rpti_emit_text, "");
+        rpti_put(c->out, "\n");
+        p += len + (p[len] == '\n');
+    }
+}
+
 void rpti_causes(const struct rpti_ctx *c, int md)
 {
     const struct grade_result *r = c->r;
@@ -148,6 +166,7 @@ void rpti_causes(const struct rpti_ctx *c, int md)
             cause_lines(c, k, n, md);
         else
             no_cause_line(c, fn, n, first, md);
+        fact_lines(c, fn, md);
     }
     if (any && r->diag == GRADE_DIAG_SELECTED)
         rpti_put(c->out, md ? "\n(from the selected tests only: the whole run may say "
