@@ -11,16 +11,10 @@
 #include "props/prop_common.h"
 #include "grade/diag_fit_internal.h"
 
-/* Entries closer than this (relative above 1) are the same: float against
- * the reference's float, well above rounding, well below any real bug. */
-/* Standard calls looked at per function, and extra calls (shrinking,
- * probes) per function: a bounded share of the budget. */
+/* Standard calls looked at per function (the probes have their own
+ * bound, diag_fit_probe.c): a bounded share of the budget. */
 #define DGF_MAX_CALLS 40
-#define DGF_MAX_PROBES 36
 #define DGF_DEADLINE_MS 2000.0
-/* What an output is filled with to see which entries a call never wrote
- * (the grader's own fill is NaN; this one is no plausible result). */
-#define DGF_FACTS_MAX 4096
 
 /* ---- calling, within the budget ------------------------------------------ */
 
@@ -42,7 +36,7 @@ static int may_call(struct dgf_run *u)
 }
 
 /* One call of the submission, charged: 0, 1 when the budget is spent, -1. */
-static int student_call(struct dgf_run *u, struct pc_call *k, struct impl_result *cr,
+int dgf_student_call(struct dgf_run *u, struct pc_call *k, struct impl_result *cr,
                         struct err *e)
 {
     double cpu0;
@@ -83,7 +77,7 @@ int dgf_stu_ok(const struct dgf_obs *ob)
 }
 
 /* Whether entry i of output o differs from the expected. */
-static int entry_differs(const struct dgf_obs *ob, size_t o, size_t i)
+int dgf_entry_differs(const struct dgf_obs *ob, size_t o, size_t i)
 {
     return (ob->unwritten[o] && ob->unwritten[o][i]) || !dgf_close(ob->want[o][i], ob->got[o][i]);
 }
@@ -115,7 +109,7 @@ int dgf_observe(struct dgf_run *u, struct dgf_obs *ob, struct err *e)
     for (size_t o = 0; o < k->n_out; o++)
         if ((ob->want[o] = dgf_copy_floats(k->out[o], k->out_len[o])) == NULL)
             return err_set(e, NULL, 0, 0, "out of memory");
-    if ((rc = student_call(u, k, &ob->sr, e)) != 0)
+    if ((rc = dgf_student_call(u, k, &ob->sr, e)) != 0)
         return rc;
     for (size_t o = 0; o < k->n_out; o++)
         if ((ob->got[o] = dgf_copy_floats(k->out[o], k->out_len[o])) == NULL)
@@ -130,7 +124,7 @@ int dgf_observe(struct dgf_run *u, struct dgf_obs *ob, struct err *e)
             continue;
         for (size_t i = 0; i < len; i++)
             fill[i] = DGF_SENTINEL;
-        rc = student_call(u, k, &again, e);
+        rc = dgf_student_call(u, k, &again, e);
         for (size_t i = 0; i < len; i++)
             fill[i] = NAN;
         if (rc != 0)
@@ -143,7 +137,7 @@ int dgf_observe(struct dgf_run *u, struct dgf_obs *ob, struct err *e)
     ob->differs = !ob->ref_ok ? 0 : !dgf_stu_ok(ob);
     for (size_t o = 0; ob->ref_ok && dgf_stu_ok(ob) && o < k->n_out; o++)
         for (size_t i = 0; i < k->out_len[o] && !ob->differs; i++)
-            ob->differs = entry_differs(ob, o, i);
+            ob->differs = dgf_entry_differs(ob, o, i);
     return 0;
 }
 
@@ -195,7 +189,7 @@ static int row_all_hidden(const struct pc_call *k, const struct dgf_geom *g, siz
 }
 
 /* The shape keys of fn, in the order shrinking tries them. */
-static const char *const *shape_keys(enum impl_fn fn, size_t *n)
+const char *const *dgf_shape_keys(enum impl_fn fn, size_t *n)
 {
     static const char *const sm[] = {"rows", "cols"};
     static const char *const sd[] = {"n_q", "n_k", "d_k", "d_v"};
@@ -226,7 +220,7 @@ static const char *const *shape_keys(enum impl_fn fn, size_t *n)
     }
 }
 
-static size_t dim_of(const struct pc_call *k, const char *key)
+size_t dgf_dim_of(const struct pc_call *k, const char *key)
 {
     if (strcmp(key, "rows") == 0) return k->rows;
     if (strcmp(key, "cols") == 0) return k->cols;
@@ -242,100 +236,22 @@ static size_t dim_of(const struct pc_call *k, const char *key)
     return 0;
 }
 
-static void shape_text(const struct pc_call *k, char *buf, size_t n)
+void dgf_shape_text(const struct pc_call *k, char *buf, size_t n)
 {
     size_t nk, used = 0;
-    const char *const *keys = shape_keys(k->fn, &nk);
+    const char *const *keys = dgf_shape_keys(k->fn, &nk);
 
     buf[0] = '\0';
     for (size_t i = 0; i < nk && used < n; i++)
         used += (size_t)snprintf(buf + used, n - used, "%s%s=%zu", i ? ", " : "", keys[i],
-                                 dim_of(k, keys[i]));
+                                 dgf_dim_of(k, keys[i]));
     if (used < n && k->mask_kind && strcmp(k->mask_kind, "none") != 0)
         snprintf(buf + used, n - used, ", mask=%s", k->mask_kind);
 }
 
-/* A case like c with some keys changed: params copied, then set. */
-struct dgf_case {
-    struct spec_case c;
-    struct spec_param p[48];
-};
-
-static int case_from(struct dgf_case *dc, const struct spec_case *c)
-{
-    if (c->n_params > 40)
-        return -1;
-    memcpy(dc->p, c->params, c->n_params * sizeof *dc->p);
-    dc->c = *c;
-    dc->c.params = dc->p;
-    return 0;
-}
-
-static void case_set(struct dgf_case *dc, const char *key, double num, const char *str)
-{
-    size_t i;
-
-    for (i = 0; i < dc->c.n_params && strcmp(dc->p[i].key, key) != 0; i++)
-        ;
-    if (i == dc->c.n_params) {
-        if (i >= sizeof dc->p / sizeof dc->p[0])
-            return;
-        memset(&dc->p[i], 0, sizeof dc->p[i]);
-        dc->p[i].key = key;
-        dc->c.n_params++;
-    }
-    dc->p[i].kind = str ? SPEC_STR : SPEC_NUM;
-    dc->p[i].num = num;
-    dc->p[i].str = str;
-}
-
-/* Every shape key set explicitly from k (defaults included), so that
- * changing one changes nothing else. */
-static void case_pin(struct dgf_case *dc, const struct pc_call *k)
-{
-    size_t nk;
-    const char *const *keys = shape_keys(k->fn, &nk);
-
-    for (size_t i = 0; i < nk; i++)
-        case_set(dc, keys[i], (double)dim_of(k, keys[i]), NULL);
-}
-
-/* Build and dgf_observe the case dc of test t: 1 it fails (differs), 0 it
- * passes or the reference refuses the shape, 2 the budget is spent or no
- * more probes are allowed, -1 on a grader error. */
-static int probe(struct dgf_run *u, enum impl_fn fn, const struct spec_test *t,
-                 const struct dgf_case *dc, struct dgf_obs *keep, struct err *e)
-{
-    struct dgf_obs ob;
-    struct err ignored;
-    int rc;
-
-    if (u->probes >= DGF_MAX_PROBES)
-        return 2;
-    memset(&ob, 0, sizeof ob);
-    if (pc_build(fn, &u->env, t, &dc->c, &ob.k, &ignored) < 0)
-        return 0;
-    u->probes++;
-    rc = dgf_observe(u, &ob, e);
-    if (rc == 0 && keep && ob.differs) {
-        dgf_obs_release(keep);
-        *keep = ob;
-        return 1;
-    }
-    rc = rc < 0 ? -1 : rc == 1 ? 2 : ob.differs;
-    dgf_obs_release(&ob);
-    return rc;
-}
-
 /* ---- facts ----------------------------------------------------------------- */
 
-struct dgf_text {
-    char buf[DGF_FACTS_MAX];
-    size_t len;
-    int specific;             /* a fact of where or when the failure shows */
-};
-
-static void fact(struct dgf_text *x, const char *fmt, ...)
+void dgf_fact(struct dgf_text *x, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -368,11 +284,11 @@ static void value_text(double v, char *buf, size_t n)
 static void factor_text(const struct pc_call *k, double c, char *buf, size_t n)
 {
     size_t nk;
-    const char *const *keys = shape_keys(k->fn, &nk);
+    const char *const *keys = dgf_shape_keys(k->fn, &nk);
 
     buf[0] = '\0';
     for (size_t i = 0; i < nk; i++) {
-        double d = (double)dim_of(k, keys[i]);
+        double d = (double)dgf_dim_of(k, keys[i]);
         const struct { double v; const char *f; } forms[] = {
             {d, "%s"}, {1.0 / d, "1/%s"}, {sqrt(d), "sqrt(%s)"}, {1.0 / sqrt(d), "1/sqrt(%s)"}};
         if (d < 2)
@@ -403,12 +319,13 @@ static int in_where(enum where w, const struct pc_call *k, const struct dgf_geom
 {
     switch (w) {
     case W_HIDDEN: return row_all_hidden(k, g, r);
-    case W_LASTCOL: return g->cols > 1 && c == g->cols - 1;
-    case W_FIRSTCOL: return g->cols > 1 && c == 0;
-    case W_LASTROW: return g->rows > 1 && r == g->rows - 1;
-    case W_FIRSTROW: return g->rows > 1 && r == 0;
-    case W_ODDCOL: return g->cols > 1 && c % 2 == 1;
-    case W_EVENCOL: return g->cols > 1 && c % 2 == 0;
+    /* a matrix of one column: its column is the last (and the first) */
+    case W_LASTCOL: return c + 1 == g->cols;
+    case W_FIRSTCOL: return c == 0;
+    case W_LASTROW: return r + 1 == g->rows;
+    case W_FIRSTROW: return r == 0;
+    case W_ODDCOL: return c % 2 == 1;
+    case W_EVENCOL: return c % 2 == 0;
     default: return 0;
     }
 }
@@ -446,10 +363,11 @@ static const char *const map_text[] = {
 
 /* The facts of output o over the failing calls obs[0..n). small: the
  * smallest failing call (for the values shown). */
-static void output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size_t o,
+void dgf_output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size_t o,
                          const struct dgf_obs *small)
 {
     size_t diff = 0, total = 0, unwritten = 0, nonfinite = 0, in_w[W_COUNT] = {0};
+    size_t out_w[W_COUNT] = {0}; /* entries outside the region: it is a part */
     int maps_all[6] = {0, 1, 1, 1, 1, 1}, any_call = 0, where_said = 0;
     const char *name = small->k.out_name[o] ? small->k.out_name[o] : "output";
     char fname[64], shape[160];
@@ -463,7 +381,9 @@ static void output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size
         for (size_t j = 0; j < ob->k.out_len[o]; j++) {
             size_t r = g.cols ? j / g.cols : 0, c = g.cols ? j % g.cols : 0;
             total++;
-            if (!entry_differs(ob, o, j))
+            for (int w = 0; w < W_COUNT; w++)
+                out_w[w] += (size_t)!in_where((enum where)w, &ob->k, &g, r, c);
+            if (!dgf_entry_differs(ob, o, j))
                 continue;
             diff++;
             unwritten += ob->unwritten[o] && ob->unwritten[o][j];
@@ -480,40 +400,41 @@ static void output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size
     if (diff == 0)
         return;
     snprintf(fname, sizeof fname, "`%s`", name);
-    shape_text(&small->k, shape, sizeof shape);
+    dgf_shape_text(&small->k, shape, sizeof shape);
     for (int m = 1; any_call && m < 6; m++)
         if (maps_all[m]) {
-            fact(x, "your %s %s, on every failing call", fname, map_text[m]);
+            dgf_fact(x, "your %s %s, on every failing call", fname, map_text[m]);
             x->specific = 1;
             return;
         }
     if (unwritten == diff) {
-        fact(x, "your %s differs from the expected only in entries your code never writes "
+        dgf_fact(x, "your %s differs from the expected only in entries your code never writes "
              "(%zu of %zu entries of the failing calls)", fname, diff, total);
         x->specific = 1;
     } else if (unwritten > 0) {
-        fact(x, "%zu entries of your %s are never written", unwritten, fname);
+        dgf_fact(x, "%zu entries of your %s are never written", unwritten, fname);
         x->specific = 1;
     }
     if (nonfinite > 0)
-        fact(x, "your %s holds NaN or Inf in %zu entries of the failing calls", fname, nonfinite);
+        dgf_fact(x, "your %s holds NaN or Inf in %zu entries of the failing calls", fname, nonfinite);
     for (int w = 0; w < W_COUNT && !where_said; w++) {
         struct dgf_geom g = dgf_geom_of(&small->k, o);
         double lo = INFINITY, hi = -INFINITY;
         char v[32];
-        if (in_w[w] != diff || unwritten == diff)
+        if (in_w[w] != diff || out_w[w] == 0 || unwritten == diff)
             continue;
         for (size_t j = 0; j < small->k.out_len[o]; j++)
-            if (entry_differs(small, o, j) && !(small->unwritten[o] && small->unwritten[o][j])) {
+            if (dgf_entry_differs(small, o, j) && !(small->unwritten[o] && small->unwritten[o][j])) {
                 lo = fmin(lo, small->got[o][j]);
                 hi = fmax(hi, small->got[o][j]);
             }
         if (isfinite(lo) && hi - lo <= 1e-6 * fmax(1.0, fabs(hi))) {
             value_text(lo, v, sizeof v);
-            fact(x, "your %s differs from the expected only %s; there they are all %s "
-                 "(%s; %zu %s)", fname, where_text[w], v, shape, g.cols, g.col_name);
+            dgf_fact(x, "your %s differs from the expected only %s; there they are all %s%s%s "
+                 "(%s)", fname, where_text[w], v, fabs(lo * (double)g.cols - 1.0) < 1e-6 ?
+                 " = 1/" : "", fabs(lo * (double)g.cols - 1.0) < 1e-6 ? g.col_name : "", shape);
         } else {
-            fact(x, "your %s differs from the expected only %s", fname, where_text[w]);
+            dgf_fact(x, "your %s differs from the expected only %s", fname, where_text[w]);
         }
         x->specific = where_said = 1;
     }
@@ -530,7 +451,7 @@ static void output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size
                 continue;
             for (size_t j = 0; one && j < obs[i].k.out_len[o]; j++) {
                 double w = obs[i].want[o][j], gv = obs[i].got[o][j];
-                if (!entry_differs(&obs[i], o, j))
+                if (!dgf_entry_differs(&obs[i], o, j))
                     continue;
                 m++;
                 if (fabs(w) < 1e-4 || !isfinite(gv) ||
@@ -544,17 +465,17 @@ static void output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size
                 c = ci;
         }
         if (one && !isnan(c) && fabs(c) < 1e-6) {
-            fact(x, "your %s is 0 wherever it differs from the expected (%s)", fname, shape);
+            dgf_fact(x, "your %s is 0 wherever it differs from the expected (%s)", fname, shape);
             x->specific = where_said = 1;
         } else if (one && !isnan(c)) {
             factor_text(&small->k, c, ft, sizeof ft);
-            fact(x, "on every failing call, each differing entry of your %s is the expected "
+            dgf_fact(x, "on every failing call, each differing entry of your %s is the expected "
                  "times one factor: %.6g%s%s on %s", fname, c, ft[0] ? " = " : "", ft, shape);
             x->specific = where_said = 1;
         }
     }
     if (diff < total && !where_said)
-        fact(x, "%zu of %zu entries of your %s differ from the expected on the failing calls",
+        dgf_fact(x, "%zu of %zu entries of your %s differ from the expected on the failing calls",
              diff, total, fname);
 }
 
@@ -574,103 +495,6 @@ static size_t call_size(const struct pc_call *k)
     for (size_t i = 0; i < k->n_in; i++)
         n += k->in_len[i];
     return n;
-}
-
-/* The dependence probes and the shrinking of the smallest failing call. */
-static int probe_facts(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *small,
-                       struct dgf_text *x, struct err *e)
-{
-    struct dgf_case dc;
-    struct dgf_obs cur;
-    size_t nk;
-    const char *const *keys = shape_keys(fn, &nk);
-    char before[160], after[160];
-    int rc, changed = 0;
-
-    if (case_from(&dc, &small->t->cases[small->c]) < 0)
-        return 0;
-    case_pin(&dc, &small->k);
-    shape_text(&small->k, before, sizeof before);
-    /* a mask: the same call without it */
-    if (small->k.mask) {
-        case_set(&dc, "mask", 0, "none");
-        if ((rc = probe(u, fn, small->t, &dc, NULL, e)) < 0)
-            return -1;
-        if (rc == 0) {
-            fact(x, "the failure depends on the mask: the failing call (%s) passes without a "
-                 "mask", before);
-            x->specific = 1;
-        } else if (rc == 1) {
-            fact(x, "the failure does not depend on the mask: the failing call (%s) fails "
-                 "without one too", before);
-        }
-        case_set(&dc, "mask", 0, small->k.mask_kind);
-    }
-    /* large inputs: the same call at scale 1 */
-    if (spec_num(&small->t->cases[small->c], "scale", 1.0) > 4.0) {
-        double sc = spec_num(&small->t->cases[small->c], "scale", 1.0);
-        case_set(&dc, "scale", 1.0, NULL);
-        if ((rc = probe(u, fn, small->t, &dc, NULL, e)) < 0)
-            return -1;
-        if (rc == 0) {
-            fact(x, "the failure depends on the size of the inputs: it shows at scale %g and "
-                 "not at scale 1", sc);
-            x->specific = 1;
-        }
-        case_set(&dc, "scale", sc, NULL);
-    }
-    /* an odd size: one more */
-    for (size_t i = 0; i < nk; i++) {
-        size_t v = dim_of(&small->k, keys[i]);
-        if (v % 2 == 0 || v < 3)
-            continue;
-        case_set(&dc, keys[i], (double)(v + 1), NULL);
-        rc = probe(u, fn, small->t, &dc, NULL, e);
-        case_set(&dc, keys[i], (double)v, NULL);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) {
-            fact(x, "the failure depends on %s being odd: %s=%zu fails, %s=%zu passes",
-                 keys[i], keys[i], v, keys[i], v + 1);
-            x->specific = 1;
-        }
-    }
-    /* shrink each size while the call still fails */
-    memset(&cur, 0, sizeof cur);
-    for (int pass = 0; pass < 3; pass++) {
-        int moved = 0;
-        for (size_t i = 0; i < nk; i++) {
-            size_t v = (size_t)spec_num(&dc.c, keys[i], 1.0), cand[4] = {1, 2, v / 2, v - 1};
-            for (size_t j = 0; j < 4; j++) {
-                if (cand[j] < 1 || cand[j] >= v)
-                    continue;
-                case_set(&dc, keys[i], (double)cand[j], NULL);
-                if ((rc = probe(u, fn, small->t, &dc, &cur, e)) < 0) {
-                    dgf_obs_release(&cur);
-                    return -1;
-                }
-                if (rc == 1) {
-                    moved = changed = 1;
-                    break;
-                }
-                case_set(&dc, keys[i], (double)v, NULL);
-                if (rc == 2)
-                    break;
-            }
-        }
-        if (!moved)
-            break;
-    }
-    if (changed) {
-        shape_text(&cur.k, after, sizeof after);
-        fact(x, "smallest failing shape found: %s (from %s)", after, before);
-        x->specific = 1;
-    } else if (u->probes < DGF_MAX_PROBES) {
-        fact(x, "smallest failing shape found: %s (no smaller size fails)", before);
-        x->specific = 1;
-    }
-    dgf_obs_release(&cur);
-    return 0;
 }
 
 /* Remove r's cause of fn (a twin the evidence does not hold up). */
@@ -700,20 +524,24 @@ static struct grade_cause *cause_of(struct grade_result *r, const char *fn)
     return NULL;
 }
 
-/* Whether every differing entry of the failing calls is in a row whose keys
- * are all hidden or was never written: where many mistakes write alike. */
-static int confined_to_ambiguous(const struct dgf_obs *obs, size_t n)
+/* Whether the evidence of the failing calls is too weak to name a twin:
+ * no call that returned shows a wrong output (crashes and error codes
+ * alone: many mistakes write past an end), or every differing entry is in
+ * a row whose keys are all hidden or was never written (where many
+ * mistakes write alike). */
+static int weak_evidence(const struct dgf_obs *obs, size_t n)
 {
-    size_t diff = 0, amb = 0;
+    size_t calls = 0, diff = 0, amb = 0;
 
     for (size_t i = 0; i < n; i++) {
         const struct dgf_obs *ob = &obs[i];
+        calls += (size_t)ob->differs;
         if (!ob->differs || !dgf_stu_ok(ob))
             continue;
         for (size_t o = 0; o < ob->k.n_out; o++) {
             struct dgf_geom g = dgf_geom_of(&ob->k, o);
             for (size_t j = 0; j < ob->k.out_len[o]; j++) {
-                if (!entry_differs(ob, o, j))
+                if (!dgf_entry_differs(ob, o, j))
                     continue;
                 diff++;
                 amb += (ob->unwritten[o] && ob->unwritten[o][j]) ||
@@ -721,7 +549,28 @@ static int confined_to_ambiguous(const struct dgf_obs *obs, size_t n)
             }
         }
     }
-    return diff > 0 && amb == diff;
+    return calls > 0 && (diff == 0 || amb == diff);
+}
+
+/* When every failing test is an invalid-argument test: which ones (their
+ * messages say what was returned or written). */
+static void einval_fact(const struct grade_result *r, const size_t *fail, size_t n,
+                        struct dgf_text *x)
+{
+    char ids[512];
+    size_t used = 0;
+
+    for (size_t j = 0; j < n; j++) {
+        const struct spec_test *t = r->tests[fail[j]].test;
+        if (!t->property || strncmp(t->property, "einval", 6) != 0)
+            return;
+        if (used < sizeof ids)
+            used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", j ? ", " : "", t->id);
+    }
+    if (n > 0) {
+        dgf_fact(x, "the failures are all in the invalid-argument tests (%s)", ids);
+        x->specific = 1;
+    }
 }
 
 static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn fn,
@@ -764,25 +613,29 @@ static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn f
     }
     if (n_fail == 0 || cut)
         goto out;
+    einval_fact(r, fail, n_fail, x);
     for (size_t i = 0; i < n; i++)
         if (obs[i].differs) {
             if (n_diff++ == 0 || call_size(&obs[i].k) < call_size(&obs[small].k))
                 small = i;
         }
-    if (n_diff == 0) {
-        fact(x, "your outputs equal the expected on every standard call of the failing tests: "
+    if (n_diff == 0 && n > 0) {
+        dgf_fact(x, "your outputs equal the expected on every standard call of the failing tests: "
              "the failures show only on the inputs those tests make of their own");
-    } else {
+        if ((rc = dgf_scale_probe(u, fn, n ? &obs[0] : NULL, x, e)) < 0 ||
+            (rc = dgf_null_probe(u, n ? &obs[0] : NULL, x, e)) < 0)
+            goto out;
+    } else if (n_diff > 0) {
         const struct dgf_obs *s0 = &obs[small];
         char shape[160];
-        shape_text(&s0->k, shape, sizeof shape);
+        dgf_shape_text(&s0->k, shape, sizeof shape);
         if (!dgf_stu_ok(s0))
-            fact(x, "your function %s on the smallest failing call (%s)",
+            dgf_fact(x, "your function %s on the smallest failing call (%s)",
                  s0->sr.status == CALL_RETURNED ? "returns an error code" :
                  s0->sr.status == CALL_CRASHED ? "crashes" : "does not return", shape);
         for (size_t o = 0; o < s0->k.n_out; o++)
-            output_facts(x, obs, n, o, s0);
-        if ((rc = probe_facts(u, fn, s0, x, e)) < 0)
+            dgf_output_facts(x, obs, n, o, s0);
+        if ((rc = dgf_probe_facts(u, fn, s0, x, e)) < 0)
             goto out;
         if ((rc = dgf_families_fit(u, fn, obs, n, &fit, &fits, e)) < 0)
             goto out;
@@ -790,7 +643,7 @@ static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn f
     /* a twin stays only on evidence as strong as a family's */
     twin = cause_of(r, impl_fn_name(fn));
     if (twin && !twin->callee &&
-        (!twin->strong || fits > 1 || confined_to_ambiguous(obs, n)))
+        (!twin->strong || fits > 1 || weak_evidence(obs, n)))
         drop_cause(r, impl_fn_name(fn));
     twin = cause_of(r, impl_fn_name(fn));
     if (twin == NULL && fits == 1 && dgf_family_cause(r, fn, fit, fail, n_fail, e) == NULL)

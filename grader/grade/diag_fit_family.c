@@ -25,12 +25,15 @@ enum {
     FK_OUTMAP,      /* the expected outputs under index map a (mapped_equal's) */
     FK_WHOLE,       /* softmax, layernorm: over the whole matrix as one row */
     FK_COLUMNS,     /* softmax, layernorm: over each column */
+    FK_ORC_LN,      /* layernorm: the trusted math's formula a (enum orc_ln) */
+    FK_ORC_BLOCK,   /* block: the trusted math's variant a (below) */
+    FK_ORC_PE,      /* pe: the trusted math's formula a (enum orc_pe) */
 };
 
 static const struct dgf_family families[] = {
-    {IMPL_SDPA, "sdpa_scale_dk", "the scores are divided by d_k instead of sqrt(d_k)",
+    {IMPL_SDPA, "sdpa_scale_dk", "attention divides the scores by d_k instead of sqrt(d_k)",
      FK_QSCALE, 1},
-    {IMPL_SDPA, "sdpa_scale_none", "the scores are not divided by sqrt(d_k)", FK_QSCALE, 2},
+    {IMPL_SDPA, "sdpa_scale_none", "attention forgets the division by sqrt(d_k)", FK_QSCALE, 2},
     {IMPL_SDPA, "sdpa_scale_nk", "the scores are divided by sqrt(n_k) instead of sqrt(d_k)",
      FK_QSCALE, 3},
     {IMPL_SDPA, "sdpa_scale_dv", "the scores are divided by sqrt(d_v) instead of sqrt(d_k)",
@@ -38,17 +41,17 @@ static const struct dgf_family families[] = {
     {IMPL_SDPA, "sdpa_weights_transposed", "`weights` is written transposed (n_k x n_q)",
      FK_OUTMAP, 1},
     {IMPL_MHA, "mha_scale_dmodel",
-     "each head's scores are divided by sqrt(d_model) instead of sqrt(d_head)", FK_WQSCALE, 1},
+     "multi-head scales each head by 1/sqrt(d_model) instead of 1/sqrt(d_head)", FK_WQSCALE, 1},
     {IMPL_MHA, "mha_scale_none", "each head's scores are not divided by sqrt(d_head)",
      FK_WQSCALE, 2},
-    {IMPL_MHA, "mha_no_wo", "the concatenated heads are not multiplied by Wo", FK_WO_ID, 0},
+    {IMPL_MHA, "mha_no_wo", "multi-head returns concat(heads) without the final projection by Wo", FK_WO_ID, 0},
     {IMPL_BLOCK, "block_no_b1", "the bias b1 of the feed-forward layer is left out",
      FK_ZERO_IN, 5},
-    {IMPL_BLOCK, "block_no_b2", "the bias b2 of the feed-forward layer is left out",
+    {IMPL_BLOCK, "block_no_b2", "the block's FFN leaves out b2: relu(x.W1 + b1).W2",
      FK_ZERO_IN, 7},
     {IMPL_SOFTMAX, "softmax_whole", "the softmax normalises over the whole matrix, not each "
      "row", FK_WHOLE, 0},
-    {IMPL_SOFTMAX, "softmax_columns", "the softmax normalises each column, not each row",
+    {IMPL_SOFTMAX, "softmax_columns", "softmax normalises down the columns instead of along the rows",
      FK_COLUMNS, 0},
     {IMPL_SOFTMAX, "softmax_transposed", "the result is written transposed", FK_OUTMAP, 1},
     {IMPL_LAYERNORM, "layernorm_whole", "the mean and variance are taken over the whole "
@@ -59,6 +62,22 @@ static const struct dgf_family families[] = {
      FK_OUTMAP, 1},
     {IMPL_PE, "pe_shifted", "positions start at 1 instead of 0 (row p holds position p + 1)",
      FK_OUTMAP, 5},
+    {IMPL_LAYERNORM, "layernorm_sample", "layer norm divides the variance by cols - 1 (sample "
+     "variance) instead of cols", FK_ORC_LN, ORC_LN_SAMPLE},
+    {IMPL_LAYERNORM, "layernorm_eps_outside", "layer norm divides by sqrt(var) + eps instead "
+     "of sqrt(var + eps)", FK_ORC_LN, ORC_LN_EPS_OUTSIDE},
+    {IMPL_LAYERNORM, "layernorm_no_mean", "layer norm does not subtract the row's mean",
+     FK_ORC_LN, ORC_LN_NO_MEAN},
+    {IMPL_LAYERNORM, "layernorm_by_var", "layer norm divides by the variance, not its square "
+     "root", FK_ORC_LN, ORC_LN_BY_VAR},
+    {IMPL_BLOCK, "block_prenorm", "the block is pre-norm, X + sublayer(LN(X)), instead of "
+     "post-norm LN(X + sublayer(X))", FK_ORC_BLOCK, 1},
+    {IMPL_BLOCK, "block_no_relu", "the block's FFN has no relu: (x.W1 + b1).W2 + b2",
+     FK_ORC_BLOCK, 2},
+    {IMPL_BLOCK, "block_no_residual", "the block replaces X by each sublayer's output instead "
+     "of adding it (no residual connections)", FK_ORC_BLOCK, 3},
+    {IMPL_PE, "pe_exponent_i", "exponent i/d instead of 2*floor(i/2)/d: the cos column of a "
+     "pair gets its own frequency", FK_ORC_PE, ORC_PE_EXPONENT_I},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -110,6 +129,45 @@ static int ref_reshaped(struct dgf_run *u, struct pc_call *k, int columns, float
     }
     free(save);
     return rc;
+}
+
+/* The trusted math's variant of f (staff build: it computes) into pred:
+ * 1, 0 when it cannot say, -1 on a grader error. */
+static int orc_predict(const struct dgf_family *f, struct pc_call *k, float **pred,
+                       struct err *e)
+{
+    struct orc oc = {ORC_COMPUTE, NULL};
+    size_t len = k->out_len[0];
+    double *in = malloc((len + 1) * sizeof *in), *out = malloc((len + 1) * sizeof *out);
+    int rc = 0;
+
+    if (in == NULL || out == NULL) {
+        free(in);
+        free(out);
+        return err_set(e, NULL, 0, 0, "out of memory");
+    }
+    if (!orc_can_compute()) {
+        rc = 0;
+    } else if (f->kind == FK_ORC_LN) {
+        for (size_t i = 0; i < len; i++)
+            in[i] = k->init[0][i];
+        for (size_t r = 0; rc >= 0 && r < k->rows; r++)
+            rc = orc_layernorm(&oc, (enum orc_ln)f->a, in + r * k->cols, out + r * k->cols,
+                               k->cols, (double)k->eps) == 0 ? 1 : -1;
+    } else if (f->kind == FK_ORC_PE) {
+        rc = orc_pe(&oc, (enum orc_pe)f->a, k->n, k->d, out) == 0 ? 1 : -1;
+    } else {
+        struct orc_block b = {k->n, k->d_model, k->heads, k->d_ff, (double)k->eps, k->init[0],
+                              {k->in[0], k->in[1], k->in[2], k->in[3]}, k->in[4], k->in[5],
+                              k->in[6], k->in[7], k->mask};
+        struct orc_bvariant va = {f->a == 1, f->a == 2, 0, 0, f->a == 3};
+        rc = orc_block(&oc, &b, &va, out) == 0 ? 1 : -1;
+    }
+    for (size_t i = 0; rc == 1 && i < len; i++)
+        pred[0][i] = (float)out[i];
+    free(in);
+    free(out);
+    return rc < 0 ? err_set(e, NULL, 0, 0, "out of memory computing a family") : rc;
 }
 
 static int predict(struct dgf_run *u, const struct dgf_family *f, struct dgf_obs *ob,
@@ -173,6 +231,10 @@ static int predict(struct dgf_run *u, const struct dgf_family *f, struct dgf_obs
             }
         }
     }
+    case FK_ORC_LN:
+    case FK_ORC_BLOCK:
+    case FK_ORC_PE:
+        return orc_predict(f, k, pred, e);
     case FK_WHOLE:
     case FK_COLUMNS:
         return ref_reshaped(u, k, f->kind == FK_COLUMNS, pred, e);

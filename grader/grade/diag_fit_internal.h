@@ -14,6 +14,7 @@
 /* What an output is filled with to see which entries a call never wrote
  * (the grader's own fill is NaN; this one is no plausible result). */
 #define DGF_SENTINEL (-12345.5f)
+#define DGF_FACTS_MAX 4096
 
 struct dgf_run {
     struct prop_env env;
@@ -43,6 +44,43 @@ struct dgf_geom {
     int masked;               /* rows read mask rows (row % mrows) */
     size_t mrows, mcols;
 };
+
+struct dgf_text {
+    char buf[DGF_FACTS_MAX];
+    size_t len;
+    int specific;             /* a fact of where or when the failure shows */
+};
+
+/* One fact, a line of x (printf-style). */
+void dgf_fact(struct dgf_text *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether entry i of output o differs from the expected (or was never
+ * written). */
+int dgf_entry_differs(const struct dgf_obs *ob, size_t o, size_t i);
+/* fn's shape keys in the order shrinking tries them (*n of them). */
+const char *const *dgf_shape_keys(enum impl_fn fn, size_t *n);
+size_t dgf_dim_of(const struct pc_call *k, const char *key);
+/* "n_q=1, n_k=2, ..., mask=causal" into buf. */
+void dgf_shape_text(const struct pc_call *k, char *buf, size_t n);
+/* The facts of output o over the failing calls obs[0..n); small is the
+ * smallest of them (the values shown). */
+void dgf_output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size_t o,
+                      const struct dgf_obs *small);
+/* diag_fit_probe.c: the dependence probes and the shrinking of the
+ * smallest failing call; the scale probe when the standard calls all pass.
+ * Each returns 0, or -1 on a grader error. */
+int dgf_probe_facts(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *small,
+                    struct dgf_text *x, struct err *e);
+int dgf_scale_probe(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *first,
+                    struct dgf_text *x, struct err *e);
+
+/* The standard call once more with `weights` NULL (sdpa, mha), stated
+ * when the submission then fails and the reference does not. */
+int dgf_null_probe(struct dgf_run *u, struct dgf_obs *first, struct dgf_text *x,
+                   struct err *e);
+/* One call of the submission, charged to the budget: 0, 1 when the
+ * budget is spent, -1 on a grader error (diag_fit.c). */
+int dgf_student_call(struct dgf_run *u, struct pc_call *k, struct impl_result *cr,
+                     struct err *e);
 
 /* A family of mistakes (diag_fit_family.c). */
 struct dgf_family {
