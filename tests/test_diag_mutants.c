@@ -190,9 +190,12 @@ static int cause_holds(const struct spec_set *s, const char *path, const char *f
 }
 
 /* Whether fn's facts say where or when its failure shows (more than "so
- * many entries differ" or "the standard calls pass"). */
+ * many entries differ" or "the standard calls pass"): 2 where in the
+ * output or on what it depends, 1 only the smallest failing shape, 0 no. */
 static int specific_facts(const char *facts)
 {
+    int best = 0;
+
     for (const char *p = facts; p && *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
         size_t n = strcspn(p, "\n");
         char line[1024];
@@ -201,9 +204,9 @@ static int specific_facts(const char *facts)
             strncmp(line, "the failure does not depend", 27) == 0 ||
             strstr(line, "differ from the expected on the failing calls") != NULL)
             continue;
-        return 1;
+        best = strncmp(line, "smallest failing shape", 22) == 0 ? (best ? best : 1) : 2;
     }
-    return 0;
+    return best;
 }
 
 /* Grade path (only: a --only pattern or NULL) and append one line per
@@ -249,8 +252,9 @@ static void judge(const char *path, const char *only, const char *label, struct 
             v = cause_holds(s, path, name, k) ? V_RIGHT : V_WRONG;
         else
             v = specific_facts(r->facts[fn]) ? V_FACT : V_NOTHING;
-        fprintf(out, "%s %s %s%s%s\n", name, vname[v], label, k ? " cause: " : "",
-                k ? k->bug : "");
+        fprintf(out, "%s %s %s %s%s%s\n", name, vname[v],
+                v == V_FACT && specific_facts(r->facts[fn]) == 1 ? "shape-only" : "-", label,
+                k ? " cause: " : "", k ? k->bug : "");
     }
     fflush(out);
     grade_result_free(r);
@@ -287,7 +291,8 @@ static int by_hash(const void *a, const void *b)
     return x->h < y->h ? -1 : x->h > y->h;
 }
 
-/* Tally the verdict files into v[V_COUNT]; the lines into the figures. */
+/* Tally the verdict files into v[V_COUNT] (v[V_COUNT]: the facts that
+ * give only the smallest failing shape). */
 static void tally(const char *path, size_t *v)
 {
     FILE *f = fopen(path, "r");
@@ -299,6 +304,7 @@ static void tally(const char *path, size_t *v)
             continue;
         for (int i = 0; i < V_COUNT; i++)
             v[i] += strcmp(vd, vname[i]) == 0;
+        v[V_COUNT] += strstr(line, " shape-only ") != NULL;
     }
     if (f)
         fclose(f);
@@ -313,7 +319,7 @@ Test(diag_mutants, held_out, .timeout = 3000)
     struct mut_ops *ops = mut_ops_load(OPS_FILE, &e);
     struct mut_mutant *m = NULL;
     struct pick *picks;
-    size_t len, n = 0, k = 0, v[V_COUNT] = {0}, heldv[V_COUNT] = {0};
+    size_t len, n = 0, k = 0, v[V_COUNT + 1] = {0}, heldv[V_COUNT + 1] = {0};
     char *src = read_all(REF_SRC, &len);
     pid_t pid[WORKERS];
     FILE *fig;
@@ -399,16 +405,17 @@ Test(diag_mutants, held_out, .timeout = 3000)
             fails += v[i], hf += heldv[i];
         share = fails ? 100.0 * (double)(v[V_RIGHT] + v[V_CALLEE] + v[V_FACT]) / (double)fails
                       : 0.0;
-        char text[1024];
+        char text[1200];
         snprintf(text, sizeof text,
                  "diagnosis on unseen bugs (%s set of audit mutants, %zu graded; "
                  "DIAG_MUTANTS_SET=design for the other):\n"
                  "  failing functions: %zu: cause named right %zu, named wrong %zu, failing "
-                 "callee named %zu, facts given %zu, nothing said %zu (cause or fact: %.0f %%)\n"
+                 "callee named %zu, facts given %zu (%zu of them only the smallest failing "
+                 "shape), nothing said %zu (cause or fact: %.0f %%)\n"
                  "  hand-written bugs (tests/diag_heldout/): %zu failing functions: right %zu, "
                  "wrong %zu, callee %zu, facts %zu, nothing %zu\n",
                  design ? "design" : "held-out", k, fails, v[V_RIGHT], v[V_WRONG], v[V_CALLEE],
-                 v[V_FACT], v[V_NOTHING], share, hf, heldv[V_RIGHT], heldv[V_WRONG],
+                 v[V_FACT], v[V_COUNT], v[V_NOTHING], share, hf, heldv[V_RIGHT], heldv[V_WRONG],
                  heldv[V_CALLEE], heldv[V_FACT], heldv[V_NOTHING]);
         fputs(text, stderr);
         if ((fig = fopen(TEST_BUILDDIR "/diag-mutants.txt", "w")) != NULL) {
