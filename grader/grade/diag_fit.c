@@ -410,19 +410,23 @@ void dgf_output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size_t 
     if (unwritten == diff) {
         dgf_fact(x, "your %s differs from the expected only in entries your code never writes "
              "(%zu of %zu entries of the failing calls)", fname, diff, total);
-        x->specific = 1;
+        x->specific = where_said = 1;
     } else if (unwritten > 0) {
         dgf_fact(x, "%zu entries of your %s are never written", unwritten, fname);
         x->specific = 1;
     }
     if (nonfinite > 0)
         dgf_fact(x, "your %s holds NaN or Inf in %zu entries of the failing calls", fname, nonfinite);
-    for (int w = 0; w < W_COUNT && !where_said; w++) {
+    for (int w = 0; w < W_COUNT && (!where_said || unwritten == diff); w++) {
         struct dgf_geom g = dgf_geom_of(&small->k, o);
         double lo = INFINITY, hi = -INFINITY;
         char v[32];
-        if (in_w[w] != diff || out_w[w] == 0 || unwritten == diff)
+        if (in_w[w] != diff || out_w[w] == 0)
             continue;
+        if (unwritten == diff) {
+            dgf_fact(x, "the entries of your %s never written are all %s", fname, where_text[w]);
+            break;
+        }
         for (size_t j = 0; j < small->k.out_len[o]; j++)
             if (dgf_entry_differs(small, o, j) && !(small->unwritten[o] && small->unwritten[o][j])) {
                 lo = fmin(lo, small->got[o][j]);
