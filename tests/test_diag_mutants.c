@@ -18,7 +18,9 @@
  *            or the named catalogue entry's own outputs;
  *            Agreeing only in crashing or in error codes proves nothing: one
  *            fresh call at least must return outputs that differ from the
- *            reference's and agree;
+ *            reference's and agree, or (a catalogue mistake that shows only
+ *            on its test's own inputs: an overflow, a 0/0) the named entry
+ *            fails the lead test with the very same message;
  *   wrong    a cause is named and does not;
  *   callee   the function calls another API function that fails too, and
  *            the line says to fix that one first (the edit reaches both);
@@ -113,7 +115,7 @@ static int same_outputs(const struct pc_call *a, const float *const *got_a,
  * inputs: every case of fn's tests, draw FRESH_DRAW. 1 right, 0 wrong.
  */
 static int cause_holds(const struct spec_set *s, const char *path, const char *fn,
-                       const struct grade_cause *k)
+                       const struct grade_cause *k, const struct grade_test *lead)
 {
     struct err e;
     char *refusal = NULL, twin[600];
@@ -186,6 +188,20 @@ static int cause_holds(const struct spec_set *s, const char *path, const char *f
     grade_session_close(gs);
     if (gt)
         grade_session_close(gt);
+    if (disagree == 0 && agree > 0 && evidence == 0 && !family && lead->message) {
+        /* a mistake that shows only on its test's own inputs (an overflow,
+         * a 0/0): the twin must fail the lead test with the same message */
+        char only[300], twin_path[600];
+        struct grade_result *tr;
+        snprintf(only, sizeof only, "^%s$", lead->test->id);
+        snprintf(twin_path, sizeof twin_path, "%s/%s.c", CAT_DIR, k->variant);
+        tr = tg_grade(s, twin_path, only, &e);
+        cr_assert(tr != NULL, "%s", e.msg);
+        evidence = tr->n_tests == 1 && tr->tests[0].message &&
+                   tr->tests[0].status == lead->status &&
+                   strcmp(tr->tests[0].message, lead->message) == 0;
+        grade_result_free(tr);
+    }
     return disagree == 0 && agree > 0 && evidence > 0;
 }
 
@@ -249,7 +265,7 @@ static void judge(const char *path, const char *only, const char *label, struct 
         if (callee)
             v = V_CALLEE;
         else if (k)
-            v = cause_holds(s, path, name, k) ? V_RIGHT : V_WRONG;
+            v = cause_holds(s, path, name, k, &r->tests[k->lead]) ? V_RIGHT : V_WRONG;
         else
             v = specific_facts(r->facts[fn]) ? V_FACT : V_NOTHING;
         fprintf(out, "%s %s %s %s%s%s\n", name, vname[v],
@@ -337,6 +353,13 @@ Test(diag_mutants, held_out, .timeout = 3000)
         size_t skip = k < SEEN ? k : SEEN;
         memmove(picks, picks + skip, (k - skip) * sizeof *picks);
         k -= skip;
+    }
+    if (getenv("DIAG_MUTANTS_ONLY")) { /* one mutant by index, to look at its verdict */
+        size_t only = strtoul(getenv("DIAG_MUTANTS_ONLY"), NULL, 10), j = 0;
+        for (size_t i = 0; i < k; i++)
+            if (picks[i].index == only)
+                picks[j++] = picks[i];
+        k = j;
     }
     if (want < k)
         k = want;
