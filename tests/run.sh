@@ -35,6 +35,8 @@ esac
 echo
 # the diagnosis's cross-validation figures (tests/test_diag.c writes them)
 [ -f "$build/diag-cv.txt" ] && cat "$build/diag-cv.txt"
+# the diagnosis on unseen bugs (tests/test_diag_mutants.c writes them)
+[ -f "$build/diag-mutants.txt" ] && cat "$build/diag-mutants.txt"
 [ -n "$failed" ] && echo "failing suites:$failed"
 echo "suites: $pass passed, $fail failed"
 echo "tests: $tpass passed, $tfail failed"

@@ -551,6 +551,8 @@ void grade_result_free(struct grade_result *r)
     for (size_t i = 0; i < r->n_causes; i++)
         free(r->causes[i].bug);
     free(r->causes);
+    for (size_t i = 0; i < IMPL_FN_COUNT; i++)
+        free(r->facts[i]);
     free(r->status_detail);
     free(r->warnings);
     free(r->submission);

@@ -114,6 +114,9 @@ struct grade_result {
                                     known mistake explains (owned) */
     size_t n_causes;
     enum grade_diag diag;    /* how far the diagnosis went */
+    char *facts[IMPL_FN_COUNT]; /* per function: measured facts of where its
+                                   failures show, one a line (owned; NULL
+                                   none; grade/diag_fit.h) */
     double diag_ms;          /* CPU time its calls cost (within the budget) */
     /* calls[f][g]: the object shows API function f calling g (directly or
      * through helpers; build/objcheck.h), for the diagnosis */

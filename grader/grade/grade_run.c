@@ -15,6 +15,7 @@
 #include "grade/grade_lanes.h"
 #include "grade/grade_ledger.h"
 #include "grade/grade_props.h"
+#include "grade/diag_fit.h"
 #include "props/prop.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -795,7 +796,8 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
         return -1;
     if (grade_gate_apply(r) < 0)
         return err_set(e, NULL, 0, 0, "out of memory");
-    if (!o->stop_at_failure && dg_diagnose(s, student, h, o, &budget, r, e) < 0)
+    if (!o->stop_at_failure && (dg_diagnose(s, student, h, o, &budget, r, e) < 0 ||
+                                dgf_diagnose(s, student, reference, h, o, &budget, r, e) < 0))
         return -1;
     grun_total(r);
     return 0;

@@ -139,6 +139,24 @@ static void no_cause_line(const struct rpti_ctx *c, const char *fn, size_t n, si
               fn, n, n == 1 ? "" : "s", why[d], rpti_id(&c->r->tests[first]));
 }
 
+/* The measured facts of function fn (grade/diag_fit.h), one bullet each,
+ * under its line: where its failures show, whatever the line said. */
+static void fact_lines(const struct rpti_ctx *c, const char *fn, int md)
+{
+    enum impl_fn f;
+    const char *p;
+
+    if (impl_fn_parse(fn, &f) < 0 || (p = c->r->facts[f]) == NULL)
+        return;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        rpti_put(c->out, md ? "  - " : "      - ");
+        rpti_walk(c->out, p, len, c->max, rpti_emit_text, "");
+        rpti_put(c->out, "\n");
+        p += len + (p[len] == '\n');
+    }
+}
+
 /* fn's diagnosis lines; 0 when none of its failures is shown. */
 static int function_lines(const struct rpti_ctx *c, const char *fn, int md)
 {
@@ -151,6 +169,7 @@ static int function_lines(const struct rpti_ctx *c, const char *fn, int md)
         cause_lines(c, k, n, md);
     else
         no_cause_line(c, fn, n, first, md);
+    fact_lines(c, fn, md);
     return 1;
 }
 
