@@ -83,7 +83,8 @@ DEPFLAGS = -MMD -MP
 CLI_SRCS := $(wildcard grader/cli/*.c)
 CLI_OBJS := $(CLI_SRCS:grader/%.c=$(BUILD)/obj/%.o)
 GRADER_HDRS := $(wildcard grader/*/*.h)
-RUNNER_SRCS := grader/sandbox/runner_main.c grader/sandbox/runner_heap.c
+RUNNER_SRCS := grader/sandbox/runner_main.c grader/sandbox/runner_heap.c \
+               grader/sandbox/runner_seccomp.c
 LIB_SRCS := $(filter-out $(CLI_SRCS) $(RUNNER_SRCS) \
               grader/sandbox/impl_local.c, $(wildcard grader/*/*.c))
 LIB_OBJS := $(LIB_SRCS:grader/%.c=$(BUILD)/obj/%.o)

@@ -648,6 +648,12 @@ static int add_cause(const struct gold *g, struct grade_result *r, const struct 
     c->explained = count;
     c->strong = strong;
     c->lead = lead_of(g, r, f, v);
+    {   /* a premise still stored passed refuse(): it held */
+        unsigned char key[GOLD_KEY_LEN];
+        size_t n;
+        premise_key(V->name, key);
+        c->confirmed = gold_get(g, key, &n) != NULL;
+    }
     for (size_t j = 0; j < f->n_fail; j++)
         if (f->ex[j * f->n_vars + v])
             r->tests[f->fail[j]].explained_by = r->n_causes;

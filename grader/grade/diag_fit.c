@@ -646,7 +646,7 @@ static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn f
     }
     /* a twin stays only on evidence as strong as a family's */
     twin = cause_of(r, impl_fn_name(fn));
-    if (twin && !twin->callee &&
+    if (twin && !twin->callee && !twin->confirmed &&
         (!twin->strong || fits > 1 || weak_evidence(obs, n)))
         drop_cause(r, impl_fn_name(fn));
     twin = cause_of(r, impl_fn_name(fn));

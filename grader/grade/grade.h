@@ -91,6 +91,10 @@ struct grade_cause {
                                 rule); 0: only some failures look like it */
     int callee;              /* 1 + the impl_fn this function calls that
                                 fails too (fix it first); 0 none */
+    int confirmed;           /* 1: its catalogue entry states a premise
+                                and the submission's own call confirmed
+                                it (grade/diag.c's refuse): evidence that
+                                singles the mistake out */
     size_t explained;        /* failures of the function it explains */
     size_t failures;         /* failures of the function */
     size_t lead;             /* index in tests[] of the explained failure

@@ -15,7 +15,7 @@
 #include "oracle/oracle.h"
 #include "sandbox/impl.h"
 
-#define KEEP_TITLE "attention-grader verdicts 1"
+#define KEEP_TITLE "attention-grader verdicts 2" /* 2: with the facts */
 #define ENV_MAGIC "attention-grader verdicts env 1\n"
 #define KEY_MAGIC "attention-grader verdicts key 1\n"
 #define KEPT_MAX (64u << 20)
@@ -233,6 +233,10 @@ static int put_result(struct sb *b, const char *key, const struct grade_result *
                      put_text(b, c->bug) < 0
                  ? -1 : 0;
     }
+    /* the facts too: a regrade shows the rubric the first grade showed */
+    rc = rc < 0 || sb_addf(b, "facts %d\n", IMPL_FN_COUNT) < 0 ? -1 : 0;
+    for (int f = 0; rc == 0 && f < IMPL_FN_COUNT; f++)
+        rc = put_text(b, r->facts[f]);
     return rc;
 }
 
@@ -377,6 +381,10 @@ static void drop(struct grade_result *r)
     }
     for (size_t i = 0; i < r->n_causes; i++)
         free(r->causes[i].bug);
+    for (int f = 0; f < IMPL_FN_COUNT; f++) {
+        free(r->facts[f]);
+        r->facts[f] = NULL;
+    }
     free(r->causes);
     r->causes = NULL;
     r->n_causes = 0;
@@ -421,6 +429,12 @@ static int parse(struct rd *d, const char *key, const struct spec_set *specs,
     for (size_t i = 0; rc == 0 && i < r->n_tests; i++)
         if (r->tests[i].explained_by > r->n_causes)
             rc = -1;
+    if (rc == 0 && (line(d, head, sizeof head) < 0 ||
+                    sscanf(head, "facts %zu%n", &n, &used) != 1 || head[used] ||
+                    n != IMPL_FN_COUNT))
+        rc = -1;
+    for (int f = 0; rc == 0 && f < IMPL_FN_COUNT; f++)
+        rc = text(d, &r->facts[f]);
     return rc == 0 && d->p == d->end ? 0 : rc < 0 ? rc : -1;
 }
 
