@@ -100,7 +100,7 @@ static int dom_build(const struct prop_ctx *x, enum impl_fn fn, struct dom_case 
 static const char *const sm_family[DOM_FAMILIES] = {
     "Gaussian logits, scale 1e-6 to 1e4", "long rows of logits up to +-1e4",
     "every logit very negative (-1e4 to -1000)", "ties and tiny logits",
-    "one dominant logit among very negative ones", "tall and narrow shapes",
+    "one dominant logit among very negative ones", "65 to 160 rows of 1 to 3 columns",
 };
 
 static int sm_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
@@ -112,7 +112,7 @@ static int sm_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
 
     switch (fam) {
     case 1: rows = between(r, 1, 4), cols = between(r, max / 8 + 1, max); break;
-    case 5: rows = between(r, 1, 64), cols = between(r, 1, 3); break;
+    case 5: rows = between(r, 65, 160), cols = between(r, 1, 3); break;
     default: rows = between(r, 1, 8), cols = between(r, 1, 256); break;
     }
     dom_num(&d, "rows", (double)shrunk(rows, shrink));
@@ -259,7 +259,7 @@ static double sd_tol(const struct pc_call *k, double tol, size_t o, size_t at, d
 static const char *const ln_family[DOM_FAMILIES] = {
     "Gaussian rows of any scale and offset", "constant rows (variance 0), eps 0 or small",
     "rows of tiny variance (1e-12 to 1e-6), eps 0 or 1e-12",
-    "magnitudes up to 1e4", "long rows", "rows of 1 to 3 columns",
+    "magnitudes up to 1e4", "long rows", "65 to 160 rows of 1 to 3 columns",
 };
 
 static int ln_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
@@ -277,7 +277,7 @@ static int ln_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     else if (fam == 4)
         cols = between(r, max / 4 + 1, max), eps = 1e-5;
     else if (fam == 5)
-        rows = between(r, 1, 64), cols = between(r, 1, 3), eps = pu_rng_below(r, 2) ? 0 : 1e-5;
+        rows = between(r, 65, 160), cols = between(r, 1, 3), eps = pu_rng_below(r, 2) ? 0 : 1e-5;
     dom_num(&d, "rows", (double)shrunk(rows, shrink));
     dom_num(&d, "cols", (double)shrunk(cols, shrink));
     dom_num(&d, "eps", eps);
