@@ -691,6 +691,57 @@ static int lms_batch(const char *root, const char *class, const char *re, char *
     return rc;
 }
 
+/* The feedback back into each LMS in bulk, from the two batches' output
+ * trees: Moodle's zip read back as Moodle's importer reads it, each entry
+ * in a folder of the download; Canvas's bulk comments keyed by the
+ * roster's canvas_id (tests/lms_feedback.py). */
+static void lms_feedback_back(const char *root)
+{
+    char zip[4096], json[4096], roster[4096], grades[4300], cls[4096], out[4200],
+         err[4096], py[4096], *text;
+    const char *moodle[] = {GRADER, "export", "--feedback", "--moodle", "--out", zip, grades,
+                            NULL};
+    const char *canvas[] = {GRADER, "export", "--feedback", "--canvas", "--roster", roster,
+                            "--out", json, grades, NULL};
+    const char *read_zip[] = {"/usr/bin/python3", TEST_SRCDIR "/tests/lms_feedback.py",
+                              "moodle", zip, cls, out, NULL};
+    const char *read_json[] = {"/usr/bin/python3", TEST_SRCDIR "/tests/lms_feedback.py",
+                               "canvas", json, roster, out, NULL};
+    size_t n;
+
+    path_of(zip, sizeof zip, root, "feedback.zip");
+    path_of(json, sizeof json, root, "comments.json");
+    path_of(roster, sizeof roster, root, "roster.csv");
+    path_of(err, sizeof err, root, "export-err.txt");
+    path_of(py, sizeof py, root, "py.txt");
+    write_text(roster, "id,canvas_id\n2345,2345\n2346,2346\n2347,2347\n2348,2348\n"
+                       "2349,2349\n");
+    path_of(cls, sizeof cls, root, "moodle");
+    snprintf(out, sizeof out, "%s/out-moodle", root);
+    snprintf(grades, sizeof grades, "%s/grades.csv", out);
+    cr_assert(bu_run(moodle, err, NULL) == 0);
+    text = bu_slurp(err, &n);
+    cr_expect(strstr(text, "5 feedback files in the zip, 0 gradebook rows left out") != NULL,
+              "%s", text);
+    free(text);
+    cr_expect(bu_run(read_zip, err, py) == 0);
+    text = bu_slurp(py, &n);
+    cr_expect(count_lines(text, "ok: ") == N_LMS && strstr(text, "ok: Jo Smith_2345_"
+              "assignsubmission_file_/feedback.md (participant 2345)") != NULL, "%s", text);
+    free(text);
+    snprintf(out, sizeof out, "%s/out-canvas", root);
+    snprintf(grades, sizeof grades, "%s/grades.csv", out);
+    cr_assert(bu_run(canvas, err, NULL) == 0);
+    text = bu_slurp(err, &n);
+    cr_expect(strstr(text, "5 feedback files as Canvas comments, 0 gradebook rows left out")
+                  != NULL, "%s", text);
+    free(text);
+    cr_expect(bu_run(read_json, err, py) == 0);
+    text = bu_slurp(py, &n);
+    cr_expect(count_lines(text, "ok: ") == N_LMS, "%s", text);
+    free(text);
+}
+
 Test(batch_inputs, canvas_flattened_class_gets_its_written_points_as_moodle_folders,
      .timeout = 1200)
 {
@@ -729,6 +780,7 @@ Test(batch_inputs, canvas_flattened_class_gets_its_written_points_as_moodle_fold
     fb = bu_slurp(path, &n);
     cr_expect(strstr(fb, "cannot open") == NULL, "%s", fb);
     free(fb);
+    lms_feedback_back(root);
     free(ctext);
     free(mtext);
     free(ccsv);

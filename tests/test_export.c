@@ -2,17 +2,21 @@
  * test_export.c -- the gradebook for spreadsheets and LMSs (batch/export.h):
  * formulas in ids neutralised in grades.csv, the CSV reader, Canvas's and
  * Moodle's import layouts from grades.csv and a roster, the byte-order mark,
- * and `grader export` end to end.
+ * `grader export` end to end, and the feedback exports (Moodle's zip,
+ * Canvas's bulk comments) read back by tests/lms_feedback.py as the LMS
+ * reads them.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "batch/batch.h"
 #include "batch/export.h"
+#include "core/zip.h"
 
 #ifndef TEST_BUILDDIR
 #define TEST_BUILDDIR "build"
@@ -250,6 +254,113 @@ Test(export, grader_export_writes_canvas_with_a_bom_and_excel_alone)
               "the row not in the roster is not named: %s", s);
     cr_expect(strstr(s, "need --roster") != NULL, "%s", s);
     free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* ---- feedback back into the LMS in bulk ---- */
+
+Test(export, crc32_is_the_zip_polynomial)
+{
+    /* the check value of CRC-32/ISO-HDLC, the one zip uses */
+    cr_expect_eq(zip_crc32(0, "123456789", 9), 0xCBF43926u);
+    cr_expect_eq(zip_crc32(zip_crc32(0, "1234", 4), "56789", 5), 0xCBF43926u);
+    cr_expect_eq(zip_crc32(0, "", 0), 0u);
+}
+
+Test(export, zip_refuses_names_that_leave_the_folder)
+{
+    const char *bad[] = {"", "/etc/passwd", "a/../b", "..", "a/./b", "a\\b", "a/", "a//b",
+                         "tab\tname"};
+    struct zip_writer z;
+    struct sb out;
+    struct err e;
+
+    sb_init(&out, 0);
+    zip_begin(&z, &out);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_expect_eq(zip_add(&z, bad[i], "x", 1, &e), -1, "'%s' was taken", bad[i]);
+    cr_expect_eq(zip_add(&z, "Zoë Ünal_1_assignsubmission_file_/feedback.md", "x", 1, &e), 0);
+    cr_expect_eq(zip_finish(&z, &e), 0, "%s", e.msg);
+    sb_release(&out);
+}
+
+/* A batch's output with Moodle's folder names in grades.csv's name column:
+ * two with feedback.md (one with accents), one without, one not Moodle's. */
+static const char moodle_grades[] =
+    "id,score,max_score,status,note,name\r\n"
+    "2345,60,60,ok,,Zoë Ünal_2345_assignsubmission_file_\r\n"
+    "2346,10,60,ok,,Al Jones_2346_assignsubmission_file_\r\n"
+    "2347,0,60,missing,,Kim Lee_2347_assignsubmission_file_\r\n"
+    "octocat,60,60,ok,,octocat\r\n";
+
+static void plant_out(const char *dir)
+{
+    const char *ids[] = {"2345", "2346", "octocat"};
+    char path[512];
+
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, ids[i]);
+        cr_assert_eq(mkdir(path, 0755), 0, "%s", path);
+        snprintf(path, sizeof path, "%s/%s/feedback.md", dir, ids[i]);
+        write_file(path, i == 0 ? "# Zoë\n\nscore: 60 / 60 \"all\" passed\n"
+                                : i == 1 ? "score: 10 / 60\n\\ backslash, tab\t.\n"
+                                         : "octocat's\n");
+    }
+    snprintf(path, sizeof path, "%s/grades.csv", dir);
+    write_file(path, moodle_grades);
+}
+
+Test(export, feedback_zip_reads_back_as_moodle_does_and_comments_as_canvas_takes_them)
+{
+    char dir[] = "/tmp/test-export.XXXXXX", cmd[2048], path[600];
+    size_t n;
+    char *s;
+
+    cr_assert_not_null(mkdtemp(dir));
+    plant_out(dir);
+    /* the download Moodle gave: a folder per submission */
+    snprintf(path, sizeof path, "%s/class", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/class/Zoë Ünal_2345_assignsubmission_file_", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/class/Al Jones_2346_assignsubmission_file_", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/roster.csv", dir);
+    write_file(path, "id,canvas_id,sis_user_id\n2345,11,\n2346,,S46\n2347,13,\n");
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' export --feedback --moodle "
+             "--out fb.zip grades.csv 2>err.txt && "
+             "python3 '%s/tests/lms_feedback.py' moodle fb.zip class . >py.txt && "
+             "'%s/grader' export --feedback --canvas --roster roster.csv "
+             "--out comments.json grades.csv 2>>err.txt && "
+             "python3 '%s/tests/lms_feedback.py' canvas comments.json roster.csv . >>py.txt && "
+             "! '%s/grader' export --feedback --moodle grades.csv 2>>err.txt",
+             dir, TEST_BUILDDIR, TEST_SRCDIR, TEST_BUILDDIR, TEST_SRCDIR, TEST_BUILDDIR);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(path, sizeof path, "%s/py.txt", dir);
+    s = read_file(path, &n);
+    cr_expect(strstr(s, "ok: Zoë Ünal_2345_assignsubmission_file_/feedback.md (participant "
+                        "2345)\n") != NULL &&
+                  strstr(s, "ok: Al Jones_2346_assignsubmission_file_/feedback.md") != NULL &&
+                  strstr(s, "ok: 11 (2345)\nok: sis_user_id:S46 (2346)\n") != NULL, "%s", s);
+    free(s);
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    s = read_file(path, &n);
+    cr_expect(strstr(s, "grader: export: grades.csv:4: 'Kim Lee_2347_assignsubmission_file_' "
+                        "left out: no feedback.md in its folder\n") != NULL &&
+                  strstr(s, "grader: export: grades.csv:5: 'octocat' left out: its name is "
+                            "not a Moodle submission folder") != NULL &&
+                  strstr(s, "2 feedback files in the zip, 2 gradebook rows left out") != NULL,
+              "%s", s);
+    cr_expect(strstr(s, "grades.csv:5: 'octocat' left out: not in the roster\n") != NULL &&
+                  strstr(s, "2 feedback files as Canvas comments, 2 gradebook rows left out")
+                      != NULL, "%s", s);
+    cr_expect(strstr(s, "give --out FILE.zip") != NULL, "%s", s);
+    free(s);
+    /* the same gradebook, the same bytes: nothing in the zip depends on the day */
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' export --feedback --moodle --out fb2.zip "
+             "grades.csv 2>/dev/null && cmp -s fb.zip fb2.zip", dir, TEST_BUILDDIR);
+    cr_expect_eq(system(cmd), 0, "two exports of one gradebook differ");
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);
 }

@@ -24,6 +24,7 @@
 #include "attention.h"
 #include "sandbox/impl.h"
 #include "sandbox/sbx.h"
+#include "sandbox/sbx_internal.h"
 
 #define DEADLINE_MS 300.0
 
@@ -670,6 +671,37 @@ Test(sbx, each_runner_starts_from_a_clean_state)
     fx_close(&f);
 }
 
+/* The runner keeps a call's buffers mapped for the next call with the
+ * same layout (issue 39: each page mapped anew was a fault): each call
+ * still sees its own inputs, and a const input stays read-only. */
+Test(sbx, buffers_kept_mapped_hold_each_calls_inputs_and_protections)
+{
+    static const float kv[12] = { 1, 0, 0, 1, 0, 1, 1, 0, 2, 2, 2, 2 };
+    const float q[2][8] = { { 1, 2, 3, 4, 5, 6, 7, 8 }, { 9, 8, 7, 6, 5, 4, 3, 2 } };
+    struct fixture f;
+    struct impl_result r;
+    struct err e = { 0 };
+    float out[8];
+    long pid = 0;
+
+    fx_open(&f, "const_q_third", DEADLINE_MS, 0);
+    for (int call = 0; call < 3; call++) {
+        cr_assert_eq(f.impl.ops->scaled_dot_product(f.impl.self, q[call % 2], kv, kv, 2, 3,
+                                                    4, 4, NULL, out, NULL, &r, &e), 0,
+                     "grader error: %s", e.msg);
+        if (call == 2)
+            break;
+        cr_expect_eq(r.status, CALL_RETURNED, "call %d: %s", call + 1, r.detail);
+        cr_expect(memcmp(out, q[call % 2], sizeof out) == 0,
+                  "call %d did not see its own inputs", call + 1);
+        cr_expect(call == 0 || sbx_runner_pid(f.sbx) == pid, "a new runner for call 2");
+        pid = sbx_runner_pid(f.sbx);
+    }
+    cr_expect_eq(r.status, CALL_CONST_WRITE, "a write of Q in a kept mapping: %d (%s)",
+                 r.status, r.detail);
+    fx_close(&f);
+}
+
 /* make bench's pages-per-runner figure (issue 39 item 2): every runner
  * reaped is counted, with the minor faults the kernel counted for it
  * (wait4): at least one page each (its stack), and a runner's own pages,
@@ -697,4 +729,43 @@ Test(sbx, runners_and_their_faults_are_counted)
         before = faults;
     }
     fx_close(&f);
+}
+
+/* The sandbox's clock with made-up times (issue 35): a pause of the
+ * grader is not charged to a call wherever it lands -- inside a wait (it
+ * oversleeps) or between two waits while a call is watched (after the
+ * call's byte was sent and before the wait for its answer: the freezer
+ * test's lost point, which the clock before this counted as the call's
+ * time) -- and the grader's own work between calls is not a stall. */
+Test(sbx, a_pause_of_the_grader_is_not_the_calls_time)
+{
+    struct sbx_clock c = {0};
+
+    /* not watching: a wait that overslept 2.5 s is a stall, a gap is not */
+    sbx_clock_waited(&c, 1000.0, 100.0, 3600.0);
+    cr_expect_float_eq(c.stall, 2500.0, 1e-9, "an oversleep: %g ms of stall", c.stall);
+    cr_expect_float_eq(sbx_clock_look(&c, 9000.0), 6500.0, 1e-9,
+                       "the grader's work between calls counted as a stall");
+    /* watching a call: the pause lands between the send and the wait */
+    sbx_clock_watch(&c, 10000.0, 1);
+    cr_expect_float_eq(sbx_clock_look(&c, 10000.0), 7500.0, 1e-9, "the call's start");
+    cr_expect_float_eq(sbx_clock_look(&c, 12510.0), 7500.0, 1e-9,
+                       "a pause between two looks was charged to the call");
+    /* a wait that ends on time (or early) adds nothing; one that oversleeps does */
+    sbx_clock_look(&c, 12520.0);
+    sbx_clock_waited(&c, 12520.0, 100.0, 12540.0);
+    sbx_clock_look(&c, 12540.0);
+    sbx_clock_waited(&c, 12540.0, 100.0, 12640.0);
+    cr_expect_float_eq(sbx_clock_look(&c, 12641.0), 12641.0 - 5010.0, 1e-9,
+                       "waits on time counted as a stall: %g", c.stall);
+    sbx_clock_look(&c, 12650.0);
+    sbx_clock_waited(&c, 12650.0, 100.0, 15250.0);
+    cr_expect_float_eq(c.stall, 5010.0 + 2500.0, 1e-9, "a pause inside a wait: %g", c.stall);
+    /* gaps under the slack are the grader's own work, not a pause */
+    sbx_clock_look(&c, 15250.0 + SBX_STALL_SLACK_MS - 1.0);
+    cr_expect_float_eq(c.stall, 7510.0, 1e-9, "a short gap counted: %g", c.stall);
+    /* the watch ends: the work after the call is not a stall either */
+    sbx_clock_watch(&c, 15300.0, 0);
+    sbx_clock_look(&c, 30000.0);
+    cr_expect_float_eq(c.stall, 7510.0, 1e-9, "work after the watch counted: %g", c.stall);
 }

@@ -46,6 +46,8 @@ Test(selfcheck, tokenize_refuses_with_column)
         {"caf\u00e9 au lait", "TEXT:1:4: non-ASCII character"},
         {"alone", "TEXT: the text has 1 word: attention needs at least two"},
         {"...", "TEXT: the text has 0 words"},
+        {"", "TEXT: no text given: write three or four sentences, e.g. TEXT=\"The cat"},
+        {" \n", "TEXT: no text given"},
         {"a bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "TEXT:1:3: word 'bbbb"},
     };
     struct sc_words w;

@@ -2,10 +2,14 @@
  * TA's roster, and the two LMS import layouts. */
 #include "batch/export.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/json.h"
 #include "core/util.h"
+#include "core/zip.h"
 #include "batch/batch.h"
 
 /* ---- reading CSV ---- */
@@ -295,4 +299,175 @@ void gbx_stats_release(struct gbx_stats *st)
 int gbx_add_bom(struct sb *out)
 {
     return sb_adds(out, "\xEF\xBB\xBF");
+}
+
+/* ---- feedback back into the LMS in bulk ---- */
+
+#define GBX_FEEDBACK_MAX ((size_t)1 << 20)   /* bytes of one feedback.md */
+
+/* Whether `name` is a Moodle submission folder as its download names it:
+ * "<full name>_<digits>_assignsubmission_file_" (the last '_' optional),
+ * the full name without '_' (Moodle writes it as ' '), '/' or '\\' (which
+ * bat_show would have escaped: the name is then not the folder's). */
+static int moodle_folder(const char *name)
+{
+    static const char tail[] = "_assignsubmission_file";
+    size_t len = strlen(name), digits = 0;
+    const char *end;
+
+    if (len > 0 && name[len - 1] == '_')
+        len--;
+    if (len < sizeof tail || memcmp(name + len - (sizeof tail - 1), tail, sizeof tail - 1))
+        return 0;
+    end = name + len - (sizeof tail - 1);
+    while (end > name && end[-1] >= '0' && end[-1] <= '9')
+        end--, digits++;
+    if (digits == 0 || end - 1 <= name || end[-1] != '_')
+        return 0;
+    for (const char *p = name; p < end - 1; p++)
+        if (*p == '_' || *p == '/' || *p == '\\')
+            return 0;
+    return 1;
+}
+
+/* dir/<id>/feedback.md into fb: 1 read, 0 absent (*why set), -1 (e set). */
+static int load_feedback(const char *dir, const char *id, struct sb *fb, const char **why,
+                         struct err *e)
+{
+    char path[BAT_PATH_MAX];
+    struct stat st;
+    int n;
+
+    if (bat_id_check(id, NULL) < 0) {
+        *why = "its id is not one the batch makes";
+        return 0;
+    }
+    n = snprintf(path, sizeof path, "%s/%s/feedback.md", dir, id);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return err_set(e, dir, 0, 0, "path too long");
+    if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+        *why = "no feedback.md in its folder";
+        return 0;
+    }
+    sb_reset(fb);
+    if (sb_load_file(fb, path, GBX_FEEDBACK_MAX, e) != SB_READ_OK)
+        return err_set(e, path, 0, 0, "cannot read, or larger than %zu bytes",
+                       GBX_FEEDBACK_MAX);
+    return 1;
+}
+
+static void say_skip(gbx_skip_fn skip, void *ctx, size_t row, const char *why)
+{
+    if (skip)
+        skip(ctx, row, why);
+}
+
+int gbx_feedback_moodle(const struct gbx_table *grades, const char *dir,
+                        struct sb *zip, gbx_skip_fn skip, void *ctx,
+                        size_t *written, struct err *e)
+{
+    int c_id = gbx_col(grades, "id"), c_name = gbx_col(grades, "name"), rc = 0;
+    struct zip_writer z;
+    struct sb fb;
+
+    *written = 0;
+    if (c_id < 0 || c_name < 0)
+        return err_set(e, NULL, 0, 0, "the gradebook has no id or name column: is it a "
+                       "grades.csv?");
+    sb_init(&fb, GBX_FEEDBACK_MAX + 1);
+    zip_begin(&z, zip);
+    for (size_t r = 1; rc == 0 && r < grades->n_rows; r++) {
+        const char *id = gbx_untext(cell(grades, r, c_id));
+        const char *name = gbx_untext(cell(grades, r, c_name)), *why = NULL;
+        char entry[BAT_PATH_MAX];
+        int got;
+
+        if (!moodle_folder(name)) {
+            say_skip(skip, ctx, r, "its name is not a Moodle submission folder "
+                     "('Full Name_<id>_assignsubmission_file_')");
+            continue;
+        }
+        if ((got = load_feedback(dir, id, &fb, &why, e)) < 0) {
+            rc = -1;
+            break;
+        }
+        if (got == 0) {
+            say_skip(skip, ctx, r, why);
+            continue;
+        }
+        snprintf(entry, sizeof entry, "%s/feedback.md", name);
+        if ((rc = zip_add(&z, entry, sb_str(&fb), fb.len, e)) == 0)
+            ++*written;
+    }
+    sb_release(&fb);
+    if (rc < 0) {
+        zip_abort(&z);
+        return -1;
+    }
+    return zip_finish(&z, e);
+}
+
+/* The Canvas student id of roster row r: "<canvas_id>", or
+ * "sis_user_id:<sis_user_id>" (the API's SIS id form), or NULL. */
+static const char *canvas_student(const struct gbx_table *ro, size_t r, char *buf, size_t n)
+{
+    const char *id = cell(ro, r, gbx_col(ro, "canvas_id"));
+    const char *sis = cell(ro, r, gbx_col(ro, "sis_user_id"));
+
+    if (id[0] && strspn(id, "0123456789") == strlen(id))
+        return id;
+    if (sis[0] && (size_t)snprintf(buf, n, "sis_user_id:%s", sis) < n)
+        return buf;
+    return NULL;
+}
+
+int gbx_feedback_canvas(const struct gbx_table *grades, const struct gbx_table *roster,
+                        const char *dir, struct sb *json, gbx_skip_fn skip, void *ctx,
+                        size_t *written, struct err *e)
+{
+    int c_id = gbx_col(grades, "id"), ro_id = gbx_col(roster, "id"), rc = 0;
+    struct sb fb;
+
+    *written = 0;
+    if (c_id < 0)
+        return err_set(e, NULL, 0, 0, "the gradebook has no id column: is it a grades.csv?");
+    if (ro_id < 0)
+        return err_set(e, NULL, 0, 0, "the roster has no 'id' column");
+    sb_init(&fb, GBX_FEEDBACK_MAX + 1);
+    rc = sb_adds(json, "{\"grade_data\": {");
+    for (size_t g = 1; rc == 0 && g < grades->n_rows; g++) {
+        const char *id = gbx_untext(cell(grades, g, c_id)), *student, *why = NULL;
+        char sis[512];
+        size_t r;
+        int got;
+
+        for (r = 1; r < roster->n_rows && strcmp(cell(roster, r, ro_id), id); r++)
+            ;
+        if (r == roster->n_rows) {
+            say_skip(skip, ctx, g, "not in the roster");
+            continue;
+        }
+        if ((student = canvas_student(roster, r, sis, sizeof sis)) == NULL) {
+            say_skip(skip, ctx, g, "its roster row has no canvas_id or sis_user_id");
+            continue;
+        }
+        if ((got = load_feedback(dir, id, &fb, &why, e)) < 0) {
+            sb_release(&fb);
+            return -1;
+        }
+        if (got == 0) {
+            say_skip(skip, ctx, g, why);
+            continue;
+        }
+        rc = (*written ? sb_adds(json, ",\n  ") : sb_adds(json, "\n  ")) < 0 ||
+             json_add_key(json, student) < 0 || sb_adds(json, "{") < 0 ||
+             json_add_key(json, "text_comment") < 0 ||
+             json_add_str(json, sb_str(&fb), fb.len, 0) < 0 || sb_adds(json, "}") < 0
+                 ? -1 : 0;
+        ++*written;
+    }
+    sb_release(&fb);
+    if (rc == 0 && (sb_adds(json, *written ? "\n}}\n" : "}}\n") < 0 || json->truncated))
+        rc = -1;
+    return rc < 0 ? err_set(e, NULL, 0, 0, "the comments are larger than their cap") : 0;
 }

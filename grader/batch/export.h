@@ -81,4 +81,47 @@ int gbx_export(enum gbx_lms lms, const struct gbx_table *grades,
 /* Append the UTF-8 byte-order mark Excel needs to read UTF-8 ("Zoë"). */
 int gbx_add_bom(struct sb *out) __attribute__((warn_unused_result));
 
+/* ---- feedback back into the LMS in bulk ---- */
+
+/* What the feedback exports say about a gradebook row they leave out:
+ * `row` indexes the gradebook table, `why` is one line. */
+typedef void (*gbx_skip_fn)(void *ctx, size_t row, const char *why);
+
+/*
+ * Moodle's "Upload multiple feedback files in a zip" (assignfeedback_file):
+ * a zip (core/zip.h) holding, per gradebook row, `<name>/feedback.md`,
+ * where <name> is the row's `name` column, the submission's folder as
+ * Moodle's "Download all submissions" named it
+ * (`Full Name_<participant id>_assignsubmission_file_`: Moodle matches the
+ * participant id between the first two underscores, and writes no
+ * underscore in the full name), and feedback.md is `dir`/<id>/feedback.md.
+ * A row whose name is not such a folder, or without a feedback.md, is
+ * left out and passed to skip. *written gets the files zipped.
+ * Returns 0, or -1 with `e` set (no id or name column, a file unreadable
+ * for another reason than its absence, the zip's limits).
+ */
+int gbx_feedback_moodle(const struct gbx_table *grades, const char *dir,
+                        struct sb *zip, gbx_skip_fn skip, void *ctx,
+                        size_t *written, struct err *e)
+    __attribute__((warn_unused_result));
+
+/*
+ * Canvas has no bulk feedback-file import; its bulk route for comments is
+ * the Submissions API's "Grade or comment on multiple submissions" (POST
+ * /api/v1/courses/:course_id/assignments/:assignment_id/submissions/
+ * update_grades). Write that request's JSON body:
+ *   {"grade_data": {"<student>": {"text_comment": "<feedback.md>"}, ...}}
+ * with <student> the roster's canvas_id (Canvas's user id), or
+ * `sis_user_id:<sis_user_id>` when that is empty, in gradebook order. No
+ * grade: grades go through the gradebook import (gbx_export), which
+ * Canvas shows before it applies them. A row the roster does not name,
+ * without either id, or without a feedback.md, is passed to skip.
+ * Returns 0, or -1 with `e` set (as gbx_feedback_moodle; a roster without
+ * id).
+ */
+int gbx_feedback_canvas(const struct gbx_table *grades, const struct gbx_table *roster,
+                        const char *dir, struct sb *json, gbx_skip_fn skip, void *ctx,
+                        size_t *written, struct err *e)
+    __attribute__((warn_unused_result));
+
 #endif

@@ -289,8 +289,11 @@ static const char *spawn_failure(const struct run *r, size_t *len)
  * its input, with why in why[0..n): the wall-clock net fired while the
  * tool's processes had used little CPU (a paused, swapping or overloaded
  * machine: a preprocessor bomb burns CPU), the system killed it before it
- * used its CPU time (the OOM killer), or it could not fork its own
- * processes (the account's process limit, memory). 1 or 0.
+ * used its CPU time (the OOM killer): 1; or its output says it could not
+ * fork its own processes (the account's process limit, memory): 2, a
+ * claim only (the submission writes into that output: `#error`, `#line`,
+ * `#pragma message` with a newline), which spawn_works must confirm. 0:
+ * the input's.
  */
 static int machine_trouble(const struct run *r, const struct budget *b, char *why, size_t n)
 {
@@ -313,7 +316,7 @@ static int machine_trouble(const struct run *r, const struct budget *b, char *wh
         (line = spawn_failure(r, &len)) != NULL) {
         snprintf(why, n, "could not start its own processes (%.*s)",
                  (int)(len < 200 ? len : 200), line);
-        return 1;
+        return 2;
     }
     return 0;
 }
@@ -347,19 +350,58 @@ static int judge(const struct run *r, const char *what, const struct budget *b, 
 }
 
 /*
+ * Whether the toolchain can start its processes now: the same tool in the
+ * same jail compiles a file of the grader's own (in the jail's writable
+ * directory) to an object. The submission writes nothing of it, so its
+ * failing is the machine's evidence, and its working proves that a run
+ * whose output only said "could not fork" failed by its input (issue 35:
+ * only evidence a student cannot write decides). 1 or 0.
+ */
+static int spawn_works(const struct jail *j, const char *tool, const struct budget *b)
+{
+    char src[JAIL_PATH_MAX + 32], obj[JAIL_PATH_MAX + 32];
+    const char *const argv[] = {tool, "-c", src, "-o", obj, NULL};
+    struct err e;
+    struct run r;
+    FILE *f;
+    int ok = 0;
+
+    if (j->n_rw == 0)
+        return 0;
+    snprintf(src, sizeof src, "%s/attn-spawn-probe.c", j->rw[0]);
+    snprintf(obj, sizeof obj, "%s/attn-spawn-probe.o", j->rw[0]);
+    if ((f = fopen(src, "w")) == NULL)
+        return 0;
+    ok = fputs("int attn_spawn_probe;\n", f) >= 0;
+    ok = fclose(f) == 0 && ok;
+    ok = ok && run_tool(j, argv, j->rw[0], b->wall_ms, &r, &e) == 0;
+    if (ok) {
+        ok = !r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+        free(r.out);
+    }
+    unlink(src);
+    unlink(obj);
+    return ok;
+}
+
+/*
  * run_tool, tried once more when the run failed by the machine's trouble
  * (machine_trouble); the second time it is a grader error: -1 with `e`
- * saying so, never a verdict on the submission.
+ * saying so, never a verdict on the submission. A failure to fork that
+ * only the tool's output tells of counts when a probe (spawn_works) fails
+ * too; when the probe works, the run's failure is the input's.
  */
 static int run_tool_twice(const struct jail *j, const char *const argv[], const char *cwd,
                           const struct budget *b, struct run *r, struct err *e)
 {
     char why[320];
+    int trouble;
 
     for (int attempt = 0;; attempt++) {
         if (run_tool(j, argv, cwd, b->wall_ms, r, e) < 0)
             return -1;
-        if (!machine_trouble(r, b, why, sizeof why))
+        if ((trouble = machine_trouble(r, b, why, sizeof why)) == 0 ||
+            (trouble == 2 && spawn_works(j, argv[0], b)))
             return 0;
         free(r->out);
         r->out = NULL;
@@ -562,6 +604,21 @@ static int link_jail(const struct bld_opts *o, const char *runner_main, const ch
                ? 0 : jail_allow_dir(j, o->scratch_dir, e);
 }
 
+/* The linker to ask cc for: gold where it is installed, in the jail's
+ * PATH (a third less CPU than the default ld for a runner: the link is
+ * the grade's largest fixed cost after the compile, docs/PERFORMANCE.md),
+ * else cc's own; an option gcc and clang both take. The runner is the
+ * same program either way: the object checks read the student's object
+ * before the link, not the runner. */
+static const char *link_with(void)
+{
+#if defined(__ELF__) && defined(__linux__)
+    if (access("/usr/bin/ld.gold", X_OK) == 0 || access("/bin/ld.gold", X_OK) == 0)
+        return "-fuse-ld=gold";
+#endif
+    return NULL;
+}
+
 static int link_in_jail(const struct bld_opts *o, const char *runner_main, const char *obj,
                         const char *runner_out, struct run *r, struct err *e)
 {
@@ -574,6 +631,7 @@ static int link_in_jail(const struct bld_opts *o, const char *runner_main, const
 #if defined(__ELF__)   /* options of ELF linkers; Apple's ld has none of them */
         "-Wl,-z,noexecstack", "-Wl,-z,relro", "-Wl,-z,now",
 #endif
+        link_with(), /* last: NULL ends the list where there is none */
         NULL,
     };
     struct jail *j = malloc(sizeof *j);

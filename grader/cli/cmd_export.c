@@ -1,6 +1,8 @@
 /* cmd_export.c -- `grader export`: a gradebook for the LMS (export.h):
  * Canvas's or Moodle's grade-import CSV from grades.csv and a roster, or
- * grades.csv with the byte-order mark Excel needs. */
+ * grades.csv with the byte-order mark Excel needs; with --feedback, the
+ * students' feedback.md in the layout each LMS takes in bulk (Moodle's
+ * feedback-files zip, Canvas's bulk-comment request). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +13,15 @@
 #include "cli/cli.h"
 
 #define EXPORT_READ_MAX ((size_t)64 << 20)
+/* A class's feedback: a thousand students at 1 MiB each, at most. */
+#define EXPORT_FEEDBACK_MAX ((size_t)1 << 30)
 
 static const char usage[] =
     "usage: grader export (--canvas | --moodle) --roster FILE [--assignment NAME]\n"
     "                     [--excel] [--out FILE] GRADES.csv\n"
     "       grader export --excel [--out FILE] GRADES.csv\n"
+    "       grader export --feedback --moodle --out FILE.zip GRADES.csv\n"
+    "       grader export --feedback --canvas --roster FILE [--out FILE.json] GRADES.csv\n"
     "Writes the LMS's grade-import CSV from a batch's grades.csv (docs/TA.md).\n"
     "  --canvas      Student,ID,SIS User ID,SIS Login ID,Section,<assignment>\n"
     "  --moodle      Username,Email address,ID number,<assignment>,Feedback\n"
@@ -26,12 +32,18 @@ static const char usage[] =
     "                matches 'Name (id)' as its own export writes it\n"
     "  --excel       start with a UTF-8 byte-order mark (Excel reads \"Zoe\" with\n"
     "                its accents then); alone: grades.csv itself with the mark\n"
+    "  --feedback    each student's feedback.md (beside GRADES.csv, in <id>/) for\n"
+    "                the LMS's bulk route: --moodle, the zip of Moodle's 'Upload\n"
+    "                multiple feedback files in a zip' (<name>/feedback.md, <name>\n"
+    "                the submission's folder as Moodle downloaded it); --canvas,\n"
+    "                the JSON body of Canvas's 'Grade or comment on multiple\n"
+    "                submissions' (a comment per canvas_id of the roster)\n"
     "  --out FILE    write FILE atomically (default: standard output)\n"
     "  --help        this text\n";
 
 struct export_args {
     int lms;   /* -1: none */
-    int excel;
+    int excel, feedback;
     const char *roster, *assignment, *out, *grades;
 };
 
@@ -65,6 +77,7 @@ static int parse_args(struct export_args *a, int argc, char **argv)
         CLI_OPT_STRING("roster", &a->roster),
         CLI_OPT_STRING("assignment", &a->assignment),
         CLI_OPT_FLAG("excel", &a->excel),
+        CLI_OPT_FLAG("feedback", &a->feedback),
         CLI_OPT_STRING("out", &a->out),
         CLI_OPT_HELP,
         CLI_OPT_END(NULL),
@@ -79,6 +92,12 @@ static int parse_args(struct export_args *a, int argc, char **argv)
     if (first != argc - 1)
         return cli_usage("expected exactly one GRADES.csv", usage);
     a->grades = argv[first];
+    if (a->feedback && (a->lms < 0 || a->excel))
+        return cli_usage("--feedback takes --moodle or --canvas, and no --excel", usage);
+    if (a->feedback && a->lms == GBX_MOODLE && a->out == NULL)
+        return cli_usage("--feedback --moodle writes a zip: give --out FILE.zip", usage);
+    if (a->feedback && a->lms == GBX_MOODLE)
+        return 0;
     if (a->lms < 0 && !a->excel)
         return cli_usage("nothing to do: give --canvas, --moodle or --excel", usage);
     if (a->lms >= 0 && a->roster == NULL)
@@ -121,6 +140,68 @@ static void report_unmatched(const struct gbx_table *g, const struct gbx_stats *
         fprintf(stderr, "grader: export: %s:%d: '%s' is in the gradebook, not in the roster: "
                 "not exported\n", file, gbx_line(g, r, (size_t)c_id), id);
     }
+}
+
+/* The folder that holds GRADES.csv: the batch's output, with <id>/. */
+static void out_dir(const char *grades, char *dir, size_t n)
+{
+    const char *slash = strrchr(grades, '/');
+
+    if (slash == NULL)
+        snprintf(dir, n, ".");
+    else if (slash == grades)
+        snprintf(dir, n, "/");
+    else
+        snprintf(dir, n, "%.*s", (int)(slash - grades), grades);
+}
+
+struct skip_ctx {
+    const struct gbx_table *g;
+    const char *grades;
+    const char *col;   /* the column the line names: name (Moodle), id */
+    size_t n;
+};
+
+/* One line per gradebook row a feedback export leaves out, with its line. */
+static void say_skipped(void *ctx, size_t row, const char *why)
+{
+    struct skip_ctx *c = ctx;
+    int col = gbx_col(c->g, c->col);
+    char what[BAT_PATH_MAX], file[BAT_PATH_MAX];
+
+    if (col < 0)
+        col = gbx_col(c->g, "id");
+    bat_show(c->grades, file, sizeof file);
+    bat_show(gbx_untext(c->g->cells[row * c->g->n_cols + (size_t)col]), what, sizeof what);
+    fprintf(stderr, "grader: export: %s:%d: '%s' left out: %s\n", file,
+            gbx_line(c->g, row, (size_t)col), what, why);
+    c->n++;
+}
+
+/* --feedback: the zip or the JSON into out; *written files, *skipped rows. */
+static int build_feedback(const struct export_args *a, struct sb *out, size_t *written,
+                          size_t *skipped, struct err *e)
+{
+    struct gbx_table g, r;
+    struct skip_ctx ctx;
+    char dir[BAT_PATH_MAX];
+    int rc;
+
+    out_dir(a->grades, dir, sizeof dir);
+    if (load_table(a->grades, &g, e) < 0)
+        return -1;
+    ctx.g = &g, ctx.grades = a->grades, ctx.n = 0;
+    if (a->lms == GBX_MOODLE) {
+        ctx.col = "name";
+        rc = gbx_feedback_moodle(&g, dir, out, say_skipped, &ctx, written, e);
+    } else if ((rc = load_table(a->roster, &r, e)) == 0) {
+        ctx.col = "id";
+        rc = gbx_feedback_canvas(&g, &r, dir, out, say_skipped, &ctx, written, e);
+        gbx_table_free(&r);
+    }
+    *skipped = ctx.n;
+    gbx_table_free(&g);
+    return rc;
 }
 
 static int build(const struct export_args *a, struct sb *out,
@@ -170,6 +251,24 @@ int cmd_export(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? CLI_EXIT_OK : rc;
     err_clear(&e);
+    if (a.feedback) {
+        size_t written = 0, skipped = 0;
+
+        sb_init(&out, EXPORT_FEEDBACK_MAX);
+        rc = build_feedback(&a, &out, &written, &skipped, &e);
+        if (rc == 0 && a.out)
+            rc = bat_write_atomic(a.out, sb_str(&out), out.len, &e);
+        else if (rc == 0 && fwrite(sb_str(&out), 1, out.len, stdout) != out.len)
+            rc = err_set(&e, NULL, 0, 0, "cannot write the export");
+        sb_release(&out);
+        if (rc < 0)
+            return cli_fail(&e);
+        fprintf(stderr, "grader: export: %zu feedback %s %s, %zu gradebook %s left out%s\n",
+                written, written == 1 ? "file" : "files",
+                a.lms == GBX_MOODLE ? "in the zip" : "as Canvas comments", skipped,
+                skipped == 1 ? "row" : "rows", skipped ? " (named above)" : "");
+        return CLI_EXIT_OK;
+    }
     sb_init(&out, 0);
     rc = build(&a, &out, &st, &e);
     if (rc == 0 && a.out)

@@ -10,6 +10,7 @@
 
 #include "oracle/golden.h"
 #include "props/prop_common.h"
+#include "props/prop_premise.h"
 #include "core/util.h"
 
 /* Entries kept of each output: strided over the whole array, enough to
@@ -239,6 +240,31 @@ static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
     return rc;
 }
 
+/* Where variant `name`'s premise (prop_premise.h) is kept: its characters. */
+static void premise_key(const char *name, unsigned char out[GOLD_KEY_LEN])
+{
+    unsigned char tag[GOLD_KEY_LEN];
+    struct orc_key h;
+
+    orc_key_init(&h, "premise");
+    orc_key_final(&h, tag);
+    variant_key(name, tag, out);
+}
+
+static int record_premise(struct orc *o, const char *name, const char *premise, struct err *e)
+{
+    unsigned char key[GOLD_KEY_LEN];
+    double v[GOLD_MAX_NAME];
+    size_t n = 0;
+
+    if (!ppr_cause_known(premise))
+        return err_set(e, name, 0, 0, "unknown premise '%s' (props/prop_premise.h)", premise);
+    for (; premise[n] && n < GOLD_MAX_NAME; n++)
+        v[n] = (double)(unsigned char)premise[n];
+    premise_key(name, key);
+    return gold_put(o->store, key, v, n, e);
+}
+
 static int record_outputs(struct orc *o, const struct spec_set *s, const struct prop_env *env,
                           const char *name, enum impl_fn fn, struct err *e)
 {
@@ -285,7 +311,7 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
                       const char *data_dir, const char *path,
                       const struct grade_result *r, struct err *e)
 {
-    char name[GOLD_MAX_NAME], bug[512], names[GOLD_MAX_NAME] = "-";
+    char name[GOLD_MAX_NAME], bug[512], names[GOLD_MAX_NAME] = "-", premise[64];
     struct grade_session *g;
     struct prop_env env;
     enum impl_fn fn;
@@ -302,6 +328,8 @@ int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
     env.student = grade_session_impl(g, DG_DEADLINE_MS);
     env.seed = seed;
     rc = record_failures(o, name, fn, names, bug, r, e);
+    if (rc == 0 && read_field(path, "premise", premise, sizeof premise) == 0)
+        rc = record_premise(o, name, premise, e);
     if (rc == 0)
         rc = record_outputs(o, s, &env, name, fn, e);
     grade_session_close(g);
@@ -660,6 +688,37 @@ static int any_failure(const struct grade_result *r)
     return 0;
 }
 
+/* A variant whose catalogue entry states a premise (prop_premise.h)
+ * explains nothing when the submission refutes it: its outputs on the
+ * standard calls are another mistake's too. 0, 1 when the budget ran out,
+ * -1 on a grader error. */
+static int refuse(const struct gold *g, const struct prop_env *env, struct dg_spend *sp,
+                  struct dg_fn *f, struct err *e)
+{
+    for (size_t v = 0; v < f->n_vars; v++) {
+        unsigned char key[GOLD_KEY_LEN];
+        char premise[GOLD_MAX_NAME + 1];
+        const double *p;
+        size_t n, k;
+        int holds;
+        if (explained_count(f, v) == 0)
+            continue;
+        premise_key(gold_variant_at(g, v)->name, key);
+        if ((p = gold_get(g, key, &n)) == NULL)
+            continue;
+        for (k = 0; k < n && k < GOLD_MAX_NAME; k++)
+            premise[k] = (char)p[k];
+        premise[k] = '\0';
+        if (!may_call(sp))
+            return 1;
+        if ((holds = ppr_cause_holds(premise, &env->student, e)) < 0)
+            return -1;
+        for (size_t j = 0; !holds && j < f->n_fail; j++)
+            f->ex[j * f->n_vars + v] = 0;
+    }
+    return 0;
+}
+
 /* 0, 1 when the budget ran out, -1 on a grader error. */
 static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct dg_spend *sp,
                        struct grade_result *r, struct dg_fn *f, struct err *e)
@@ -682,7 +741,7 @@ static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct 
     }
     if ((f->ex = calloc(f->n_fail * f->n_vars + 1, 1)) == NULL)
         return err_set(e, NULL, 0, 0, "out of memory");
-    if ((rc = explain_all(g, env, sp, r, f, e)) != 0)
+    if ((rc = explain_all(g, env, sp, r, f, e)) != 0 || (rc = refuse(g, env, sp, f, e)) != 0)
         return rc;
     v = best_variant(g, f, &count, &strong);
     /* fewer than half of the failures: too weak to show */

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "props/prop_premise.h"
 #include "selfcheck/prop_written.h"
 
 const struct prop_def *gprop_find(const char *function, const char *property)
@@ -20,5 +21,8 @@ int gprop_check_case(const struct spec_test *t, const struct spec_case *c,
     if (d == NULL)
         return err_set(e, NULL, 0, 0, "unknown property '%s' for function '%s'",
                        t->property, t->function);
+    if (t->hint_premise && !ppr_known(t->hint_premise))
+        return err_set(e, NULL, 0, 0, "unknown hint_premise '%s' (props/prop_premise.h "
+                       "lists them)", t->hint_premise);
     return prop_check_def(d, t, c, e);
 }

@@ -418,7 +418,8 @@ static int record(struct loop *L, const struct spec_test *t, size_t ncases,
     grun_score(tr);
     tr->failed_case = ty->first_fail;
     tr->message = failure_message(L, t, ty);
-    tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint : (t->hint ? t->hint : ""));
+    tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint
+                                       : t->hint && !ty->fail.hint_refuted ? t->hint : "");
     tr->repro = repro_command(L->o, t, ty->first_fail);
     return tr->message && tr->hint && tr->repro ? 0 : -1;
 }

@@ -49,6 +49,10 @@ struct prop_verdict {
     struct impl_result call; /* the call that decided a failure, if any */
     char msg[PROP_MSG_MAX];  /* what broke, where, expected vs actual, tol */
     char hint[PROP_MSG_MAX]; /* a hint tied to the likely mistake, or "" */
+    int hint_refuted;        /* 1: the measured outputs contradict the
+                                premise of the spec's hint (its
+                                hint_premise, props/prop_premise.h): the
+                                spec's hint is not shown */
 };
 
 struct prop_def;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "props/prop_premise.h"
 #include "props/prop_util.h"
 
 /* No spec may ask for a buffer above 2^24 floats (64 MiB): the spec is
@@ -429,6 +430,13 @@ int pc_steps(const struct prop_ctx *x, const struct pc_prop *p, void *arg)
         ok = p->call != NULL ? p->call(x, &k) : pc_call_ok(x, &k);
     if (ok == 1)
         ok = p->check(x, &k, label);
+    /* The spec's hint stands in for a hint of the property's own: shown
+     * only when its premise holds on what this failing call measured. */
+    if (ok == 0 && x->v->hint[0] == '\0' && x->t->hint_premise != NULL) {
+        int holds = ppr_holds(x->t->hint_premise, x, &k);
+        x->v->hint_refuted = holds == 0;
+        ok = holds < 0 ? -1 : 0;
+    }
     pc_release(&k);
     return ok;
 }

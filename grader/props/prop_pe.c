@@ -63,12 +63,23 @@ static double exponent_i_at(const struct pc_call *k, size_t p, size_t i)
     return x;
 }
 
+/* The premise of "sin and cos swapped?": row 0 measured as the swap gives
+ * it, cos(0) = 1 in every even column and sin(0) = 0 in every odd one (a
+ * PE stored transposed, say, fails at row 0 without it). */
+static int swapped_at_row_0(const struct pc_call *k)
+{
+    for (size_t i = 0; i < k->d; i++)
+        if (fabs(k->out[0][i] - (i % 2 == 0 ? 1.0 : 0.0)) > 1e-4)
+            return 0;
+    return 1;
+}
+
 static void formula_hint(struct prop_verdict *v, const struct pc_call *k, size_t p,
                          size_t i, double got)
 {
     const size_t d = k->d;
 
-    if (p == 0)
+    if (p == 0 && swapped_at_row_0(k))
         pu_hint(v, "at position 0 every angle is 0: sin columns (even i) are 0 and cos "
                 "columns (odd i) are 1. Are sin and cos swapped?");
     else if (i % 2 == 1 && fabs(got - exponent_i_at(k, p, i)) < 1e-4)

@@ -141,9 +141,15 @@ static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *l
         if (!row_hidden(k, i) && fabs(sum - 1.0) > tol) {
             pu_fail(x->v, "row %zu of the weights sums to %.6f (expected 1 +- %.1e) in %s", i,
                     sum, tol, label);
-            pu_hint(x->v, "%s", sum == 0.0 ? "fill `weights` when it is not NULL" :
-                    "softmax along the row of Q K^T/sqrt(d_k): each query's weights over "
-                    "the keys sum to one");
+            /* An unwritten weight is NaN (outside [0, 1] above): a row of
+             * zeros was written, as for a query that sees no key. */
+            if (sum == 0.0)
+                pu_hint(x->v, "row %zu's weights are all 0, as if every key were hidden, "
+                        "though %s", i, k->mask ? "the mask shows it some" :
+                        "there is no mask (NULL: every key is visible)");
+            else
+                pu_hint(x->v, "softmax along the row of Q K^T/sqrt(d_k): each query's "
+                        "weights over the keys sum to one");
             return 0;
         }
     }
@@ -181,6 +187,15 @@ static int check_masked(const struct prop_ctx *x, struct pc_call *k, const char 
 
 static const struct pc_prop steps_masked = {IMPL_SDPA, NULL, NULL, NULL, check_masked};
 
+/* Whether row i's weights are all 1/n_k. */
+static int uniform_row(const struct pc_call *k, size_t i)
+{
+    for (size_t j = 0; j < k->n_k; j++)
+        if (fabs(k->out[1][i * k->n_k + j] - 1.0 / (double)k->n_k) > 1e-6)
+            return 0;
+    return 1;
+}
+
 /* A query with every key hidden: weights 0, output 0, never NaN. */
 static int hidden_rows_zero(const struct pc_call *k, struct prop_verdict *v,
                             const char *label)
@@ -196,10 +211,18 @@ static int hidden_rows_zero(const struct pc_call *k, struct prop_verdict *v,
             pu_fail(v, "query %zu sees no key (its mask row is all 0) but %s %zu is %.9g, "
                     "expected exactly 0, in %s", i, is_w ? "weight" : "output column",
                     is_w ? j : j - k->n_k, (double)x, label);
-            pu_hint(v, "%s", isnan(x) ? "0/0: when every key is hidden the sum of "
-                    "exponentials is 0; give such a query zero weights and a zero output" :
-                    "a fully masked row must not fall back to uniform weights: adding "
-                    "-1e9 for hidden keys is not the same as hiding them");
+            /* Facts only: a NaN is 0/0 or a row never written (the grader
+             * fills outputs with NaN), uniform weights come from -1e9 or
+             * from a fallback written on purpose. */
+            if (isnan(x))
+                pu_hint(v, "when every key is hidden the sum of exponentials is 0: write "
+                        "zero weights and a zero output for such a query (a NaN here is "
+                        "0/0, or a row never written: the grader fills outputs with NaN)");
+            else if (uniform_row(k, i))
+                pu_hint(v, "query %zu sees no key, and its weights are all 1/n_k: it must "
+                        "get zero weights and a zero output, not uniform ones", i);
+            else
+                pu_hint(v, "a query that sees no key gets zero weights and a zero output");
             return 0;
         }
     }

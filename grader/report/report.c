@@ -219,9 +219,10 @@ static int leads_function(const struct grade_result *r, const size_t *order, siz
 }
 
 /* One function's tests, and those of them with status st: how many and
- * their points in hundredths (scores are whole hundredths). */
+ * their points in hundredths (scores are whole hundredths); n_manual of
+ * the n are manual items still pending (listed apart, below). */
 struct fn_tally {
-    size_t n, n_st;
+    size_t n, n_st, n_manual;
     long long st_cents, st_max_cents;
 };
 
@@ -235,6 +236,7 @@ static void tally(const struct grade_result *r, const char *f, enum grade_test_s
         if (strcmp(fn_of(t), f) != 0)
             continue;
         y->n++;
+        y->n_manual += t->status == TEST_MANUAL_PENDING;
         if (t->status != st)
             continue;
         y->n_st++;
@@ -257,9 +259,17 @@ static void fn_line(const struct fn_tally *y, const char *f, enum grade_test_sta
     else if (y->n_st == y->n)
         rpti_putf(what, "%s: %s%zu test%s passed", f, y->n == 1 ? "" : "all ", y->n,
                   y->n == 1 ? "" : "s");
-    else
+    else if (y->n_st + y->n_manual == y->n)   /* the rest are the staff's, below */
+        rpti_putf(what, "%s: %s%zu test%s passed (%zu more scored by the course staff, "
+                  "below)", f, y->n_st == 1 ? "" : "all ", y->n_st, y->n_st == 1 ? "" : "s",
+                  y->n_manual);
+    else if (y->n_manual == 0)
         rpti_putf(what, "%s: %zu of %zu tests passed (the other%s %s above)", f, y->n_st,
                   y->n, y->n - y->n_st == 1 ? "" : "s", y->n - y->n_st == 1 ? "is" : "are");
+    else
+        rpti_putf(what, "%s: %zu of %zu tests passed (%zu above, %zu scored by the course "
+                  "staff below)", f, y->n_st, y->n, y->n - y->n_st - y->n_manual,
+                  y->n_manual);
 }
 
 /* ---- text ---- */

@@ -59,20 +59,22 @@ static int explained_by(const struct rpti_ctx *c, size_t i, const struct grade_c
     return t->explained_by && &c->r->causes[t->explained_by - 1] == k && rpti_visible(c, t);
 }
 
-/* "      explained: a, b" (the lead first), for the failures k explains. */
+/* "      explained: a, b" for the failures k explains, in the order the
+ * tests are shown (rpti_order: the lead first unless it depends on one). */
 static void explained_line(const struct rpti_ctx *c, const struct grade_cause *k, int md)
 {
     const struct grade_result *r = c->r;
-    size_t sep = 0;
+    size_t sep = 0, *order = rpti_order(r);
 
     rpti_put(c->out, md ? "  - explained: " : "      explained: ");
-    if (explained_by(c, k->lead, k) && ++sep)
-        rpti_put(c->out, rpti_id(&r->tests[k->lead]));
-    for (size_t i = 0; i < r->n_tests; i++)
-        if (i != k->lead && explained_by(c, i, k)) {
+    for (size_t j = 0; j < r->n_tests; j++) {
+        size_t i = order ? order[j] : j;
+        if (explained_by(c, i, k)) {
             rpti_put(c->out, sep++ ? ", " : "");
             rpti_put(c->out, rpti_id(&r->tests[i]));
         }
+    }
+    free(order);
     rpti_put(c->out, "\n");
 }
 
@@ -117,8 +119,15 @@ static void no_cause_line(const struct rpti_ctx *c, const char *fn, size_t n, si
                           int md)
 {
     static const char *const why[] = {
+#if GRADER_STAFF
         [GRADE_DIAG_NO_DATA] = "not diagnosed (no diagnosis data: `make diag-data` records "
                                "it)",
+#else
+        /* The student's repository has no diag-data target: its data is
+         * specs/public.golden, recorded for the public tests alone. */
+        [GRADE_DIAG_NO_DATA] = "not diagnosed (the known mistakes are recorded for the "
+                               "public tests of the code)",
+#endif
         [GRADE_DIAG_DONE] = "no known mistake explains them",
         [GRADE_DIAG_CUT] = "not diagnosed (the time budget was spent)",
         [GRADE_DIAG_SELECTED] = "no known mistake explains them",
@@ -130,6 +139,28 @@ static void no_cause_line(const struct rpti_ctx *c, const char *fn, size_t n, si
               fn, n, n == 1 ? "" : "s", why[d], rpti_id(&c->r->tests[first]));
 }
 
+/* fn's diagnosis lines; 0 when none of its failures is shown. */
+static int function_lines(const struct rpti_ctx *c, const char *fn, int md)
+{
+    const struct grade_cause *k;
+    size_t first, n = failures_of(c, fn, &first);
+
+    if (n == 0)
+        return 0;
+    if ((k = cause_for(c->r, fn)) != NULL)
+        cause_lines(c, k, n, md);
+    else
+        no_cause_line(c, fn, n, first, md);
+    return 1;
+}
+
+void rpti_causes_of(const struct rpti_ctx *c, const struct grade_test *t)
+{
+    if (t->test && t->status != TEST_PASSED && t->status != TEST_MANUAL_PENDING &&
+        rpti_visible(c, t))
+        (void)function_lines(c, t->test->function, 0);
+}
+
 void rpti_causes(const struct rpti_ctx *c, int md)
 {
     const struct grade_result *r = c->r;
@@ -137,17 +168,12 @@ void rpti_causes(const struct rpti_ctx *c, int md)
 
     for (size_t i = 0; i < r->n_tests; i++) {
         const char *fn = r->tests[i].test ? r->tests[i].test->function : NULL;
-        const struct grade_cause *k;
-        size_t first, n;
-        if (fn == NULL || !first_of_function(r, i) || (n = failures_of(c, fn, &first)) == 0)
+        if (fn == NULL || !first_of_function(r, i) || failures_of(c, fn, &(size_t){0}) == 0)
             continue;
         if (!any++)
             rpti_put(c->out, md ? "## Diagnosis\n\n" : "diagnosis (the most likely cause of "
                      "each function's failures; fix these first):\n");
-        if ((k = cause_for(r, fn)) != NULL)
-            cause_lines(c, k, n, md);
-        else
-            no_cause_line(c, fn, n, first, md);
+        (void)function_lines(c, fn, md);
     }
     if (any && r->diag == GRADE_DIAG_SELECTED)
         rpti_put(c->out, md ? "\n(from the selected tests only: the whole run may say "
@@ -156,17 +182,60 @@ void rpti_causes(const struct rpti_ctx *c, int md)
         rpti_put(c->out, "\n");
 }
 
+/* The index in r->tests of test `id`, or r->n_tests when it is not there. */
+static size_t test_index(const struct grade_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (r->tests[i].test && strcmp(r->tests[i].test->id, id) == 0)
+            return i;
+    return r->n_tests;
+}
+
+/* Append test i to out after every test it depends on that is not there yet
+ * (depth first, in the order of its depends_on): a test never comes before
+ * one it says to fix first. state: 0 not placed, 1 being placed (a cycle,
+ * which spec_load refuses, is cut there), 2 placed. */
+static void place(const struct grade_result *r, size_t i, unsigned char *state, size_t *out,
+                  size_t *n)
+{
+    const struct spec_test *t = r->tests[i].test;
+
+    if (state[i])
+        return;
+    state[i] = 1;
+    for (size_t d = 0; t && d < t->n_depends_on; d++) {
+        size_t j = test_index(r, t->depends_on[d]);
+        if (j < r->n_tests)
+            place(r, j, state, out, n);
+    }
+    state[i] = 2;
+    out[(*n)++] = i;
+}
+
 size_t *rpti_order(const struct grade_result *r)
 {
     size_t *order = calloc(r->n_tests + 1, sizeof *order);
+    size_t *rank = calloc(r->n_tests + 1, sizeof *rank);
+    unsigned char *state = calloc(r->n_tests + 1, 1);
+    size_t n = 0;
 
-    if (order == NULL)
+    if (order == NULL || rank == NULL || state == NULL) {
+        free(rank);
+        free(state);
+        free(order);
         return NULL;
+    }
     if (r->n_causes > 0) {
-        dg_display_order(r, order);
+        dg_display_order(r, rank);
     } else {
         for (size_t i = 0; i < r->n_tests; i++)
-            order[i] = i;
+            rank[i] = i;
     }
+    /* The ranking, each test preceded by what it depends on: "depends on
+     * X: fix that first" is never shown above X (issue 40). */
+    for (size_t k = 0; k < r->n_tests; k++)
+        place(r, rank[k], state, order, &n);
+    free(rank);
+    free(state);
     return order;
 }

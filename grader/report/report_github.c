@@ -3,8 +3,9 @@
  * rubric for the log, fenced off so that nothing in it runs as a command.
  *
  * Annotations: one ::error (or ::warning) per compiler diagnostic, with its
- * line and column; when the submission was graded, one ::error per test that
- * did not pass (no line: a property test does not know one). Every value is
+ * line and column; when the submission was graded, one ::notice with the
+ * text rubric's diagnosis lines, then one ::error per test that did not
+ * pass, in the rubric's order (no line: a property test does not know one). Every value is
  * one line, escaped as the runner expects (%25, %0D, %0A; in properties also
  * %3A and %2C), so a submission's text cannot start a command of its own. */
 #include "report/report.h"
@@ -165,11 +166,26 @@ int rpt_write_github(const struct grade_result *r, const struct rpt_opts *o,
     }
     /* A withheld test passed its property: the value test it waits for
      * carries the annotation (GitHub shows only the first few). */
-    for (i = 0; r->status == GRADE_OK && i < r->n_tests; i++)
-        if (r->tests[i].status != TEST_PASSED &&
-            r->tests[i].status != TEST_MANUAL_PENDING &&
-            r->tests[i].status != TEST_WITHHELD)
-            gh_test(&c, &r->tests[i]);
+    if (r->status == GRADE_OK) {
+        /* The text rubric's diagnosis lines first, then the tests in its
+         * order (GitHub shows only the first few annotations). */
+        struct sb d;
+        struct rpti_ctx w = c;
+        size_t *order = rpti_order(r);
+        sb_init(&d, 16 * c.max + 16384);
+        w.out = &d;
+        rpti_causes(&w, 0);
+        if (d.len)
+            gh_command(&c, "notice", "diagnosis", 0, 0, sb_str(&d), d.len);
+        sb_release(&d);
+        for (i = 0; i < r->n_tests; i++) {
+            const struct grade_test *t = &r->tests[order ? order[i] : i];
+            if (t->status != TEST_PASSED && t->status != TEST_MANUAL_PENDING &&
+                t->status != TEST_WITHHELD)
+                gh_test(&c, t);
+        }
+        free(order);
+    }
     gh_fenced_rubric(&c, e);
     return rpti_finish(&c, e);
 }

@@ -174,7 +174,9 @@ static void detail_body(const struct rpti_ctx *c, const struct grade_test *t,
         rpti_putf(sb, "\n%zu/%zu cases passed", t->cases_passed, t->cases_run);
     if (t->hint && t->hint[0] && t->status != TEST_PASSED)
         rpti_putf(sb, "\nhint: %s", t->hint);
-    if (t->repro && t->repro[0] && t->status != TEST_PASSED)
+    /* rerunning a manual item alone says "pending" again: no command for it */
+    if (t->repro && t->repro[0] && t->status != TEST_PASSED &&
+        t->status != TEST_MANUAL_PENDING)
         rpti_putf(sb, "\nreproduce: %s", t->repro);
 }
 

@@ -88,8 +88,14 @@ void rpti_wrap_block(struct sb *out, const char *s, size_t n, size_t extra);
  * failures it explains; Markdown list items when md. Nothing when no
  * test failed. */
 void rpti_causes(const struct rpti_ctx *c, int md);
+/* The plain diagnosis lines of t's function (rpti_causes' for it), for a
+ * format whose tests are read one by one (Gradescope); nothing when t
+ * passed, is hidden from c, or its function has no shown failure. */
+void rpti_causes_of(const struct rpti_ctx *c, const struct grade_test *t);
 
-/* The order to show r's tests in (dg_display_order), malloc'd with
+/* The order every format shows r's tests in: dg_display_order's ranking
+ * (spec order without a cause), each test preceded by the tests of its
+ * depends_on, so "fix X first" never comes before X. malloc'd with
  * r->n_tests entries; NULL when out of memory (show spec order). */
 size_t *rpti_order(const struct grade_result *r);
 

@@ -187,14 +187,14 @@ static void heap_free(void *p)
 {
     struct rp_heap_blk *b = heap_block(p);
     size_t at = b->off / heap.page, np = b->np;
-    int saved = errno;
 
     blk_rz_check(b);
+    /* errno stays as it was: the call sets it only when it fails (and
+     * writing it would copy a page of the thread's own after the fork) */
     if (fallocate(RP_FD_HEAP, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                   (off_t)(at * heap.page), (off_t)(np * heap.page)) != 0)
         abort();   /* the block would stay counted: say so loudly */
     mark(at, np + 1, 0);
-    errno = saved;
 }
 
 static size_t heap_size(void *p)

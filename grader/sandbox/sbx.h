@@ -94,7 +94,9 @@ void sbx_set_deadline(struct sbx *s, double ms);
  * is stopped by the wall clock at SBX_WALL_FACTOR x the deadline plus
  * SBX_WALL_SLACK_MS, and never after the end set by sbx_set_wall_end.
  * The wall clock here leaves out the time the grader itself was stalled
- * (sbx_stalled). A runner still computing (runnable) at the wall net is
+ * (sbx_stalled), wherever in the call the pause landed, and an answer
+ * that is in when the wall net fires is taken (a returned call). A runner
+ * still computing (runnable) at the wall net is
  * given up to 10 x as long to reach its CPU deadline: a loop on a loaded
  * machine is still the submission's timeout. When the wall net fires
  * while the runner could not run (in uninterruptible I/O, or runnable but
@@ -124,9 +126,11 @@ double sbx_cpu_used(const struct sbx *s);
  * claim (sbx_books.c), so a check cannot outcost the submission's budget. */
 uint64_t sbx_redzone_bytes(const struct sbx *s);
 
-/* The time (ms) the grader did not run while this sandbox waited for its
- * runners (the machine paused, frozen or swapping): no deadline and no
- * wall-clock limit counts it (sbx_set_wall_end's end moves by it too). */
+/* The time (ms) the grader did not run while this sandbox waited for or
+ * watched its runners (the machine paused, frozen or swapping): a wait
+ * that overslept, or a gap between two looks at the clock during a call
+ * or a runner's start; no deadline and no wall-clock limit counts it
+ * (sbx_set_wall_end's end moves by it too). */
 double sbx_stalled(const struct sbx *s);
 
 /* How many runners this sandbox started and reaped so far, and their

@@ -46,10 +46,38 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c, struct impl_result *r,
 #include <sys/types.h>
 
 #define SBX_TICK_MS 100.0        /* longest single wait: stalls are seen */
-#define SBX_STALL_SLACK_MS 50.0  /* oversleeping less than this is not a stall */
+#define SBX_STALL_SLACK_MS 50.0  /* a gap or oversleep under this is not a stall */
 #define SBX_STATE_SAMPLES 5      /* of a runner's state when its wall net fires */
 #define SBX_STATE_ROUNDS 3       /* of samples, while the grader itself stalls */
 #define SBX_WALL_BUSY_FACTOR 10.0 /* a runner busy at its wall net gets this x */
+
+/*
+ * The grader's own stalls (a paused VM, a frozen cgroup, a suspended
+ * laptop, swapping): the time it did not run while it watched a runner,
+ * which no deadline counts. Outside a watch only the grader's waits count:
+ * what a wait overslept by more than SBX_STALL_SLACK_MS is a stall. While
+ * it watches (sbx_watch: a call, a runner's start), every look at the
+ * clock counts: a gap between two looks longer than what the grader asked
+ * to wait in between, by more than the slack, is a stall too, so that a
+ * pause that lands between two waits (after the call's byte was sent and
+ * before the wait for its answer, say: issue 35) is not charged to the
+ * call. Pure: the times are the caller's (ut_now_ms), so it is tested
+ * with made-up ones (tests/test_sbx.c).
+ */
+struct sbx_clock {
+    double stall;   /* ms not counted, so far */
+    double seen;    /* the last look, while watching; 0: not watching */
+    double asked;   /* ms the grader asked to wait since that look */
+};
+
+/* Start (on) or end watching at `now`. */
+void sbx_clock_watch(struct sbx_clock *c, double now, int on);
+
+/* A look at the clock at `now`: `now` less the stalls (sbx_live_ms). */
+double sbx_clock_look(struct sbx_clock *c, double now);
+
+/* A wait of `asked` ms that began at t0 ended at `now`. */
+void sbx_clock_waited(struct sbx_clock *c, double t0, double asked, double now);
 
 struct sbx {
     char *runner;
@@ -60,8 +88,8 @@ struct sbx {
                               (ut_thread_queued_ms; < 0: unknown) */
     double wall_ms;      /* the last call's wall limit, when it tripped; else 0 */
     double cpu_total_ms; /* CPU time of every call so far, timed out ones too */
-    double stall_ms;     /* time the grader itself did not run while it
-                            waited (sbx_poll): no deadline counts it */
+    struct sbx_clock clock; /* time the grader itself did not run while it
+                            waited or watched: no deadline counts it */
     double queued_ms;    /* time its stopped runners waited runnable for a
                             CPU, start-up included (sbx_queued) */
     int machine;         /* the last call's wall net fired while its runner
@@ -98,18 +126,24 @@ enum sbx_wait_end { W_BYTE, W_EOF, W_TIMEOUT, W_ERROR };
 void sbx_sleep_ms(long ms);
 
 /*
- * The sandbox's clock: ut_now_ms() less s->stall_ms, the time the grader
- * was not running while it waited. A machine that is paused, frozen or
- * swapping stops the grader too; its waits then oversleep, and that time
- * is not charged to any deadline (the runner did not run either).
+ * The sandbox's clock: ut_now_ms() less the time the grader was not
+ * running while it waited or watched (struct sbx_clock). A machine that
+ * is paused, frozen or swapping stops the grader too; that time is not
+ * charged to any deadline (the runner did not run either).
  */
-double sbx_live_ms(const struct sbx *s);
+double sbx_live_ms(struct sbx *s);
 
-/* poll() for at most `ms` (and at most SBX_TICK_MS), adding to
- * s->stall_ms what it overslept; poll's result. */
+/* Watch (on) the clock for the grader's own gaps, from now on, or stop
+ * (off): from a call's start to the end of its wait, and a runner's
+ * start. */
+void sbx_watch(struct sbx *s, int on);
+
+/* poll() for at most `ms` (and at most SBX_TICK_MS), adding to the
+ * stalls what it overslept (and, while watching, the gap before it);
+ * poll's result. */
 int sbx_poll(struct sbx *s, struct pollfd *p, unsigned n, double ms);
 
-/* sbx_sleep_ms(ms) that adds to s->stall_ms what it overslept. */
+/* sbx_sleep_ms(ms) that adds to the stalls what it overslept. */
 void sbx_nap(struct sbx *s, long ms);
 
 /* Read what the output pipe holds now (bounded); closes it at EOF. */

@@ -46,35 +46,71 @@ void sbx_sleep_ms(long ms)
         ;
 }
 
-double sbx_live_ms(const struct sbx *s)
+void sbx_clock_watch(struct sbx_clock *c, double now, int on)
 {
-    return ut_now_ms() - s->stall_ms;
+    c->seen = on ? now : 0.0;
+    c->asked = 0.0;
 }
 
-/* A wait of `asked` ms began at t0: what it overslept is a stall. */
-static void note_stall(struct sbx *s, double t0, double asked)
+double sbx_clock_look(struct sbx_clock *c, double now)
 {
-    double late = ut_now_ms() - t0 - asked;
+    if (c->seen > 0) {
+        double gap = now - c->seen - c->asked;
+        if (gap > SBX_STALL_SLACK_MS)
+            c->stall += gap;
+        c->seen = now;
+        c->asked = 0.0;
+    }
+    return now - c->stall;
+}
 
-    if (late > SBX_STALL_SLACK_MS)
-        s->stall_ms += late;
+void sbx_clock_waited(struct sbx_clock *c, double t0, double asked, double now)
+{
+    double late = now - t0 - asked;
+
+    if (c->seen > 0) {
+        /* the look at t0 (sbx_poll, sbx_nap) saw the gap before the wait;
+         * this one sees what the wait overslept */
+        c->asked += asked;
+        sbx_clock_look(c, now);
+    } else if (late > SBX_STALL_SLACK_MS) {
+        c->stall += late;
+    }
+}
+
+double sbx_live_ms(struct sbx *s)
+{
+    return sbx_clock_look(&s->clock, ut_now_ms());
+}
+
+void sbx_watch(struct sbx *s, int on)
+{
+    sbx_clock_watch(&s->clock, ut_now_ms(), on);
+}
+
+/* Before a wait: a look at the clock (a gap since the last one is a
+ * stall, while watching), and the wait's start. */
+static double wait_start(struct sbx *s)
+{
+    (void)sbx_live_ms(s);
+    return ut_now_ms();
 }
 
 int sbx_poll(struct sbx *s, struct pollfd *p, unsigned n, double ms)
 {
-    double asked = fmin(fmax(ms, 0.0), SBX_TICK_MS), t0 = ut_now_ms();
+    double asked = fmin(fmax(ms, 0.0), SBX_TICK_MS), t0 = wait_start(s);
     int rc = poll(p, (nfds_t)n, (int)ceil(asked));
 
-    note_stall(s, t0, asked);
+    sbx_clock_waited(&s->clock, t0, asked, ut_now_ms());
     return rc;
 }
 
 void sbx_nap(struct sbx *s, long ms)
 {
-    double t0 = ut_now_ms();
+    double t0 = wait_start(s);
 
     sbx_sleep_ms(ms);
-    note_stall(s, t0, (double)ms);
+    sbx_clock_waited(&s->clock, t0, (double)ms, ut_now_ms());
 }
 
 static void close_fd(int *fd)
@@ -414,10 +450,11 @@ int sbx_runner_start(struct sbx *s, struct impl_result *r, struct err *e)
         return err_set(e, NULL, 0, 0, "cannot create pipes: %s",
                        strerror(errno));
     }
-    if ((rc = spawn(s, kid, r, e)) != 0)
-        return rc;
-    if (sbx_wait_byte(s, sbx_live_ms(s) + START_TIMEOUT_MS, &c) != W_BYTE ||
-        c != RP_READY_BYTE)
-        return start_failed(s, r);
-    return 0;
+    sbx_watch(s, 1);
+    rc = spawn(s, kid, r, e);
+    if (rc == 0 && (sbx_wait_byte(s, sbx_live_ms(s) + START_TIMEOUT_MS, &c) != W_BYTE ||
+                    c != RP_READY_BYTE))
+        rc = start_failed(s, r);
+    sbx_watch(s, 0);
+    return rc;
 }

@@ -73,6 +73,10 @@ int sc_tokenize(const char *text, const char *name, struct sc_words *out,
         if (i == start)
             i++;
     }
+    /* An empty text is a forgotten TEXT="...", not a text to count. */
+    if (len == strspn(text, " \t\n\r"))
+        return err_set(e, name, 0, 0, "no text given: write three or four sentences, "
+                       "e.g. TEXT=\"The cat sat on the mat. It was warm.\"");
     if (out->n < 2)
         return err_set(e, name, 0, 0, "the text has %zu word%s: attention needs at least two",
                        out->n, out->n == 1 ? "" : "s");

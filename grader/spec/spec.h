@@ -53,6 +53,9 @@ struct spec_test {
     double tolerance;        /* < 0 when not given: the property's default */
     long timeout_ms;         /* 0 when not given: derived (see sbx.h) */
     const char *hint;        /* NULL when not given */
+    const char *hint_premise;/* the evidence the hint assumes, a predicate
+                                of props/prop_premise.h; NULL: none (the
+                                hint is shown for any failure) */
     const char *const *depends_on;
     size_t n_depends_on;
     enum spec_scoring scoring;

@@ -300,6 +300,11 @@ static int f_hint(struct spec_ld *l, void *obj, const struct sy_node *v)
     return get_string(l, v, "hint", &((struct spec_tbuild *)obj)->t->hint);
 }
 
+static int f_hint_premise(struct spec_ld *l, void *obj, const struct sy_node *v)
+{
+    return get_string(l, v, "hint_premise", &((struct spec_tbuild *)obj)->t->hint_premise);
+}
+
 static int f_depends_on(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     struct spec_tbuild *b = obj;
@@ -346,7 +351,7 @@ static const struct field test_fields[] = {
     {"function", f_function, 1}, {"property", f_property, 1},
     {"points", f_points, 1},   {"visibility", f_visibility, 0},
     {"scoring", f_scoring, 0}, {"tolerance", f_tolerance, 0},
-    {"timeout_ms", f_timeout, 0}, {"hint", f_hint, 0},
+    {"timeout_ms", f_timeout, 0}, {"hint", f_hint, 0}, {"hint_premise", f_hint_premise, 0},
     {"depends_on", f_depends_on, 0}, {"cases", f_cases, 1},
 };
 #define N_TEST_FIELDS (sizeof test_fields / sizeof test_fields[0])

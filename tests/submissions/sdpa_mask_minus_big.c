@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: hidden keys get -1e9 added to the score instead of being left out
+ * premise: hidden_key_outweighs
  * names: sdpa.fully_masked_row
  * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more sdpa.domain
  *

@@ -1,5 +1,6 @@
 /* CATALOGUE
  * bug: a query whose keys are all hidden divides 0 by 0 (NaN)
+ * premise: all_hidden_nan
  * names: sdpa.fully_masked_row
  * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more sdpa.domain
  *
