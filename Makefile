@@ -7,7 +7,7 @@
 #   make test       run the project's own test suite (tests/README.md)
 #   make unit       the unit suites alone (single modules, no submission graded)
 #   make bench      benchmarks (medians and ratios, never timed tests)
-#   make audit      the mutation score of public + hidden specs on the reference
+#   make audit      the mutation score of public + hidden specs on every correct solution
 #                   (AUDIT_JOBS=N mutants at once, AUDIT_FORMAT=text|json|markdown)
 #   make test-slurm the Slurm array recipe on a one-node cluster (opt-in; tests/slurm/)
 #   make template   the student repository in dist/student_template
@@ -282,11 +282,18 @@ check: $(CHECK_DEPS)
 	    $(if $(ONLY),--only '$(ONLY)') --spec specs/public.yaml '$(SUB)'
 
 # Exit 1 when a mutant survives or an equivalent one is not in specs/equivalent.txt.
+# The reference and every correct solution of the catalogue and of
+# tests/solutions/ (issue 36): each mutant is judged against its own source,
+# and a last table gives the survivors per source. Not part of make test (it
+# grades about 8,000 mutants); one source: make audit AUDIT_SOURCES=reference/attention.c
 AUDIT_JOBS ?= 2
 AUDIT_FORMAT ?= text
+AUDIT_SOURCES ?= reference/attention.c $(sort $(wildcard tests/submissions/correct_*.c) \
+                 $(shell grep -l '^ \* bug: none' tests/submissions/*.c 2>/dev/null) \
+                 $(wildcard tests/solutions/*.c))
 audit: all
 	$(BUILD)/grader audit --spec specs/public.yaml --spec specs/hidden.yaml \
-	  --jobs $(AUDIT_JOBS) --format $(AUDIT_FORMAT) reference/attention.c
+	  --jobs $(AUDIT_JOBS) --format $(AUDIT_FORMAT) $(AUDIT_SOURCES)
 
 bench: all
 	@sh tests/bench.sh $(BUILD)

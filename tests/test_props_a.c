@@ -342,6 +342,71 @@ Test(props_a, generic_and_invariance_properties_can_fail)
     spec_set_free(s);
 }
 
+/* A softmax whose running max starts at 0, not -INFINITY (issue 36): right
+ * unless every logit of a row is below about -745, where exp underflows in
+ * double and the row becomes 0/0. */
+static int fake_softmax_max_at_zero(void *self, float *x, size_t rows, size_t cols,
+                                    struct impl_result *r, struct err *e)
+{
+    (void)self, (void)e;
+    for (size_t i = 0; i < rows; i++) {
+        float *row = x + i * cols;
+        double m = 0.0, sum = 0.0;
+        for (size_t j = 0; j < cols; j++)
+            m = row[j] > m ? row[j] : m;
+        for (size_t j = 0; j < cols; j++)
+            sum += exp(row[j] - m);
+        for (size_t j = 0; j < cols; j++)
+            row[j] = (float)(exp(row[j] - m) / sum);
+    }
+    fake_done(r, ATTN_OK);
+    return 0;
+}
+
+/* softmax.domain: the reference passes every case at several run seeds; a
+ * max started at 0 fails on the drawn rows of very negative logits, shrunk
+ * to small shapes, and the same seed gives the same verdict (what the
+ * reproduce line relies on). */
+Test(props_a, domain_draws_the_whole_header_reproducibly)
+{
+    struct spec_set *s = load_ours();
+    const struct spec_test *t = spec_find(s, "softmax.domain");
+    const struct prop_def *d = t ? gprop_find(t->function, t->property) : NULL;
+    struct fake f = {*impl_local().ops, 0};
+    struct impl ref = impl_local(), bad = {&f.ops, &f};
+    char first[PROP_MSG_MAX] = "";
+
+    cr_assert(t != NULL && d != NULL);
+    f.ops.softmax_rows = fake_softmax_max_at_zero;
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        for (size_t c = 0; c < t->n_cases; c++) {
+            struct prop_env env = {.student = impl_local(), .reference = &ref, .seed = seed};
+            struct prop_verdict v;
+            struct err e = {0};
+            memset(&v, 0, sizeof v);
+            cr_assert(d->run(&(const struct prop_ctx){&env, t, &t->cases[c], d, &v, &e}) == 0,
+                      "%s", e.msg);
+            cr_expect(v.passed, "the reference, seed %llu case %zu: %s",
+                      (unsigned long long)seed, c, v.msg);
+        }
+    for (int run = 0; run < 2; run++) {
+        struct prop_env env = {.student = bad, .reference = &ref, .seed = 7};
+        struct prop_verdict v;
+        struct err e = {0};
+        memset(&v, 0, sizeof v);
+        cr_assert(d->run(&(const struct prop_ctx){&env, t, &t->cases[0], d, &v, &e}) == 0,
+                  "%s", e.msg);
+        cr_expect(!v.passed, "a max started at 0 passed");
+        cr_expect(strstr(v.msg, "very negative") != NULL, "%s", v.msg);
+        cr_expect(strstr(v.msg, "shrunk from") != NULL, "not shrunk: %s", v.msg);
+        if (run == 0)
+            snprintf(first, sizeof first, "%s", v.msg);
+        else
+            cr_expect_str_eq(v.msg, first, "the same seed drew another case");
+    }
+    spec_set_free(s);
+}
+
 /* A verdict without the reference: the generic reference runners refuse. */
 Test(props_a, reference_runners_need_the_reference)
 {

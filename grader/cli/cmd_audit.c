@@ -11,10 +11,12 @@ static const char usage[] =
     "usage: grader audit [--spec FILE]... [--jobs N] [--format text|json|markdown]\n"
     "                    [--mutators FILE] [--equivalent FILE] [--function NAME]\n"
     "                    [--list] [--seed N] [--matrix]\n"
-    "                    [SOURCE]\n"
+    "                    [SOURCE]...\n"
     "Grade every mutant of SOURCE (default reference/attention.c) with the specs and\n"
     "report the mutation score: killed / (killed + survived), each survivor with its\n"
     "file:line, diff and function, the likely equivalent ones, and the cost.\n"
+    "Several SOURCEs are audited in one run, one after another, each mutant judged\n"
+    "against its own source; a last table gives the survivors per source.\n"
     "--mutators FILE: the operators (default specs/mutators.txt beside the first spec)\n"
     "--equivalent FILE: the kept list of equivalent mutants (default\n"
     "specs/equivalent.txt beside the first spec, when it exists)\n"
@@ -32,6 +34,8 @@ struct audit_args {
     int format, list, matrix;
     unsigned jobs;
     const char *mutators, *equivalent, *source, *function;
+    char *const *sources;       /* argv's SOURCEs (n_sources >= 1) */
+    size_t n_sources;
     char mut_path[CLI_PATH_MAX], eq_path[CLI_PATH_MAX];
 };
 
@@ -70,10 +74,13 @@ static int parse_args(struct audit_args *a, int argc, char **argv)
     a->source = "reference/attention.c";
     if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
         return rc;
-    if (first < argc - 1)
-        return cli_usage("expected at most one SOURCE", usage);
-    if (first == argc - 1)
-        a->source = argv[first];
+    if (first < argc) {
+        a->sources = argv + first;
+        a->n_sources = (size_t)(argc - first);
+    } else {
+        a->sources = (char *const *)&a->source;
+        a->n_sources = 1;
+    }
     if (a->mutators == NULL) {
         beside_spec(a, "mutators.txt", a->mut_path, sizeof a->mut_path);
         a->mutators = a->mut_path;
@@ -144,7 +151,15 @@ static void progress(void *ctx, size_t done, size_t total, const struct aud_muta
         fprintf(stderr, "audit: %zu of %zu mutants graded\n", done, total);
 }
 
-static int run(const struct audit_args *a, const struct spec_set *s, const struct mut_ops *ops)
+/* What a run of several sources says of each, for the last table. */
+struct audit_total {
+    char source[256];
+    size_t n, killed, survived, equivalent, unlisted, invalid;
+    double wall_ms, cpu_ms;
+};
+
+static int run(const struct audit_args *a, const struct spec_set *s, const struct mut_ops *ops,
+               struct audit_total *tot)
 {
     struct aud_opts o;
     struct aud_result *r = NULL;
@@ -172,9 +187,63 @@ static int run(const struct audit_args *a, const struct spec_set *s, const struc
     } else {
         fwrite(sb_str(&sb), 1, sb.len, stdout);
         rc = r->survived || r->unlisted ? CLI_EXIT_NOT_PASSED : CLI_EXIT_OK;
+        snprintf(tot->source, sizeof tot->source, "%s", a->source);
+        tot->n = r->n, tot->killed = r->killed, tot->survived = r->survived;
+        tot->equivalent = r->equivalent, tot->unlisted = r->unlisted;
+        tot->invalid = r->invalid, tot->wall_ms = r->wall_ms, tot->cpu_ms = r->cpu_ms;
     }
     sb_release(&sb);
     aud_result_free(r);
+    return rc;
+}
+
+/* Every SOURCE in turn (each judged against itself), then, for more than
+ * one, a table of each one's survivors: 1 when any survived or has an
+ * unlisted equivalent, 2 on the first error. */
+static int run_all(struct audit_args *a, const struct spec_set *s, const struct mut_ops *ops)
+{
+    struct audit_total *tot = calloc(a->n_sources, sizeof *tot);
+    struct audit_total sum = {"all", 0, 0, 0, 0, 0, 0, 0, 0};
+    int rc = CLI_EXIT_OK;
+    struct err e;
+
+    if (tot == NULL) {
+        err_clear(&e);
+        err_set(&e, NULL, 0, 0, "out of memory");
+        return cli_fail(&e);
+    }
+    for (size_t i = 0; i < a->n_sources; i++) {
+        int one;
+        a->source = a->sources[i];
+        if (a->n_sources > 1)
+            printf("%s== %s ==\n", i ? "\n" : "", a->source);
+        fflush(stdout);
+        one = run(a, s, ops, &tot[i]);
+        if (one != CLI_EXIT_OK && one != CLI_EXIT_NOT_PASSED) {
+            free(tot);
+            return one;
+        }
+        if (one == CLI_EXIT_NOT_PASSED)
+            rc = one;
+    }
+    if (a->n_sources > 1 && a->format == AUD_TEXT) {
+        printf("\nsurvivors per source (each judged against its own outputs):\n");
+        printf("  %-44s %7s %7s %8s %10s %8s %8s\n", "source", "mutants", "killed",
+               "survived", "equivalent", "unlisted", "invalid");
+        for (size_t i = 0; i <= a->n_sources; i++) {
+            const struct audit_total *t = i < a->n_sources ? &tot[i] : &sum;
+            if (i < a->n_sources) {
+                sum.n += t->n, sum.killed += t->killed, sum.survived += t->survived;
+                sum.equivalent += t->equivalent, sum.unlisted += t->unlisted;
+                sum.invalid += t->invalid, sum.wall_ms += t->wall_ms, sum.cpu_ms += t->cpu_ms;
+            }
+            printf("  %-44s %7zu %7zu %8zu %10zu %8zu %8zu\n", t->source, t->n, t->killed,
+                   t->survived, t->equivalent, t->unlisted, t->invalid);
+        }
+        printf("cost: %.0f s wall clock, %.0f s CPU, for %zu sources\n", sum.wall_ms / 1000,
+               sum.cpu_ms / 1000, a->n_sources);
+    }
+    free(tot);
     return rc;
 }
 
@@ -196,7 +265,10 @@ int cmd_audit(int argc, char **argv)
     if ((ops = mut_ops_load(a.mutators, &e)) == NULL)
         return cli_fail(&e);
     if (a.list) {
-        rc = list_mutants(&a, ops);
+        for (size_t i = 0; i < a.n_sources && rc == 0; i++) {
+            a.source = a.sources[i];
+            rc = list_mutants(&a, ops);
+        }
         mut_ops_free(ops);
         return rc;
     }
@@ -204,7 +276,7 @@ int cmd_audit(int argc, char **argv)
         mut_ops_free(ops);
         return CLI_EXIT_USAGE;
     }
-    rc = run(&a, s, ops);
+    rc = run_all(&a, s, ops);
     spec_set_free(s);
     mut_ops_free(ops);
     return rc;

@@ -2,7 +2,7 @@
  * bug: hidden keys get -1e9 added to the score instead of being left out
  * premise: hidden_key_outweighs
  * names: sdpa.fully_masked_row
- * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more
+ * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more sdpa.domain
  *
  * Catalogue entry by props-A: reference/attention.c with attn_scaled_dot_product replaced by a
  * student-style float version carrying the bug above.

@@ -2,7 +2,7 @@
  * bug: a query whose keys are all hidden divides 0 by 0 (NaN)
  * premise: all_hidden_nan
  * names: sdpa.fully_masked_row
- * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more
+ * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more sdpa.domain
  *
  * Catalogue entry by props-A: reference/attention.c with attn_scaled_dot_product replaced by a
  * student-style float version carrying the bug above.

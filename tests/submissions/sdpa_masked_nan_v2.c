@@ -2,7 +2,7 @@
  * bug: a query whose keys are all hidden divides 0 by 0 (NaN)
  * premise: all_hidden_nan
  * names: sdpa.fully_masked_row
- * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more
+ * expect-fail: sdpa.fully_masked_row sdpa.matches_reference sdpa.masked_weights_zero.more sdpa.domain
  *
  * Catalogue entry by diagnosis: reference/attention.c with one function
  * rewritten as the lecture draws it (the whole score matrix, then softmax, then W V, in float), carrying the bug above: a second,

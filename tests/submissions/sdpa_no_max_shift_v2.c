@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: attention's softmax exponentiates the raw scores (no subtraction of the row's maximum), so large logits overflow to Inf and the weights become NaN
- * expect-fail: sdpa.weights_rows_sum_to_one sdpa.non_square.more
+ * expect-fail: sdpa.weights_rows_sum_to_one sdpa.non_square.more sdpa.domain
  *
  * Catalogue entry by diagnosis: reference/attention.c with one function
  * rewritten as the lecture draws it (the whole score matrix, then softmax, then W V, in float), carrying the bug above: a second,

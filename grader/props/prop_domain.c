@@ -1,0 +1,513 @@
+/*
+ * prop_domain.c -- `domain`: the header's whole contract, drawn on purpose
+ * (softmax, sdpa, layer norm).
+ *
+ * The other properties check the shapes and values a spec's author thought
+ * of; a bug that lives elsewhere in the header's domain (a running maximum
+ * started at 0, a max shift skipped above some row length, a row "too flat
+ * to normalise" left at 0, hidden keys taking part in the max) keeps full
+ * marks there. `domain` draws cases from families that cover attention.h's
+ * promises on purpose: shapes from 1 to `max` (long rows, n_k >> n_q and
+ * the reverse, odd and even d), magnitudes from 1e-6 to the header's +-1e4,
+ * scores all very negative, hidden keys with the largest scores, variances
+ * from 0 up with eps 0 and small eps, every mask kind. Draw i of a case uses
+ * family i mod the family count, so a case of `draws` >= that count reaches
+ * every family.
+ *
+ * Each draw is seeded from the case's seed (pu_case_seed: the run's seed
+ * mixed in) and the draw's index: a grade and its reproduce line draw the
+ * same cases. The student's outputs are compared with the reference's
+ * within a tolerance from the arithmetic of a float implementation on that
+ * very input (below, per function). A failing draw is shrunk: its shapes
+ * are halved, drawn again from the same seed and family, while it still
+ * fails; the smallest failing one is reported.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "props/prop_common.h"
+#include "props/prop_defs.h"
+#include "props/prop_util.h"
+
+/* float32 unit roundoff */
+#define U 0x1p-24
+#define DOM_FAMILIES 6
+#define DOM_SHRINK_MAX 12
+
+static const char *const keys_domain[] = {"seed", "draws", "max", NULL};
+
+/* ---- drawing ------------------------------------------------------------- */
+
+/* 10^uniform(lo, hi): magnitudes spread evenly over decades. */
+static double log_uniform(struct pu_rng *r, double lo, double hi)
+{
+    return pow(10.0, lo + (hi - lo) * pu_rng_uniform(r));
+}
+
+/* An integer of [lo, hi] (lo <= hi). */
+static size_t between(struct pu_rng *r, size_t lo, size_t hi)
+{
+    return lo + pu_rng_below(r, hi - lo + 1);
+}
+
+/* A drawn size halved `shrink` times, at least 1. */
+static size_t shrunk(size_t n, int shrink)
+{
+    n >>= shrink;
+    return n ? n : 1;
+}
+
+/* What pc_build reads, as a case of our own (the draw's shapes). */
+struct dom_case {
+    struct spec_param p[8];
+    size_t n;
+    struct spec_case c;
+};
+
+static void dom_num(struct dom_case *d, const char *key, double v)
+{
+    struct spec_param *p = &d->p[d->n++];
+    memset(p, 0, sizeof *p);
+    p->key = key;
+    p->kind = SPEC_NUM;
+    p->num = v;
+}
+
+static void dom_str(struct dom_case *d, const char *key, const char *v)
+{
+    struct spec_param *p = &d->p[d->n++];
+    memset(p, 0, sizeof *p);
+    p->key = key;
+    p->kind = SPEC_STR;
+    p->str = v;
+}
+
+static int dom_build(const struct prop_ctx *x, enum impl_fn fn, struct dom_case *d,
+                     struct pc_call *k)
+{
+    d->c.params = d->p;
+    d->c.n_params = d->n;
+    d->c.line = x->c->line;
+    d->c.col = x->c->col;
+    return pc_build(fn, x->env, x->t, &d->c, k, x->e);
+}
+
+/* ---- softmax --------------------------------------------------------------- */
+
+static const char *const sm_family[DOM_FAMILIES] = {
+    "Gaussian logits, scale 1e-6 to 1e4", "long rows of logits up to +-1e4",
+    "every logit very negative (-1e4 to -1000)", "ties and tiny logits",
+    "one dominant logit among very negative ones", "65 to 160 rows of 1 to 3 columns",
+};
+
+static int sm_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
+                   struct pu_rng *r, struct pc_call *k)
+{
+    struct dom_case d = {0};
+    size_t rows, cols;
+    double m;
+
+    switch (fam) {
+    case 1: rows = between(r, 1, 4), cols = between(r, max / 8 + 1, max); break;
+    case 5: rows = between(r, 65, 160), cols = between(r, 1, 3); break;
+    default: rows = between(r, 1, 8), cols = between(r, 1, 256); break;
+    }
+    dom_num(&d, "rows", (double)shrunk(rows, shrink));
+    dom_num(&d, "cols", (double)shrunk(cols, shrink));
+    if (dom_build(x, IMPL_SOFTMAX, &d, k) < 0)
+        return -1;
+    m = fam == 0 ? log_uniform(r, -6, 4) : fam == 3 ? 1e-6 : log_uniform(r, 2, 4);
+    for (size_t i = 0; i < k->rows; i++) {
+        float *row = k->init[0] + i * k->cols;
+        double base = -log_uniform(r, 3, 4);
+        int tie = pu_rng_below(r, 2) == 0;
+        for (size_t j = 0; j < k->cols; j++) {
+            double g = pu_rng_gauss(r), u = pu_rng_uniform(r);
+            row[j] = (float)(fam == 0 || fam == 5 ? m * g
+                             : fam == 1             ? m * (2 * u - 1)
+                             : fam == 2             ? base + 50 * u
+                             : fam == 3             ? (tie ? 0.0 : m * g)
+                                                    : base + 50 * u);
+        }
+        if (fam == 4) /* at the first or last column, or anywhere */
+            row[i % 3 == 0 ? 0 : i % 3 == 1 ? k->cols - 1 : pu_rng_below(r, k->cols)] =
+                (float)(base + 100 + m);
+    }
+    return 0;
+}
+
+/* A float softmax entry errs by at most ~cols*u (specs/README.md,
+ * "Tolerances / softmax"), whatever the logits' size: x_j - max is exact
+ * enough, and exp's relative error is u*|x_j - max| on weights
+ * e^(x_j - max) that are tiny where it is large. */
+static double sm_tol(const struct pc_call *k, double tol, size_t o, size_t at, double ref)
+{
+    (void)o, (void)at;
+    return tol * fmax(1.0, fabs(ref)) + 2.0 * (double)k->cols * U;
+}
+
+/* ---- sdpa ------------------------------------------------------------------ */
+
+static const char *const sd_family[DOM_FAMILIES] = {
+    "Gaussian inputs of any small shape and mask", "many more keys than queries",
+    "many more queries than keys", "every visible score very negative (-1e4 to -800)",
+    "hidden keys holding the largest scores", "odd and even sizes with byte and full-row masks",
+};
+
+static const char *const sd_masks[] = {"none", "causal", "random", "bytes", "full_row"};
+
+static int sd_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
+                   struct pu_rng *r, struct pc_call *k)
+{
+    struct dom_case d = {0};
+    size_t n_q = between(r, 1, 16), n_k = between(r, 1, 16);
+    size_t d_k = between(r, 1, 64), d_v = between(r, 1, 64);
+    const char *mask = sd_masks[pu_rng_below(r, 5)];
+    double scale = log_uniform(r, -3, 0.5);
+
+    if (fam == 1)
+        n_q = between(r, 1, 4), n_k = between(r, max / 4 + 1, max);
+    else if (fam == 2)
+        n_q = between(r, max / 4 + 1, max), n_k = between(r, 1, 4);
+    else if (fam == 3 || fam == 4)
+        mask = fam == 4 ? "random" : pu_rng_below(r, 2) ? "random" : "none";
+    else if (fam == 5)
+        d_k = 2 * between(r, 0, 4) + 1 + pu_rng_below(r, 2) * 63, /* 1..9 or 64..72 */
+            mask = pu_rng_below(r, 2) ? "bytes" : "full_row";
+    dom_num(&d, "n_q", (double)shrunk(n_q, shrink));
+    dom_num(&d, "n_k", (double)shrunk(n_k, shrink));
+    dom_num(&d, "d_k", (double)shrunk(d_k, shrink));
+    dom_num(&d, "d_v", (double)shrunk(d_v, shrink));
+    dom_str(&d, "mask", mask);
+    dom_num(&d, "seed", (double)pu_rng_below(r, 1u << 20));
+    if (dom_build(x, IMPL_SDPA, &d, k) < 0)
+        return -1;
+    float *Q = k->in[0], *K = k->in[1];
+    const double rd = sqrt((double)k->d_k);
+    if (fam == 0 || fam == 1 || fam == 2 || fam == 5)
+        for (size_t i = 0; i < k->in_len[0]; i++)
+            Q[i] *= (float)scale;
+    if (fam == 3) {
+        /* Q = -a, K in [5, 6]: scores -a * 5.5 * sqrt(d_k), between about
+         * -1e4 and -800 (attention.h's example: Q = [-100], K = [5, 6]) */
+        double a = log_uniform(r, log10(800.0), 4) / (5.5 * rd);
+        for (size_t i = 0; i < k->in_len[0]; i++)
+            Q[i] = (float)(-a * (1 + 0.01 * pu_rng_uniform(r)));
+        for (size_t i = 0; i < k->in_len[1]; i++)
+            K[i] = (float)(5 + pu_rng_uniform(r));
+    } else if (fam == 4) {
+        /* Q in [1, 1.1]; each key hidden from every query with p = 0.4
+         * (one kept visible), K of a hidden key c: its scores c * mean(q) *
+         * sqrt(d_k) lie between S and 1.1 S, S in [1000, 5000], far above
+         * any visible key's (Gaussian K) */
+        double c = log_uniform(r, 3, log10(5000.0)) / rd;
+        size_t keep = pu_rng_below(r, k->n_k);
+        for (size_t i = 0; i < k->in_len[0]; i++)
+            Q[i] = (float)(1 + 0.1 * pu_rng_uniform(r));
+        for (size_t j = 0; j < k->n_k; j++) {
+            if (j == keep || pu_rng_uniform(r) >= 0.4)
+                continue;
+            for (size_t i = 0; i < k->n_q; i++)
+                k->mask[i * k->n_k + j] = 0;
+            for (size_t t = 0; t < k->d_k; t++)
+                K[j * k->d_k + t] = (float)c;
+        }
+    }
+    return 0;
+}
+
+static int sd_visible(const struct pc_call *k, size_t i, size_t j)
+{
+    return k->mask == NULL || k->mask[i * k->n_k + j] != 0;
+}
+
+/*
+ * A float logit of query i errs by delta_i <= (d_k + 2) u max_j sum_t
+ * |q_t k_t| / sqrt(d_k) over its visible keys (gamma_(d_k), the scale);
+ * softmax is 1-Lipschitz from logits to log-weights, so a weight errs by
+ * <= 2 delta_i plus the row sum's n_k u, and an output by that times
+ * max |V| plus its own sum's (n_k + 1) u max |V|.
+ */
+static double sd_tol(const struct pc_call *k, double tol, size_t o, size_t at, double ref)
+{
+    size_t i = o == 0 ? at / k->d_v : at / k->n_k;
+    const float *q = k->in[0] + i * k->d_k;
+    double delta = 0.0, vmax = 0.0, w;
+
+    for (size_t j = 0; j < k->n_k; j++) {
+        double s = 0.0;
+        if (!sd_visible(k, i, j))
+            continue;
+        for (size_t t = 0; t < k->d_k; t++)
+            s += fabs((double)q[t] * k->in[1][j * k->d_k + t]);
+        delta = fmax(delta, s);
+        for (size_t t = 0; t < k->d_v; t++)
+            vmax = fmax(vmax, fabs((double)k->in[2][j * k->d_v + t]));
+    }
+    delta *= (double)(k->d_k + 2) * U / sqrt((double)k->d_k);
+    w = 2 * delta + 2.0 * (double)k->n_k * U;
+    if (o == 1)
+        return tol + w;
+    return tol * fmax(1.0, fabs(ref)) + (w + (double)(k->n_k + 1) * U) * vmax;
+}
+
+/* ---- layer norm ------------------------------------------------------------ */
+
+static const char *const ln_family[DOM_FAMILIES] = {
+    "Gaussian rows of any scale and offset", "constant rows (variance 0), eps 0 or small",
+    "rows of tiny variance (1e-12 to 1e-6), eps 0 or 1e-12",
+    "magnitudes up to 1e4", "long rows", "65 to 160 rows of 1 to 3 columns",
+};
+
+static int ln_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
+                   struct pu_rng *r, struct pc_call *k)
+{
+    static const double eps_of[] = {0, 1e-12, 1e-5, 1e-3, 1};
+    struct dom_case d = {0};
+    size_t rows = between(r, 1, 8), cols = between(r, 1, 256);
+    double eps = eps_of[pu_rng_below(r, 5)];
+
+    if (fam == 1)
+        cols = between(r, 1, max / 2), eps = eps_of[pu_rng_below(r, 3)];
+    else if (fam == 2)
+        eps = pu_rng_below(r, 2) ? 0 : 1e-12;
+    else if (fam == 4)
+        cols = between(r, max / 4 + 1, max), eps = 1e-5;
+    else if (fam == 5)
+        rows = between(r, 65, 160), cols = between(r, 1, 3), eps = pu_rng_below(r, 2) ? 0 : 1e-5;
+    dom_num(&d, "rows", (double)shrunk(rows, shrink));
+    dom_num(&d, "cols", (double)shrunk(cols, shrink));
+    dom_num(&d, "eps", eps);
+    if (dom_build(x, IMPL_LAYERNORM, &d, k) < 0)
+        return -1;
+    for (size_t i = 0; i < k->rows; i++) {
+        float *row = k->init[0] + i * k->cols;
+        /* constant rows hold integers of +-1e4 over at most 1024 columns:
+         * their sums are exact even in float, so the mean is the value
+         * and every deviation 0 (attention.h: "a constant row with eps =
+         * 0 becomes all zeros") */
+        double c = (double)between(r, 0, 20000) - 10000.0;
+        double m = fam == 2 ? log_uniform(r, -6, -3) : fam == 3 ? log_uniform(r, 0, 4)
+                                                               : log_uniform(r, -3, 3);
+        double off = fam == 2 ? 0 : fam == 3 ? (1e4 - m) * (2 * pu_rng_uniform(r) - 1)
+                                             : 4 * m * pu_rng_gauss(r);
+        for (size_t j = 0; j < k->cols; j++)
+            row[j] = (float)(fam == 1 ? c : off + m * pu_rng_gauss(r));
+    }
+    return 0;
+}
+
+/*
+ * Two-pass float layer norm: the mean errs by <= cols u max|x|, the
+ * deviations by that again, and the variance relatively by ~cols u; so an
+ * output (x - mean)/s errs by <= 2 (cols + 2) u max|x| / s + (cols + 2) u
+ * |y|, s = sqrt(var + eps). A constant row (its expected outputs 0) has
+ * exact sums by construction: no rounding there.
+ */
+static double ln_tol(const struct pc_call *k, double tol, size_t o, size_t at, double ref)
+{
+    const float *row = k->init[0] + (at / k->cols) * k->cols;
+    double mean = 0.0, var = 0.0, amax = 0.0, n = (double)k->cols;
+    int constant = 1;
+
+    (void)o;
+    for (size_t j = 0; j < k->cols; j++) {
+        mean += row[j];
+        amax = fmax(amax, fabs((double)row[j]));
+        constant &= row[j] == row[0];
+    }
+    mean /= n;
+    for (size_t j = 0; j < k->cols; j++)
+        var += ((double)row[j] - mean) * ((double)row[j] - mean);
+    var = var / n + k->eps;
+    if (constant || !(var > 0))
+        return tol;
+    return tol * fmax(1.0, fabs(ref)) + (n + 2) * U * (2 * amax / sqrt(var) + fabs(ref));
+}
+
+/* ---- the property ---------------------------------------------------------- */
+
+struct dom_fn {
+    enum impl_fn fn;
+    const char *const *family;
+    size_t max;                 /* default of the key `max` */
+    int (*draw)(const struct prop_ctx *x, int fam, size_t max, int shrink,
+                struct pu_rng *r, struct pc_call *k);
+    double (*tol)(const struct pc_call *k, double tol, size_t o, size_t at, double ref);
+};
+
+static const struct dom_fn dom_fns[] = {
+    {IMPL_SOFTMAX, sm_family, 2048, sm_draw, sm_tol},
+    {IMPL_SDPA, sd_family, 256, sd_draw, sd_tol},
+    {IMPL_LAYERNORM, ln_family, 2048, ln_draw, ln_tol},
+};
+
+static char *shape_of(const struct pc_call *k, char *buf, size_t n)
+{
+    if (k->fn == IMPL_SDPA)
+        snprintf(buf, n, "n_q=%zu, n_k=%zu, d_k=%zu, d_v=%zu, mask=%s", k->n_q, k->n_k,
+                 k->d_k, k->d_v, k->mask_kind);
+    else if (k->fn == IMPL_LAYERNORM)
+        snprintf(buf, n, "rows=%zu, cols=%zu, eps=%g", k->rows, k->cols, (double)k->eps);
+    else
+        snprintf(buf, n, "rows=%zu, cols=%zu", k->rows, k->cols);
+    return buf;
+}
+
+/* Draw `draw` of the case, its shapes halved `shrink` times: 1 when the
+ * student agrees with the reference, 0 with x->v failed (*returned: the
+ * call returned, so its values were wrong), -1 on a grader error. */
+static int one_draw(const struct prop_ctx *x, const struct dom_fn *f, size_t max,
+                    uint64_t draw, int shrink, int *returned, char *shape_out, size_t n)
+{
+    struct pu_rng r;
+    struct pc_call k;
+    struct impl_result res;
+    float *got[PC_MAX_OUT] = {0};
+    char shape[160];
+    const int fam = (int)(draw % DOM_FAMILIES);
+    int ok;
+
+    uint64_t s = pu_case_seed(x->env, x->t, x->c) ^ (0x9e3779b97f4a7c15ull * (draw + 1));
+    pu_rng_seed(&r, s);
+    memset(&k, 0, sizeof k);
+    *returned = 0;
+    if (f->draw(x, fam, max, shrink, &r, &k) < 0) {
+        pc_release(&k);
+        return -1;
+    }
+    shape_of(&k, shape, sizeof shape);
+    snprintf(shape_out, n, "%s", shape);
+    ok = pc_call_ok(x, &k);
+    for (size_t i = 0; ok == 1 && i < k.n_out; i++) {
+        if ((got[i] = pu_floats(k.out_len[i])) == NULL)
+            ok = err_set(x->e, NULL, 0, 0, "out of memory");
+        else
+            memcpy(got[i], k.out[i], k.out_len[i] * sizeof(float));
+    }
+    if (ok == 1 && pc_invoke(x->env->reference, &k, &res, x->e) < 0)
+        ok = -1;
+    else if (ok == 1 && (res.status != CALL_RETURNED || res.rc != ATTN_OK))
+        ok = err_set(x->e, NULL, 0, 0, "the reference %s (rc %d) on %s",
+                     impl_status_name(res.status), res.rc, shape);
+    for (size_t i = 0; ok == 1 && i < k.n_out; i++)
+        for (size_t j = 0; ok == 1 && j < k.out_len[i]; j++) {
+            double ref = k.out[i][j], tol = f->tol(&k, pc_tol(x), i, j, ref);
+            if (!pu_close(ref, got[i][j], tol, 0)) {
+                *returned = 1;
+                ok = pu_fail(x->v, "draw %llu (%s; %s): '%s'[%zu] is %.9g, the reference "
+                             "gives %.9g (tolerance %.3g from the arithmetic)",
+                             (unsigned long long)draw + 1, f->family[fam], shape,
+                             k.out_name[i], j, (double)got[i][j], ref, tol);
+            }
+        }
+    if (ok == 0 && !*returned) { /* crashed, timed out, refused: say where */
+        size_t len = strlen(x->v->msg);
+        snprintf(x->v->msg + len, sizeof x->v->msg - len, " on draw %llu (%s; %s)",
+                 (unsigned long long)draw + 1, f->family[fam], shape);
+    }
+    for (size_t i = 0; i < PC_MAX_OUT; i++)
+        free(got[i]);
+    pc_release(&k);
+    return ok;
+}
+
+static int run_domain(const struct prop_ctx *x)
+{
+    const struct dom_fn *f = NULL;
+    enum impl_fn fn;
+    size_t draws, max;
+    int returned;
+
+    if (x->env->reference == NULL)
+        return err_set(x->e, NULL, 0, 0, "'%s' needs the reference solution", x->t->id);
+    if (pc_fn(x->t, &fn) < 0)
+        return err_set(x->e, NULL, 0, 0, "unknown function '%s'", x->t->function);
+    for (size_t i = 0; i < sizeof dom_fns / sizeof *dom_fns; i++)
+        if (dom_fns[i].fn == fn)
+            f = &dom_fns[i];
+    if (f == NULL)
+        return err_set(x->e, NULL, 0, 0, "no domain property for '%s'", x->t->function);
+    draws = pu_size(x->c, "draws", DOM_FAMILIES);
+    max = pu_size(x->c, "max", f->max);
+    if (max < 8)
+        max = 8;
+    for (uint64_t d = 0; d < draws; d++) {
+        char shape[160];
+        int ok = one_draw(x, f, max, d, 0, &returned, shape, sizeof shape);
+        if (ok != 1)
+            return ok < 0 ? -1 : 0;
+    }
+    return pu_pass(x->v);
+}
+
+/* run_domain with the failing draw shrunk: the verdict of the smallest
+ * shapes that still fail (halved from the draw's, same seed and family),
+ * while halving changes them. */
+static int run_domain_shrunk(const struct prop_ctx *x)
+{
+    struct prop_verdict *best;
+    int rc = run_domain(x), returned;
+    unsigned long long draw;
+    const struct dom_fn *f = NULL;
+    char first[160] = "", last[160] = "", shape[160];
+    size_t max;
+    enum impl_fn fn;
+
+    if (rc < 0 || x->v->passed || sscanf(x->v->msg, "draw %llu (", &draw) != 1 ||
+        pc_fn(x->t, &fn) < 0)
+        return rc;
+    for (size_t i = 0; i < sizeof dom_fns / sizeof *dom_fns; i++)
+        if (dom_fns[i].fn == fn)
+            f = &dom_fns[i];
+    if ((best = malloc(sizeof *best)) == NULL)
+        return rc;
+    *best = *x->v;
+    max = pu_size(x->c, "max", f->max);
+    for (int s = 1; s <= DOM_SHRINK_MAX; s++) {
+        int ok = one_draw(x, f, max < 8 ? 8 : max, draw - 1, s, &returned, shape,
+                          sizeof shape);
+        if (ok < 0) {
+            free(best);
+            return -1;
+        }
+        if (ok == 1 || !returned || strcmp(shape, last) == 0)
+            break; /* passes, fails otherwise, or no smaller than the last */
+        if (s == 1) { /* the draw's own shapes, before any halving */
+            char *p = strchr(best->msg, ';');
+            char *q = p ? strstr(p, "): ") : NULL;
+            if (p && q)
+                snprintf(first, sizeof first, "%.*s", (int)(q - p - 2), p + 2);
+        }
+        *best = *x->v;
+        snprintf(last, sizeof last, "%s", shape);
+    }
+    *x->v = *best;
+    free(best);
+    if (first[0] != '\0') {
+        size_t len = strlen(x->v->msg);
+        snprintf(x->v->msg + len, sizeof x->v->msg - len,
+                 "; shrunk from %s: the smallest of its halvings that still fails", first);
+    }
+    pu_hint(x->v, "the header's whole domain: long rows, scores all very negative, "
+            "hidden keys with the largest scores, rows of (almost) no variance, "
+            "magnitudes up to 1e4");
+    return 0;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+/* Default tolerances: each function's matches_reference default, plus the
+ * bound of the draw's own arithmetic (sm_tol, sd_tol, ln_tol). */
+const struct prop_def prop_domain_defs[] = {
+    {"softmax", "domain", run_domain_shrunk, keys_domain, 2e-5, 1,
+     "cases drawn across the header's whole domain, against the reference", NULL},
+    {"sdpa", "domain", run_domain_shrunk, keys_domain, 1e-4, 1,
+     "cases drawn across the header's whole domain, against the reference", NULL},
+    {"layernorm", "domain", run_domain_shrunk, keys_domain, 2e-4, 1,
+     "cases drawn across the header's whole domain, against the reference", NULL},
+};
+const size_t prop_domain_count = sizeof prop_domain_defs / sizeof prop_domain_defs[0];
