@@ -644,9 +644,12 @@ static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn f
         if ((rc = dgf_families_fit(u, fn, obs, n, &fit, &fits, e)) < 0)
             goto out;
     }
-    /* a twin stays only on evidence as strong as a family's */
+    /* a twin stays only on evidence as strong as a family's, or when the
+     * one family that fits is the same mistake (its lead, the catalogue's
+     * "names:", is kept with it) */
     twin = cause_of(r, impl_fn_name(fn));
     if (twin && !twin->callee && !twin->confirmed &&
+        !(fits == 1 && twin->bug && strcmp(fit->bug, twin->bug) == 0) &&
         (!twin->strong || fits > 1 || weak_evidence(obs, n)))
         drop_cause(r, impl_fn_name(fn));
     twin = cause_of(r, impl_fn_name(fn));

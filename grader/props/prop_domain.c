@@ -41,10 +41,36 @@ static const char *const keys_domain[] = {"seed", "draws", "max", NULL};
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/*
+ * 10^x from square roots alone: 10^floor(x) by multiplication, then one
+ * factor 10^(2^-k) per set bit of the fraction. The student build ships
+ * this file and must hold no exp/pow (tests/template.sh: no answer key);
+ * sqrt is correctly rounded everywhere, so the draws are the same on
+ * every platform, a few ulps from pow.
+ */
+static double pow10_of(double x)
+{
+    double n = floor(x), f = x - n, r = 1.0, root = 10.0;
+
+    for (; n > 0; n--)
+        r *= 10.0;
+    for (; n < 0; n++)
+        r /= 10.0;
+    for (int k = 0; k < 52 && f > 0; k++) {
+        root = sqrt(root);
+        f *= 2.0;
+        if (f >= 1.0) {
+            r *= root;
+            f -= 1.0;
+        }
+    }
+    return r;
+}
+
 /* 10^uniform(lo, hi): magnitudes spread evenly over decades. */
 static double log_uniform(struct pu_rng *r, double lo, double hi)
 {
-    return pow(10.0, lo + (hi - lo) * pu_rng_uniform(r));
+    return pow10_of(lo + (hi - lo) * pu_rng_uniform(r));
 }
 
 /* An integer of [lo, hi] (lo <= hi). */

@@ -516,7 +516,7 @@ static int dispatch(const struct rp_header *h, void *const p[RP_NBUF])
  * after its fork for no output at all. */
 static void flush_pending(FILE *f)
 {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(GRADER_PORTABLE)
     if (__fpending(f) == 0)
         return;
 #endif

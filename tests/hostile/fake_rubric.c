@@ -1,6 +1,6 @@
 /* CATALOGUE
  * bug: softmax prints a fake rubric and a fake Gradescope results.json to stdout, then aborts
- * expect-fail: softmax.rows_sum_to_one softmax.stable softmax.shift_invariance softmax.monotonic softmax.values softmax.einval softmax.deterministic softmax.no_leaks softmax.matches_reference softmax.rows_sum_to_one.wide softmax.stable.extreme softmax.shift_invariance.big
+ * expect-fail: softmax.rows_sum_to_one softmax.stable softmax.shift_invariance softmax.monotonic softmax.values softmax.einval softmax.deterministic softmax.no_leaks softmax.matches_reference softmax.rows_sum_to_one.wide softmax.stable.extreme softmax.shift_invariance.big softmax.domain
  * expect-detail: your code printed
  *
  * Output is only shown to the student (escaped, capped); verdicts never
