@@ -64,14 +64,18 @@ static double exponent_i_at(const struct pc_call *k, size_t p, size_t i)
 }
 
 /* The premise of "sin and cos swapped?": row 0 measured as the swap gives
- * it, cos(0) = 1 in every even column and sin(0) = 0 in every odd one (a
- * PE stored transposed, say, fails at row 0 without it). */
+ * it, cos(0) = 1 in every even column and sin(0) = 0 in every odd one, over
+ * the (sin, cos) pairs (a PE stored transposed, say, fails at row 0 without
+ * it). With odd d the last column has no partner: a cosine there alone (d
+ * = 1) is the odd-d mistake, not a swap. A NaN (an infinite angle) is none. */
 static int swapped_at_row_0(const struct pc_call *k)
 {
-    for (size_t i = 0; i < k->d; i++)
-        if (fabs(k->out[0][i] - (i % 2 == 0 ? 1.0 : 0.0)) > 1e-4)
+    size_t paired = k->d - k->d % 2;
+
+    for (size_t i = 0; i < paired; i++)
+        if (!(fabs(k->out[0][i] - (i % 2 == 0 ? 1.0 : 0.0)) <= 1e-4))
             return 0;
-    return 1;
+    return paired > 0;
 }
 
 static void formula_hint(struct prop_verdict *v, const struct pc_call *k, size_t p,

@@ -12,7 +12,13 @@
  *   mask         the failure depends on the mask: the weights are zero
  *                where the expected are not, or not zero where they are,
  *                or every wrong row hides a key while a row that hides
- *                none is right
+ *                none is right; and either the outputs are attention
+ *                under the mask the weights' own zeros show (a mask always
+ *                causal) or the same inputs with no mask give the right
+ *                answer (one more call; k's outputs are kept). A scale, a
+ *                sum or an index wrong everywhere also leaves hidden keys'
+ *                weights non-zero or NaN (tests/test_diag_mutants.c found
+ *                such mutants shown the mask's hints)
  *   hidden_rows  the failure shows only in rows whose keys are all hidden
  *   null         the failure depends on NULL weights or mask: the same
  *                inputs with a weights buffer and no mask give the right

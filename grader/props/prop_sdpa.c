@@ -9,6 +9,7 @@
 #include "attention.h"
 #include "props/prop_common.h"
 #include "props/prop_defs.h"
+#include "props/prop_premise.h"
 #include "props/prop_sdpa.h"
 #include "oracle/oracle.h"
 #include "props/prop_util.h"
@@ -178,10 +179,26 @@ static int masked_exact_zero(const struct pc_call *k, struct prop_verdict *v,
     return 1;
 }
 
+/* masked_exact_zero in a check: its hint ("is the mask test inverted?")
+ * only when the premise mask holds on this call (a NaN weight, a scale or
+ * an index wrong everywhere is no mask read the wrong way). 1, 0, -1. */
+static int hidden_keys_zero(const struct prop_ctx *x, struct pc_call *k, const char *label)
+{
+    int holds;
+
+    if (masked_exact_zero(k, x->v, label))
+        return 1;
+    if ((holds = ppr_holds("mask", x, k)) == 0)
+        x->v->hint[0] = '\0';
+    return holds < 0 ? -1 : 0;
+}
+
 static int check_masked(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    if (!masked_exact_zero(k, x->v, label))
-        return 0;
+    int ok;
+
+    if ((ok = hidden_keys_zero(x, k, label)) != 1)
+        return ok;
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
@@ -231,8 +248,19 @@ static int hidden_rows_zero(const struct pc_call *k, struct prop_verdict *v,
 
 static int check_full(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
-    if (!hidden_rows_zero(k, x->v, label) || !masked_exact_zero(k, x->v, label))
-        return 0;
+    int ok;
+
+    if (!hidden_rows_zero(k, x->v, label)) {
+        /* its hints speak of the queries that see no key: shown only when
+         * the failure is in those alone (an index wrong everywhere leaves
+         * NaN there too) */
+        int holds = ppr_holds("hidden_rows", x, k);
+        if (holds == 0)
+            x->v->hint[0] = '\0';
+        return holds < 0 ? -1 : 0;
+    }
+    if ((ok = hidden_keys_zero(x, k, label)) != 1)
+        return ok;
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
@@ -274,8 +302,8 @@ static int check_causal(const struct prop_ctx *x, struct pc_call *k, const char 
 
     if (strcmp(k->mask_kind, "causal") != 0)
         return err_set(x->e, NULL, 0, 0, "'%s' needs mask: causal", x->t->id);
-    if (!masked_exact_zero(k, x->v, label))
-        return 0;
+    if ((ok = hidden_keys_zero(x, k, label)) != 1)
+        return ok;
     ok = psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
     if (ok != 1)
         return ok;
