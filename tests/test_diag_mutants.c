@@ -31,6 +31,20 @@
  * go to $(BUILD)/diag-mutants.txt (printed by `make test`).
  * The hand-written bugs of tests/diag_heldout/ (kinds outside the
  * catalogue, kept out of the families' design) are graded the same way.
+ *
+ * On the same graded results, every hint shown is checked against its
+ * premise (issue 40: no hint for a failure whose facts contradict it) by
+ * an experiment of this file's own, never the grader's gate
+ * (props/prop_premise.c, the properties' own tests): the failing case's
+ * call rebuilt and varied on the bug and on the reference implementation
+ * (check_hints below says what contradicts each kind: mask, hidden rows,
+ * NULL, sin/cos swapped, a column the max search skips). A bug's session
+ * is opened again only when a hint with a premise shows. It fails on any
+ * contradicted premise and prints hints shown, checked, held, contradicted
+ * and not reproduced beside the diagnosis's figures. The catalogue's sdpa,
+ * softmax and pe entries (the functions whose tests carry such hints) are
+ * graded on those tests alone and join the count (measured: about 20 s of
+ * CPU more on 48; DIAG_MUTANTS_CATALOGUE=0 leaves them out).
  */
 #include <criterion/criterion.h>
 #include <sys/stat.h>
@@ -225,10 +239,408 @@ static int specific_facts(const char *facts)
     return best;
 }
 
+/* ---- hints against their premises (issue 40, item 4) ---------------------- */
+
+/*
+ * A hint written for one mistake assumes evidence (its premise); the
+ * grader shows it only when its gate (props/prop_premise.c for a spec's
+ * hint_premise, the property's own test for its hints) finds that evidence
+ * in the failing call. Here every hint shown on a graded bug is measured
+ * again by an experiment of its own, not by the gate's code: the failing
+ * case's call rebuilt (pc_build, the run's seed) and varied, run on the bug
+ * and on the reference implementation. A premise is contradicted when the
+ * experiment shows the failure does not rest on what the hint assumes:
+ *   mask    the failure shows just as well when no key is hidden: with the
+ *           mask NULL and with a mask of ones (both: an ignored mask fails
+ *           the first, an inverted one the second), and it is not wholly in
+ *           which keys are hidden (the bug's answer is not the reference's
+ *           under the mask its own zero weights show: a mask always causal);
+ *           or the call has no mask;
+ *   hidden  the failure shows in the queries that see some key: the same
+ *           call without the queries that see none still differs (or the
+ *           call has no such query);
+ *   null    the same inputs with a weights buffer and no mask differ too
+ *           (the failing call being the one with both NULL);
+ *   swap    no pair of columns of a fresh table (n 6, d 8, rows 1..5) holds
+ *           the reference's cosine where its sine belongs and the sine
+ *           where the cosine does; for a mutant, also when its edit is not
+ *           in attn_positional_encoding (the ground truth);
+ *   maxcol  rows of large logits (1e4 in column r of row r, 0 elsewhere)
+ *           come out wrong wherever the large entry is: no column is
+ *           skipped, what is subtracted is not a maximum at all.
+ * "unreproduced": the rebuilt call does not fail (the property failed on
+ * inputs of its own, a redraw); it is counted, not taken as support. A
+ * hint none of these words match restates its test (the formula, the
+ * property) and claims no cause: counted as shown, not checked.
+ */
+enum hint_kind { H_NONE, H_MASK, H_HIDDEN, H_NULL, H_SWAP, H_MAXCOL };
+enum hint_outcome { HO_UNCHECKED, HO_HELD, HO_CONTRADICTED, HO_UNREPRODUCED, HO_COUNT };
+static const char *const honame[HO_COUNT] = {"unchecked", "held", "contradicted",
+                                             "unreproduced"};
+static const char *const hkname[] = {"-", "mask", "hidden", "null", "swap", "maxcol"};
+
+/* Every hint of the specs and the properties that assumes a cause, by its
+ * words (the specs' YAML, grader/props/prop_sdpa.c, prop_sdpa_values.c,
+ * prop_pe.c, prop_softmax.c). */
+static const struct {
+    const char *words;
+    enum hint_kind kind;
+} hint_words[] = {
+    {"leave it out of the max", H_MASK},          /* sdpa.masked_weights_zero */
+    {"a causal mask lets", H_MASK},               /* sdpa.causal */
+    {"hidden keys get weight exactly 0", H_MASK}, /* sdpa.masked_weights_zero.more */
+    {"Is the mask test inverted?", H_MASK},       /* the property's own */
+    {"the future must not leak", H_MASK},         /* causal's own */
+    {"sum of exponentials is 0", H_HIDDEN},       /* fully_masked_row, spec and own */
+    {"sees no key", H_HIDDEN},                    /* fully_masked_row's own */
+    {"test before use", H_NULL},                  /* sdpa.null_weights_and_mask */
+    {"test each before using it", H_NULL},        /* its own */
+    {"sin and cos swapped", H_SWAP},              /* pe.formula's own */
+    {"visit every column", H_MAXCOL},             /* softmax.stable's own */
+};
+
+static enum hint_kind hint_kind_of(const char *hint)
+{
+    for (size_t i = 0; i < sizeof hint_words / sizeof hint_words[0]; i++)
+        if (strstr(hint, hint_words[i].words))
+            return hint_words[i].kind;
+    return H_NONE;
+}
+
+/* Call k on ref, then on im: ref's outputs into want[] (malloc'ed, the
+ * caller frees), im's left in k->out. */
+static void run_both(const struct impl *im, const struct impl *ref, struct pc_call *k,
+                     float **want, struct impl_result *rr, struct impl_result *rm)
+{
+    struct err e;
+
+    cr_assert(pc_invoke(ref, k, rr, &e) == 0, "%s", e.msg);
+    for (size_t o = 0; o < PC_MAX_OUT; o++)
+        want[o] = NULL;
+    for (size_t o = 0; o < k->n_out; o++) {
+        want[o] = malloc(k->out_len[o] * sizeof(float) + 1);
+        cr_assert(want[o] != NULL);
+        memcpy(want[o], k->out[o], k->out_len[o] * sizeof(float));
+    }
+    cr_assert(pc_invoke(im, k, rm, &e) == 0, "%s", e.msg);
+}
+
+static int close_to(double x, double y)
+{
+    return (isnan(x) && isnan(y)) || fabs(x - y) <= 1e-5 * fmax(1.0, fabs(y));
+}
+
+static float *dup_floats(const float *x, size_t n, int nan_fill)
+{
+    float *y = malloc(n * sizeof *y + 1);
+
+    cr_assert(y != NULL);
+    for (size_t i = 0; i < n; i++)
+        y[i] = nan_fill ? NAN : x[i];
+    return y;
+}
+
+/* Whether the answer (rm, k->out) differs from (rr, want): status, return
+ * code, or an entry beyond 1e-5 relative (the two share every line but the
+ * edit). */
+static int answers_differ(const struct pc_call *k, float *const *want,
+                          const struct impl_result *rr, const struct impl_result *rm)
+{
+    if (rr->status != rm->status || (rr->status == CALL_RETURNED && rr->rc != rm->rc))
+        return 1;
+    if (rr->status == CALL_RETURNED && rr->rc == 0)
+        for (size_t o = 0; o < k->n_out; o++)
+            for (size_t j = 0; j < k->out_len[o]; j++)
+                if (!close_to(k->out[o][j], want[o][j]))
+                    return 1;
+    return 0;
+}
+
+/* Whether im's answer to k differs from ref's. */
+static int differs(const struct impl *im, const struct impl *ref, struct pc_call *k)
+{
+    struct impl_result rr, rm;
+    float *want[PC_MAX_OUT];
+    int d;
+
+    run_both(im, ref, k, want, &rr, &rm);
+    d = answers_differ(k, want, &rr, &rm);
+    for (size_t o = 0; o < PC_MAX_OUT; o++)
+        free(want[o]);
+    return d;
+}
+
+/* Whether im's answer to k (left in k->out by run_both) is the reference's
+ * attention under the mask its own weights show (a key hidden where its
+ * weight is 0): a failure wholly in which keys are hidden (a mask always
+ * causal, say, fails with no mask too). */
+static int own_hiding_explains(const struct impl *ref, struct pc_call *k,
+                               const struct impl_result *rm)
+{
+    struct impl_result rr;
+    struct err e;
+    float *mine[PC_MAX_OUT] = {NULL, NULL};
+    unsigned char *mask = k->mask, *own;
+    int same;
+
+    if (rm->status != CALL_RETURNED || rm->rc != 0 || k->n_out < 2)
+        return 0;
+    own = malloc(k->n_q * k->n_k + 1);
+    cr_assert(own != NULL);
+    for (size_t i = 0; i < k->n_q * k->n_k; i++)
+        own[i] = k->out[1][i] != 0.0f;
+    for (size_t o = 0; o < k->n_out; o++)
+        mine[o] = dup_floats(k->out[o], k->out_len[o], 0);
+    k->mask = own;
+    cr_assert(pc_invoke(ref, k, &rr, &e) == 0, "%s", e.msg);
+    same = !answers_differ(k, mine, rm, &rr);
+    k->mask = mask;
+    free(own);
+    for (size_t o = 0; o < PC_MAX_OUT; o++)
+        free(mine[o]);
+    return same;
+}
+
+static int query_sees_none(const struct pc_call *k, size_t i)
+{
+    for (size_t j = 0; j < k->n_k; j++)
+        if (k->mask[i * k->n_k + j])
+            return 0;
+    return 1;
+}
+
+static enum hint_outcome mask_premise(const struct impl *im, const struct impl *ref,
+                                      struct pc_call *k)
+{
+    unsigned char *mask = k->mask, *ones;
+    struct impl_result rr, rm;
+    float *want[PC_MAX_OUT];
+    int bare, all_seen, failed, explained;
+
+    if (mask == NULL)
+        return HO_CONTRADICTED;
+    run_both(im, ref, k, want, &rr, &rm);
+    failed = answers_differ(k, want, &rr, &rm);
+    for (size_t o = 0; o < PC_MAX_OUT; o++)
+        free(want[o]);
+    if (!failed)
+        return HO_UNREPRODUCED;
+    explained = own_hiding_explains(ref, k, &rm);
+    k->mask = NULL;
+    bare = differs(im, ref, k);
+    ones = malloc(k->n_q * k->n_k);
+    cr_assert(ones != NULL);
+    memset(ones, 1, k->n_q * k->n_k);
+    k->mask = ones;
+    all_seen = differs(im, ref, k);
+    k->mask = mask;
+    free(ones);
+    return bare && all_seen && !explained ? HO_CONTRADICTED : HO_HELD;
+}
+
+static enum hint_outcome hidden_premise(const struct impl *im, const struct impl *ref,
+                                        struct pc_call *k)
+{
+    struct pc_call r;
+    size_t none = 0, at = 0;
+    int rc;
+
+    for (size_t i = 0; k->mask && i < k->n_q; i++)
+        none += query_sees_none(k, i);
+    if (none == 0)
+        return HO_CONTRADICTED;
+    if (!differs(im, ref, k))
+        return HO_UNREPRODUCED;
+    if (none == k->n_q)
+        return HO_HELD;
+    /* the same call without the queries that see no key */
+    memset(&r, 0, sizeof r);
+    r.fn = IMPL_SDPA;
+    r.n_q = k->n_q - none;
+    r.n_k = k->n_k, r.d_k = k->d_k, r.d_v = k->d_v;
+    r.mask_kind = k->mask_kind;
+    r.n_in = 3, r.n_out = 2;
+    r.in_len[0] = r.n_q * r.d_k;
+    r.in[0] = dup_floats(NULL, r.in_len[0], 1);
+    r.in[1] = dup_floats(k->in[1], r.in_len[1] = k->in_len[1], 0);
+    r.in[2] = dup_floats(k->in[2], r.in_len[2] = k->in_len[2], 0);
+    r.mask = malloc(r.n_q * r.n_k + 1);
+    cr_assert(r.mask != NULL);
+    for (size_t i = 0; i < k->n_q; i++) {
+        if (query_sees_none(k, i))
+            continue;
+        memcpy(r.in[0] + at * r.d_k, k->in[0] + i * k->d_k, k->d_k * sizeof(float));
+        memcpy(r.mask + at * r.n_k, k->mask + i * k->n_k, k->n_k);
+        at++;
+    }
+    r.out_len[0] = r.n_q * r.d_v, r.out_len[1] = r.n_q * r.n_k;
+    for (size_t o = 0; o < 2; o++) {
+        r.out[o] = dup_floats(NULL, r.out_len[o], 1);
+        r.init[o] = dup_floats(NULL, r.out_len[o], 1);
+    }
+    rc = differs(im, ref, &r);
+    pc_release(&r);
+    return rc ? HO_CONTRADICTED : HO_HELD;
+}
+
+static enum hint_outcome null_premise(const struct impl *im, const struct impl *ref,
+                                      struct pc_call *k)
+{
+    unsigned char *mask = k->mask;
+    float *w = k->out[1], *wi = k->init[1];
+    size_t n_out = k->n_out;
+    int bare, buffered = 0;
+
+    if (n_out < 2)
+        return HO_UNREPRODUCED;
+    k->mask = NULL;
+    k->out[1] = k->init[1] = NULL;
+    k->n_out = 1;
+    bare = differs(im, ref, k);   /* weights NULL, mask NULL: the failing call */
+    k->out[1] = w, k->init[1] = wi, k->n_out = n_out;
+    if (bare)
+        buffered = differs(im, ref, k);
+    k->mask = mask;
+    return !bare ? HO_UNREPRODUCED : buffered ? HO_CONTRADICTED : HO_HELD;
+}
+
+/* A call of fn with one output of n floats, NaN before each call. */
+static void own_call(struct pc_call *k, enum impl_fn fn, size_t n)
+{
+    memset(k, 0, sizeof *k);
+    k->fn = fn;
+    k->n_out = 1;
+    k->out_len[0] = n;
+    k->out[0] = dup_floats(NULL, n, 1);
+    k->init[0] = dup_floats(NULL, n, 1);
+}
+
+static enum hint_outcome swap_premise(const struct impl *im, const struct impl *ref,
+                                      const char *edit_fn)
+{
+    struct pc_call k;
+    struct impl_result rr, rm;
+    float *want[PC_MAX_OUT];
+    size_t pairs = 0;
+
+    own_call(&k, IMPL_PE, 6 * 8);
+    k.n = 6, k.d = 8;
+    run_both(im, ref, &k, want, &rr, &rm);
+    for (size_t p = 1; rm.status == CALL_RETURNED && rm.rc == 0 && p < k.n; p++)
+        for (size_t c = 0; c + 1 < k.d; c += 2) {
+            const float *m = k.out[0] + p * k.d, *w = want[0] + p * k.d;
+            pairs += fabs(w[c] - w[c + 1]) > 1e-3 && close_to(m[c], w[c + 1]) &&
+                     close_to(m[c + 1], w[c]);
+        }
+    free(want[0]);
+    pc_release(&k);
+    if (edit_fn && strcmp(edit_fn, "attn_positional_encoding") != 0)
+        return HO_CONTRADICTED;
+    return pairs ? HO_HELD : HO_CONTRADICTED;
+}
+
+static enum hint_outcome maxcol_premise(const struct impl *im, const struct impl *ref)
+{
+    enum { C = 8 };
+    struct pc_call k;
+    struct impl_result rr, rm;
+    float *want[PC_MAX_OUT];
+    size_t right = 0;
+
+    own_call(&k, IMPL_SOFTMAX, C * C);
+    k.rows = k.cols = C;
+    for (size_t r = 0; r < C; r++)
+        for (size_t j = 0; j < C; j++)
+            k.init[0][r * C + j] = r == j ? 1e4f : 0.0f;
+    run_both(im, ref, &k, want, &rr, &rm);
+    for (size_t r = 0; rm.status == CALL_RETURNED && rm.rc == 0 && r < C; r++) {
+        int ok = 1;
+        for (size_t j = 0; j < C; j++)
+            ok &= close_to(k.out[0][r * C + j], want[0][r * C + j]);
+        right += ok;
+    }
+    free(want[0]);
+    pc_release(&k);
+    return right == C ? HO_UNREPRODUCED : right ? HO_HELD : HO_CONTRADICTED;
+}
+
+/*
+ * Measure the premise of every hint r shows (path graded with specs s;
+ * edit_fn: the C function a mutant's edit is in, NULL for a hand-written
+ * bug) and append one line per hint to out: "hint <outcome> <kind> <test>
+ * <label>". The bug is compiled again only when a hint has a premise.
+ */
+static void check_hints(const struct spec_set *s, const char *path, const char *edit_fn,
+                        const struct grade_result *r, const char *label, FILE *out)
+{
+    struct grade_session *gs = NULL;
+    struct impl ref = impl_local(), im = {0};
+    struct prop_env env = {0};
+    struct err e;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct grade_test *t = &r->tests[i];
+        enum hint_kind kind = t->hint ? hint_kind_of(t->hint) : H_NONE;
+        enum hint_outcome o = HO_UNCHECKED;
+        enum impl_fn tf;
+        if (!t->hint || !t->hint[0] || t->status == TEST_PASSED)
+            continue;
+        if (kind != H_NONE && gs == NULL) {
+            char *refusal = NULL;
+            gs = grade_session_open(path, TEST_BUILDDIR, s, &refusal, &e);
+            free(refusal);
+            cr_assert(gs != NULL, "%s: no session: %s", path, e.msg);
+            im = grade_session_impl(gs, 2000.0);
+            env.student = im;
+            env.reference = &ref;
+            env.seed = 1;
+        }
+        if (kind == H_SWAP)
+            o = swap_premise(&im, &ref, edit_fn);
+        else if (kind == H_MAXCOL)
+            o = maxcol_premise(&im, &ref);
+        else if (kind != H_NONE) {
+            struct pc_call k;
+            if (pc_fn(t->test, &tf) < 0 || tf != IMPL_SDPA ||
+                t->failed_case >= t->test->n_cases ||
+                pc_build(IMPL_SDPA, &env, t->test, &t->test->cases[t->failed_case], &k,
+                         &e) < 0)
+                o = HO_UNREPRODUCED;
+            else {
+                o = kind == H_MASK ? mask_premise(&im, &ref, &k)
+                  : kind == H_HIDDEN ? hidden_premise(&im, &ref, &k)
+                                     : null_premise(&im, &ref, &k);
+                pc_release(&k);
+            }
+        }
+        fprintf(out, "hint %s %s %s %s\n", honame[o], hkname[kind], t->test->id, label);
+    }
+    if (gs)
+        grade_session_close(gs);
+}
+
+/* Tally the hint lines of a verdict file into h[HO_COUNT]. */
+static void tally_hints(const char *path, size_t *h)
+{
+    FILE *f = fopen(path, "r");
+    char line[2048];
+
+    while (f && fgets(line, sizeof line, f)) {
+        char w[16], o[16];
+        if (sscanf(line, "%15s %15s", w, o) != 2 || strcmp(w, "hint") != 0)
+            continue;
+        for (int i = 0; i < HO_COUNT; i++)
+            h[i] += strcmp(o, honame[i]) == 0;
+    }
+    if (f)
+        fclose(f);
+}
+
 /* Grade path (only: a --only pattern or NULL) and append one line per
- * failing function to out: "<fn> <verdict> <label>". */
-static void judge(const char *path, const char *only, const char *label, struct gold *g,
-                  FILE *out)
+ * failing function to out: "<fn> <verdict> <label>", then one per hint
+ * shown (check_hints; edit_fn as there). */
+static void judge(const char *path, const char *only, const char *edit_fn, const char *label,
+                  struct gold *g, FILE *out)
 {
     struct err e;
     struct spec_set *s = tg_specs(1, &e);
@@ -272,6 +684,8 @@ static void judge(const char *path, const char *only, const char *label, struct 
                 v == V_FACT && specific_facts(r->facts[fn]) == 1 ? "shape-only" : "-", label,
                 k ? " cause: " : "", k ? k->bug : "");
     }
+    if (r->status == GRADE_OK)
+        check_hints(s, path, edit_fn, r, label, out);
     fflush(out);
     grade_result_free(r);
     spec_set_free(s);
@@ -326,6 +740,75 @@ static void tally(const char *path, size_t *v)
         fclose(f);
 }
 
+/* The tests whose hints (the spec's or the property's own) assume a cause:
+ * the ones the catalogue's entries are graded on here. */
+#define PREMISE_TESTS "^(sdpa\\.(masked_weights_zero|fully_masked_row|causal|null_weights_and_mask)" \
+                      "|softmax\\.stable|pe\\.(formula|values))"
+
+/* Grade the catalogue's sdpa, softmax and pe entries (the functions whose
+ * tests carry such hints) on PREMISE_TESTS, `workers` in parallel, and
+ * tally their hints' premises into h (DIAG_MUTANTS_CATALOGUE=0: not). */
+static void catalogue_hints(size_t *h)
+{
+    struct dirent **list = NULL;
+    int nd = scandir(CAT_DIR, &list, tg_is_c, tg_by_name), kept = 0;
+    pid_t pid[WORKERS];
+
+    for (int i = 0; i < nd; i++) {
+        const char *n = list[i]->d_name;
+        if (strncmp(n, "sdpa_", 5) == 0 || strncmp(n, "softmax_", 8) == 0 ||
+            strncmp(n, "pe_", 3) == 0)
+            list[kept++] = list[i];
+        else
+            free(list[i]);
+    }
+    for (int w = 0; w < WORKERS; w++) {
+        if ((pid[w] = fork()) == 0) {
+            char out[600];
+            FILE *f;
+            snprintf(out, sizeof out, "%s/verdicts-cat-%d", WORK, w);
+            f = fopen(out, "w");
+            for (int i = w; f && i < kept; i += WORKERS) {
+                struct err e;
+                struct spec_set *s = tg_specs(1, &e);
+                struct grade_opts go;
+                struct grade_result *r = NULL;
+                char path[600];
+                if (s == NULL)
+                    _exit(3);
+                snprintf(path, sizeof path, "%s/%s", CAT_DIR, list[i]->d_name);
+                memset(&go, 0, sizeof go);
+                go.specs = s;
+                go.seed = 1;
+                go.data_dir = TEST_BUILDDIR;
+                go.only = PREMISE_TESTS;
+                if (grade_submission(path, &go, &r, &e) != 0)
+                    _exit(4);
+                if (r->status == GRADE_OK)
+                    check_hints(s, path, NULL, r, list[i]->d_name, f);
+                fflush(f);
+                grade_result_free(r);
+                spec_set_free(s);
+            }
+            if (f)
+                fclose(f);
+            _exit(0);
+        }
+    }
+    for (int w = 0; w < WORKERS; w++) {
+        int st = 0;
+        char out[600];
+        waitpid(pid[w], &st, 0);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "catalogue worker %d failed "
+                  "(status %d)", w, st);
+        snprintf(out, sizeof out, "%s/verdicts-cat-%d", WORK, w);
+        tally_hints(out, h);
+    }
+    for (int i = 0; i < kept; i++)
+        free(list[i]);
+    free(list);
+}
+
 Test(diag_mutants, held_out, .timeout = 3000)
 {
     const char *set = getenv("DIAG_MUTANTS_SET");
@@ -336,6 +819,8 @@ Test(diag_mutants, held_out, .timeout = 3000)
     struct mut_mutant *m = NULL;
     struct pick *picks;
     size_t len, n = 0, k = 0, v[V_COUNT + 1] = {0}, heldv[V_COUNT + 1] = {0};
+    size_t hs[HO_COUNT] = {0}, hc[HO_COUNT] = {0};
+    int catalogue = !getenv("DIAG_MUTANTS_CATALOGUE") || atoi(getenv("DIAG_MUTANTS_CATALOGUE"));
     char *src = read_all(REF_SRC, &len);
     pid_t pid[WORKERS];
     FILE *fig;
@@ -387,7 +872,7 @@ Test(diag_mutants, held_out, .timeout = 3000)
                 free(msrc);
                 snprintf(label, sizeof label, "m%05zu %s:%d %s", picks[i].index, mm->function,
                          mm->line, mm->op);
-                judge(path, reach_of(mm->function), label, g, f);
+                judge(path, reach_of(mm->function), mm->function, label, g, f);
             }
             if (f)
                 fclose(f);
@@ -402,6 +887,7 @@ Test(diag_mutants, held_out, .timeout = 3000)
         cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "worker %d failed (status %d)", w, st);
         snprintf(out, sizeof out, "%s/verdicts-%d", WORK, w);
         tally(out, v);
+        tally_hints(out, hs);
     }
     /* the hand-written bugs, graded on every function */
     {
@@ -413,22 +899,36 @@ Test(diag_mutants, held_out, .timeout = 3000)
         for (int i = 0; i < nd; i++) {
             char path[600];
             snprintf(path, sizeof path, "%s/%s", HELD_DIR, list[i]->d_name);
-            judge(path, NULL, list[i]->d_name, g, f);
+            judge(path, NULL, NULL, list[i]->d_name, g, f);
             free(list[i]);
         }
         free(list);
         fclose(f);
         gold_free(g);
         tally(WORK "/verdicts-hand", heldv);
+        tally_hints(WORK "/verdicts-hand", hs);
     }
+    if (catalogue)
+        catalogue_hints(hc);
     {
-        size_t fails = 0, hf = 0;
+        size_t fails = 0, hf = 0, shown = 0, cshown = 0;
         double share;
         for (int i = 0; i < V_COUNT; i++)
             fails += v[i], hf += heldv[i];
+        for (int i = 0; i < HO_COUNT; i++)
+            shown += hs[i], cshown += hc[i];
         share = fails ? 100.0 * (double)(v[V_RIGHT] + v[V_CALLEE] + v[V_FACT]) / (double)fails
                       : 0.0;
-        char text[1200];
+        char text[2000], cat[400];
+        if (catalogue)
+            snprintf(cat, sizeof cat, "  hints shown on the catalogue's sdpa, softmax and pe "
+                     "entries (their tests with such hints): %zu; with a premise: %zu: held %zu, "
+                     "contradicted %zu, not reproduced %zu\n", cshown,
+                     cshown - hc[HO_UNCHECKED], hc[HO_HELD], hc[HO_CONTRADICTED],
+                     hc[HO_UNREPRODUCED]);
+        else
+            snprintf(cat, sizeof cat, "  (the catalogue's hints: left out, "
+                     "DIAG_MUTANTS_CATALOGUE=0)\n");
         snprintf(text, sizeof text,
                  "diagnosis on unseen bugs (%s set of audit mutants, %zu graded; "
                  "DIAG_MUTANTS_SET=design for the other):\n"
@@ -436,10 +936,15 @@ Test(diag_mutants, held_out, .timeout = 3000)
                  "callee named %zu, facts given %zu (%zu of them only the smallest failing "
                  "shape), nothing said %zu (cause or fact: %.0f %%)\n"
                  "  hand-written bugs (tests/diag_heldout/): %zu failing functions: right %zu, "
-                 "wrong %zu, callee %zu, facts %zu, nothing %zu\n",
+                 "wrong %zu, callee %zu, facts %zu, nothing %zu\n"
+                 "  hints shown on both: %zu; with a premise, measured again by an experiment "
+                 "of their own: %zu: held %zu, contradicted %zu, failing call not reproduced "
+                 "%zu (the other %zu restate their test)\n%s",
                  design ? "design" : "held-out", k, fails, v[V_RIGHT], v[V_WRONG], v[V_CALLEE],
                  v[V_FACT], v[V_COUNT], v[V_NOTHING], share, hf, heldv[V_RIGHT], heldv[V_WRONG],
-                 heldv[V_CALLEE], heldv[V_FACT], heldv[V_NOTHING]);
+                 heldv[V_CALLEE], heldv[V_FACT], heldv[V_NOTHING], shown,
+                 shown - hs[HO_UNCHECKED], hs[HO_HELD], hs[HO_CONTRADICTED], hs[HO_UNREPRODUCED],
+                 hs[HO_UNCHECKED], cat);
         fputs(text, stderr);
         if ((fig = fopen(TEST_BUILDDIR "/diag-mutants.txt", "w")) != NULL) {
             fputs(text, fig);
@@ -447,6 +952,9 @@ Test(diag_mutants, held_out, .timeout = 3000)
         }
         cr_expect(v[V_WRONG] == 0 && heldv[V_WRONG] == 0,
                   "a wrong cause was named (see %s/verdicts-*)", WORK);
+        cr_expect(hs[HO_CONTRADICTED] + hc[HO_CONTRADICTED] == 0, "%zu hints shown whose "
+                  "premise the failure contradicts (lines 'hint contradicted' in "
+                  "%s/verdicts-*)", hs[HO_CONTRADICTED] + hc[HO_CONTRADICTED], WORK);
         cr_expect(fails > 0 && share >= 60.0, "cause or fact for %.0f %% of the failing "
                   "functions, under 60 %%", share);
     }
