@@ -94,12 +94,4 @@ int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun
                 struct err *e)
     __attribute__((warn_unused_result));
 
-/*
- * The order a rubric shows r's tests in: spec order, except that each
- * cause's lead failure moves up to where its function's first test not
- * passed (failed or withheld) was, so that the first failure shown for a
- * function is the one that names its bug. order has r->n_tests entries (indices into r->tests).
- */
-void dg_display_order(const struct grade_result *r, size_t *order);
-
 #endif
