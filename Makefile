@@ -166,7 +166,8 @@ $(DEP_FILES):
 -include $(wildcard $(DEP_FILES))
 
 # The catalogue's known mistakes as data, for the staff rubric's diagnosis
-# (grade/diag.h; the template ships its own, public-only, specs/public.golden).
+# (grade/diag.h, recorded by grade/diag_record.c; the template ships its own,
+# public-only, specs/public.golden).
 DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
 # What it is recorded from: the catalogue, the specs, the reference, the
 # recording code (and, in the hash, the grader's version). Recording grades
@@ -177,8 +178,9 @@ DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
 # recording, `make test` fails on a stale one (tests/diag-data.sh).
 # It is remade when an input changes, not on every relink of the grader.
 DIAG_INPUTS := reference/attention.c specs/public.yaml specs/hidden.yaml $(DIAG_SUBS) \
-               grader/grade/diag.c grader/oracle/golden.c grader/oracle/golden_io.c \
-               grader/props/prop_common.c grader/cli/cmd_golden.c tests/diag-data.sh
+               grader/grade/diag.c grader/grade/diag_record.c grader/oracle/golden.c \
+               grader/oracle/golden_io.c grader/props/prop_common.c grader/cli/cmd_golden.c \
+               tests/diag-data.sh
 $(BUILD)/diag.golden: $(DIAG_INPUTS) tests/diag.golden tests/diag.golden.inputs \
                       | $(BUILD)/grader $(BUILD)/runner_main.o
 	@sh tests/diag-data.sh use $(BUILD) $(DIAG_INPUTS)

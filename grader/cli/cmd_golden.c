@@ -4,8 +4,9 @@
  * catalogue submission given with the oracle recording (oracle/oracle.h),
  * so that every expected value any of those gradings needed -- the right
  * ones and the wrong variants a diagnosis compares with -- is kept; then
- * it records each buggy catalogue entry as a known variant (props/diag.h)
- * and writes the store next to the spec (oracle/golden.h).
+ * it records each buggy catalogue entry as a known variant
+ * (grade/diag_record.h) and writes the store next to the spec
+ * (oracle/golden.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #include "cli/cli.h"
 #include "core/util.h"
 #include "grade/grade.h"
-#include "grade/diag.h"
+#include "grade/diag_record.h"
 #include "oracle/golden.h"
 #include "oracle/oracle.h"
 
@@ -140,8 +141,8 @@ static int record_some(const struct golden_args *a, const struct spec_set *s,
          * values come from the trusted math, the gradings only walk every
          * path that asks for one.) */
         for (int tries = 0; rc == 0; tries++) {
-            rc = i == 0 ? dg_record_reference(o, s, a->c.seed, a->c.data_dir, a->subs[i], e)
-                        : dg_record_variant(o, s, a->c.seed, a->c.data_dir, a->subs[i], r, e);
+            rc = i == 0 ? dgr_record_reference(o, s, a->c.seed, a->c.data_dir, a->subs[i], e)
+                        : dgr_record_variant(o, s, a->c.seed, a->c.data_dir, a->subs[i], r, e);
             if (rc == 0 || tries == 4 || strstr(e->msg, "refused") == NULL)
                 break;
             rc = 0; /* refused before anything was recorded: try again */

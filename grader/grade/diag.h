@@ -3,12 +3,12 @@
  * likely cause and how many failures it explains. Prefix dg_.
  *
  * The causes are the catalogue's known wrong variants (tests/submissions/),
- * recorded as data by `grader golden` (oracle/golden.h): for each variant,
- * the tests it fails, the shape of each failure's message, and a sample of
- * its outputs on the standard call of every case of its function's tests.
- * After the tests ran, dg_diagnose makes the same standard calls on the
- * submission for each failing test's cases and compares (the rule: see
- * dg_diagnose). The cause of a function is the known mistake explaining
+ * recorded as data by `grader golden` (grade/diag_record.h): for each
+ * variant, the tests it fails, the shape of each failure's message, and a
+ * sample of its outputs on the standard call of every case of its
+ * function's tests. After the tests ran, dg_diagnose makes the same
+ * standard calls on the submission for each failing test's cases and
+ * compares (the rule: see dg_diagnose). The cause of a function is the known mistake explaining
  * most of its failures; its lead failure is the explained one that the
  * fewest other variants fail, i.e. the test that names this mistake best.
  *
@@ -18,36 +18,10 @@
 #ifndef GRD_DIAG_H
 #define GRD_DIAG_H
 
-#include <stdint.h>
-
 #include "core/err.h"
 #include "grade/grade.h"
 #include "grade/grade_run.h"
 #include "oracle/oracle.h"
-
-/*
- * Record the catalogue submission at `path` (already graded into r with the
- * same specs and seed) as a known variant in o->store: its function (the
- * file name's prefix, e.g. "sdpa" for sdpa_no_scale.c), its bug (the
- * header's "bug:" line) and failing tests, then its outputs on every case
- * of its function's tests (it is run again in a grading session). Entries
- * whose bug is "none", or whose prefix names no function, are skipped.
- * Returns 0, or -1 with e set.
- */
-int dg_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
-                      const char *data_dir, const char *path,
-                      const struct grade_result *r, struct err *e)
-    __attribute__((warn_unused_result));
-
-/*
- * Record the reference at `path` (graded with the same specs and seed):
- * its outputs on every case of every function's tests, which tell where a
- * known mistake computes the right answer (no evidence) and where it does
- * not. Returns 0, or -1 with e set.
- */
-int dg_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
-                        const char *data_dir, const char *path, struct err *e)
-    __attribute__((warn_unused_result));
 
 /* What the diagnosis may spend: the submission's budget left after its
  * tests (CPU ms) and the wall-clock end of its run (ut_now_ms() time),
@@ -93,13 +67,5 @@ int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun
                 const struct grade_opts *o, struct dg_budget *b, struct grade_result *r,
                 struct err *e)
     __attribute__((warn_unused_result));
-
-/*
- * The order a rubric shows r's tests in: spec order, except that each
- * cause's lead failure moves up to where its function's first test not
- * passed (failed or withheld) was, so that the first failure shown for a
- * function is the one that names its bug. order has r->n_tests entries (indices into r->tests).
- */
-void dg_display_order(const struct grade_result *r, size_t *order);
 
 #endif

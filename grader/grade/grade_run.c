@@ -11,25 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grade/grade_deadline.h"
 #include "grade/grade_gate.h"
 #include "grade/grade_lanes.h"
 #include "grade/grade_ledger.h"
 #include "grade/grade_props.h"
+#include "grade/grade_repro.h"
 #include "grade/diag_fit.h"
 #include "props/prop.h"
-#include "core/strbuf.h"
 #include "core/util.h"
 
-/* A call's deadline is CPU time (see sbx.h): DEADLINE_FACTOR x the CPU
- * time the reference's whole property takes on the same case, at least
- * DEADLINE_FLOOR_MS. CPU time barely moves with the machine's load, so a
- * slow submission's verdicts are the same on a busy machine as on an idle
- * one; the wall clock only stops calls that sleep. */
-#define DEADLINE_FACTOR 50.0    /* x the reference's time on the same case */
-#define DEADLINE_FLOOR_MS 250.0 /* start-up and page faults of a fresh runner */
-#define DEADLINE_DEFAULT_MS 1000.0 /* no reference (student build) */
-/* The budget is CPU time too: the grader's own (the reference, trusted
- * math) plus the runners'. The wall clock is a safety net at
+/* A call's deadline is CPU time (grade_deadline.h). The budget is CPU
+ * time too: the grader's own (the reference, trusted math) plus the
+ * runners'. The wall clock is a safety net at
  * BUDGET_WALL_FACTOR x it, for calls that sleep or a machine so loaded
  * that nothing runs; time the runners spent waiting for a CPU does not
  * count against it (the kernel's count, grun_hooks.stalled). */
@@ -142,34 +136,6 @@ static size_t selected_cases(const struct spec_test *t, const unsigned char *sel
     return n;
 }
 
-/*
- * The one command that reruns case k of t: "make check ONLY='^sdpa\.causal#2$'"
- * by default, or o's repro_pre/repro_post around the quoted pattern. Test
- * ids hold no quote (spec.c checks their characters), so single quotes
- * suffice. Returns a new string, or NULL when out of memory.
- */
-static char *repro_command(const struct grade_opts *o, const struct spec_test *t, size_t k)
-{
-    /* The written part has its own target: it grades answers.yaml. */
-    const char *pre = o->repro_pre ? o->repro_pre
-                      : strcmp(t->function, "written") == 0 ? "make check-written ONLY="
-                      : "make check ONLY=";
-    struct sb sb;
-    int bad;
-
-    sb_init(&sb, 0);
-    bad = sb_adds(&sb, pre) || sb_adds(&sb, "'^");
-    for (const char *p = t->id; *p && !bad; p++)
-        bad = (*p == '.' && sb_addch(&sb, '\\')) || sb_addch(&sb, *p);
-    bad = bad || sb_addf(&sb, "#%zu$'", k + 1) ||
-          sb_adds(&sb, o->repro_post ? o->repro_post : "");
-    if (bad) {
-        sb_release(&sb);
-        return NULL;
-    }
-    return sb_detach(&sb, NULL);
-}
-
 /* The state of one lane: its implementation, and the CPU time of its
  * thread and runners when the running test started. */
 struct loop {
@@ -210,35 +176,6 @@ static double charged_ms(const struct loop *L)
     return ut_thread_cpu_ms() - L->cpu0 + runners_ms(L->h) - L->runners0;
 }
 
-/* The deadline a case is tried with first: the test's own timeout_ms, the
- * floor (staff: every real deadline is at least that), or the default
- * (the student build, which has no reference to time). */
-static double first_deadline(const struct loop *L, const struct spec_test *t)
-{
-    if (t->timeout_ms > 0)
-        return (double)t->timeout_ms;
-    return L->reference != NULL ? DEADLINE_FLOOR_MS : DEADLINE_DEFAULT_MS;
-}
-
-/* The case's real deadline: DEADLINE_FACTOR x the CPU time the reference's
- * whole property takes on it, at least the floor; -1 on a grader error. */
-static double case_deadline(struct loop *L, const struct prop_def *d,
-                            const struct spec_test *t, const struct spec_case *c,
-                            struct err *e)
-{
-    struct prop_env env = {*L->reference, L->reference, L->o->seed, 0,
-                           L->submission_dir, L->o->orc};
-    struct prop_verdict v;
-    const struct prop_ctx x = {&env, t, c, d, &v, e};
-    double t0;
-
-    memset(&v, 0, sizeof v);
-    t0 = ut_thread_cpu_ms();
-    if (d->run(&x) < 0)
-        return -1;
-    return fmax(DEADLINE_FLOOR_MS, DEADLINE_FACTOR * (ut_thread_cpu_ms() - t0));
-}
-
 /* One try of case c under `deadline`, capped by the budget less what the
  * test cost so far: napping just under every deadline cannot make one
  * test outlast the budget (and the ledger cuts every test after the one
@@ -273,14 +210,14 @@ static int run_case(struct loop *L, const struct prop_def *d,
                     struct err *e)
 {
     const struct spec_case *c = &t->cases[k];
-    double deadline = first_deadline(L, t), real;
+    double deadline = gdl_first(t, L->reference != NULL), real;
     struct prop_verdict v;
     double t0 = ut_now_ms();
 
     if (try_case(L, d, t, c, deadline, &v, e) < 0)
         return -1;
     if (v.call.status == CALL_TIMEOUT && t->timeout_ms <= 0 && L->reference != NULL) {
-        if ((real = case_deadline(L, d, t, c, e)) < 0)
+        if ((real = gdl_measured(L->reference, L->o, L->submission_dir, d, t, c, e)) < 0)
             return -1;
         if (real > deadline) {
             if (L->h && L->h->reset) /* as if the first try never was */
@@ -421,7 +358,7 @@ static int record(struct loop *L, const struct spec_test *t, size_t ncases,
     tr->message = failure_message(L, t, ty);
     tr->hint = strdup(ty->fail.hint[0] ? ty->fail.hint
                                        : t->hint && !ty->fail.hint_refuted ? t->hint : "");
-    tr->repro = repro_command(L->o, t, ty->first_fail);
+    tr->repro = grp_command(L->o, t, ty->first_fail);
     return tr->message && tr->hint && tr->repro ? 0 : -1;
 }
 

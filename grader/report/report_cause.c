@@ -1,12 +1,13 @@
 /*
  * report_cause.c -- diagnosis first (grade/diag.h): the lines a rubric
  * opens with, one per function with failures, and the order its tests are
- * shown in. Shared by the text and Markdown writers (report_util.h).
+ * shown in (each cause's lead failure first: the ranking is the report's,
+ * from the causes in grade_result). Shared by the writers (report_util.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "grade/diag.h"
+#include "grade/grade.h"
 #include "report/report_util.h"
 
 static int is_failure(enum grade_test_status st)
@@ -231,6 +232,38 @@ static void place(const struct grade_result *r, size_t i, unsigned char *state, 
     out[(*n)++] = i;
 }
 
+/* The first test of function fn in spec order that a rubric shows as not
+ * passed (failed, or its points withheld), or r->n_tests. */
+static size_t first_not_passed(const struct grade_result *r, const char *fn)
+{
+    for (size_t i = 0; i < r->n_tests; i++)
+        if (r->tests[i].status != TEST_PASSED && r->tests[i].status != TEST_MANUAL_PENDING &&
+            strcmp(r->tests[i].test->function, fn) == 0)
+            return i;
+    return r->n_tests;
+}
+
+/* The diagnosis's ranking of r's tests into rank (r->n_tests entries,
+ * indices into r->tests): spec order, except that each cause's lead
+ * failure moves up to where its function's first test not passed (failed
+ * or withheld) was, so that the first failure shown for a function is the
+ * one that names its bug. */
+static void cause_rank(const struct grade_result *r, size_t *rank)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const char *fn = r->tests[i].test->function;
+        const struct grade_cause *c = cause_for(r, fn);
+        size_t first = c ? first_not_passed(r, fn) : r->n_tests;
+        if (c && i == c->lead && first < i)
+            continue; /* already shown, first */
+        if (c && i == first && c->lead != i)
+            rank[n++] = c->lead;
+        rank[n++] = i;
+    }
+}
+
 size_t *rpti_order(const struct grade_result *r)
 {
     size_t *order = calloc(r->n_tests + 1, sizeof *order);
@@ -245,7 +278,7 @@ size_t *rpti_order(const struct grade_result *r)
         return NULL;
     }
     if (r->n_causes > 0) {
-        dg_display_order(r, rank);
+        cause_rank(r, rank);
     } else {
         for (size_t i = 0; i < r->n_tests; i++)
             rank[i] = i;

@@ -93,10 +93,13 @@ void rpti_causes(const struct rpti_ctx *c, int md);
  * passed, is hidden from c, or its function has no shown failure. */
 void rpti_causes_of(const struct rpti_ctx *c, const struct grade_test *t);
 
-/* The order every format shows r's tests in: dg_display_order's ranking
- * (spec order without a cause), each test preceded by the tests of its
- * depends_on, so "fix X first" never comes before X. malloc'd with
- * r->n_tests entries; NULL when out of memory (show spec order). */
+/* (report_cause.c) The order every format shows r's tests in: spec order,
+ * except that each cause's lead failure (grade.h) moves up to where its
+ * function's first test not passed (failed or withheld) was, so that the
+ * first failure shown for a function is the one that names its bug; and
+ * each test preceded by the tests of its depends_on, so "fix X first"
+ * never comes before X. malloc'd with r->n_tests entries; NULL when out of
+ * memory (show spec order). */
 size_t *rpti_order(const struct grade_result *r);
 
 #endif
