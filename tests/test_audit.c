@@ -377,6 +377,52 @@ Test(audit, a_non_reference_source_is_judged_against_itself, .timeout = 600)
     mut_ops_free(ops);
 }
 
+/* Whether the kept list names the equivalent mutant fn: before ==> after
+ * of `source`. */
+static int kept_names(const char *list, const char *source, const char *fn, const char *before,
+                      const char *after)
+{
+    char path[] = "/tmp/test_audit_kept_XXXXXX";
+    int fd = mkstemp(path);
+    struct aud_mutant m;
+    struct err e;
+    int rc;
+
+    cr_assert(fd >= 0 && write(fd, list, strlen(list)) == (ssize_t)strlen(list));
+    close(fd);
+    memset(&m, 0, sizeof m);
+    m.cls = AUD_EQUIVALENT;
+    snprintf(m.m.function, sizeof m.m.function, "%s", fn);
+    snprintf(m.before, sizeof m.before, "%s", before);
+    snprintf(m.after, sizeof m.after, "%s", after);
+    rc = aud_apply_kept(path, source, &m, 1, &e);
+    unlink(path);
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    return m.listed;
+}
+
+/* Several [source] lines in a row head one block, for solutions that
+ * share a function word for word; a [source] line after an entry starts
+ * a new block, which inherits nothing from the one before. */
+Test(audit, source_lines_in_a_row_share_one_block)
+{
+    static const char list[] =
+        "[source a.c]\n"
+        "# a comment between the headings\n"
+        "[source dir/b.c]\n"
+        "f: if (x > m) ==> if (x >= m)  # a tie keeps the same max\n"
+        "[source c.c]\n"
+        "f: int i = 0; ==> int i = 1;  # c.c's own\n";
+
+    cr_expect(kept_names(list, "a.c", "f", "if (x > m)", "if (x >= m)"));
+    cr_expect(kept_names(list, "dir/b.c", "f", "if (x > m)", "if (x >= m)"));
+    cr_expect(kept_names(list, "c.c", "f", "int i = 0;", "int i = 1;"));
+    cr_expect_not(kept_names(list, "c.c", "f", "if (x > m)", "if (x >= m)"),
+                  "c.c's block starts after an entry: it holds only its own");
+    cr_expect_not(kept_names(list, "a.c", "f", "int i = 0;", "int i = 1;"));
+    cr_expect_not(kept_names(list, "d.c", "f", "if (x > m)", "if (x >= m)"));
+}
+
 /* Whether the mutants m[0..n) of src include one whose diff gives `after`
  * for the line `before`. */
 static int has_mutant(const struct mut_mutant *m, size_t n, const char *src, const char *before,

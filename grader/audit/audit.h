@@ -138,7 +138,9 @@ int aud_equivalent(const char *mutant, const char *original, const char *data_di
  * starts the entries of one source: they name mutants of a source shown as
  * PATH (or ending in /PATH) only, so the reference's confirmed entries are
  * never taken for another solution's; entries before any such line hold
- * for every source. Sets m->listed and the reason in m->detail for each
+ * for every source. Several "[source PATH]" lines in a row (comments
+ * between them aside) head one block whose entries hold for each of those
+ * sources: code that several solutions share word for word. Sets m->listed and the reason in m->detail for each
  * equivalent mutant of `source` the list names.
  * 0, or -1 with e set at the malformed line.
  */

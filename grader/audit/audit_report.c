@@ -275,7 +275,7 @@ int aud_apply_kept(const char *path, const char *source, struct aud_mutant *m, s
 {
     FILE *f = fopen(path, "r");
     char line[1024], fn[AUD_LINE_MAX], before[AUD_LINE_MAX], after[AUD_LINE_MAX], why[AUD_LINE_MAX];
-    int ln = 0, rc = 0, ours = 1;
+    int ln = 0, rc = 0, ours = 1, heading = 0;
 
     if (f == NULL)
         return err_set(e, path, 0, 0, "cannot read the kept list '%s'", path);
@@ -290,10 +290,15 @@ int aud_apply_kept(const char *path, const char *source, struct aud_mutant *m, s
                 rc = err_set(e, path, ln, 1, "expected '[source PATH]'");
             line[len - 1] = '\0';
             trim(line + 8);
-            ours = rc == 0 && names_source(line + 8, source ? source : "");
+            /* "[source A]" lines in a row head one block: its entries
+             * hold for each source they name (text-identical code) */
+            ours = rc == 0 && ((heading && ours) || names_source(line + 8, source ? source : ""));
+            heading = 1;
             continue;
         }
         k = parse_entry(line, fn, before, after, why);
+        if (k == 0)
+            heading = 0;
         if (k < 0)
             rc = err_set(e, path, ln, 1, "expected 'FUNCTION: BEFORE ==> AFTER  # REASON'");
         else if (k == 0 && ours)
