@@ -363,6 +363,7 @@ Test(audit, a_non_reference_source_is_judged_against_itself, .timeout = 600)
     m = find(r, 53, "if (w[j] >= m)");
     cr_expect_eq(m->cls, AUD_EQUIVALENT, "class %d: %s", m->cls, m->detail);
     cr_expect(m->listed, "the kept list names it for this source");
+    cr_expect_not(m->rounding, "the same bit for bit");
     cr_expect_str_eq(m->detail, "a tie keeps the same max");
     cr_expect_eq(r->survived, 0);
     aud_result_free(r);
@@ -374,6 +375,38 @@ Test(audit, a_non_reference_source_is_judged_against_itself, .timeout = 600)
     cr_expect_eq(r->unlisted, 1);
     aud_result_free(r);
     unlink(path);
+    mut_ops_free(ops);
+}
+
+#define FLOAT_ONLY TEST_SRCDIR "/tests/submissions/correct_float_only.c"
+
+/* A float solution's mutant that adds 1 to every score of a query before
+ * its softmax (shift-invariant) computes the same function and rounds its
+ * own way: equivalent up to rounding, not a survivor. One that starts the
+ * row's sum at 1 passes these tests too, yet is a different function: it
+ * survives, and its outputs are not "up to rounding" of the source's. */
+Test(audit, a_mutant_that_only_moves_the_rounding_is_equivalent, .timeout = 600)
+{
+    struct err e;
+    struct mut_ops *ops = mut_ops_parse("init start 1\n", 13, "ops", &e);
+    struct aud_result *r;
+    const struct aud_mutant *m;
+    int sums = 0;
+
+    cr_assert(ops != NULL, "%s", e.msg);
+    r = audit_src(FLOAT_ONLY, "tests/submissions/correct_float_only.c", DIR "sdpa.yaml", ops,
+                  DIR "equivalent.txt", "attend");
+    m = find(r, 70, "float dot = 1;");
+    cr_expect_eq(m->cls, AUD_EQUIVALENT, "class %d: %s", m->cls, m->detail);
+    cr_expect(m->rounding, "equivalent up to rounding, not bit for bit");
+    for (size_t i = 0; i < r->n; i++)
+        if (r->mut[i].m.line == 68 && strstr(r->mut[i].after, "sum = 1")) {
+            sums++;
+            cr_expect_neq(r->mut[i].cls, AUD_EQUIVALENT, "a sum started at 1: %s",
+                          r->mut[i].detail);
+        }
+    cr_expect_eq(sums, 1, "one mutant of the sum's start");
+    aud_result_free(r);
     mut_ops_free(ops);
 }
 

@@ -167,8 +167,9 @@ static int audit_mutant(const struct aud_run *R, size_t k, struct aud_mutant *m)
                                 sizeof m->detail, &e);
         if (eq < 0)
             rc = -1;
-        else if (eq == 1) {
+        else if (eq > 0) {
             m->cls = AUD_EQUIVALENT;
+            m->rounding = eq == 2;
             m->detail[0] = '\0';
         }
     }

@@ -45,6 +45,8 @@ struct aud_mutant {
     char detail[256];           /* invalid: why; survived: where outputs differ;
                                    equivalent: the kept reason, or "" */
     int listed;                 /* equivalent and named by the kept list */
+    int rounding;               /* equivalent up to rounding only, not bit
+                                   for bit (aud_equivalent's 2) */
     /* --matrix (aud_opts.matrix), killed: graded through every test */
     int alone;                  /* 1 + the index of the one case of `test`
                                    that fails, when no other case of any
@@ -119,11 +121,15 @@ int aud_format_parse(const char *s);
 /*
  * Whether the mutant at path `mutant` (a source file) gives the outputs
  * of `original` (the source it was made from, built the same way; NULL:
- * the reference linked into the grader) bit for bit: every function, on
- * every case shape of `specs` and on trials_per_fn random inputs (sizes,
- * masks, magnitudes, ties, eps, with and without weights). 1 yes, 0 no
- * (why says where it differs, or that it was refused), -1 grader error
- * (e set). Staff build.
+ * the reference linked into the grader): every function, on every case
+ * shape of `specs` and on trials_per_fn random inputs (sizes, one in five
+ * above every size a `guard` operator tests, masks, magnitudes from 1e-7
+ * to 1e4 and mixed, ties, eps, with and without weights). 1 bit for bit;
+ * 2 up to rounding (where they differ, the mutant is no farther from the
+ * reference's outputs than 4 times the source's own distance plus 8 float
+ * ulps: it moves the rounding, like a constant added to every score of a
+ * row in float); 0 no (why says where it differs, or that it was
+ * refused); -1 grader error (e set). Staff build.
  */
 int aud_equivalent(const char *mutant, const char *original, const char *data_dir,
                    const struct spec_set *specs, size_t trials_per_fn, uint64_t seed,

@@ -54,7 +54,8 @@ static int add_section(struct sb *sb, const struct aud_result *r, enum aud_class
         if (c == AUD_SURVIVED)
             bad = bad || sb_addf(sb, "      %s\n", m->detail);
         else if (c == AUD_EQUIVALENT)
-            bad = bad || sb_addf(sb, "      %s\n", m->listed ? m->detail
+            bad = bad || sb_addf(sb, "      %s%s\n", m->rounding ? "(up to rounding) " : "",
+                                 m->listed ? m->detail
                                  : "NOT in the kept list: confirm it, then add it with a reason");
     }
     return bad;
@@ -133,7 +134,7 @@ static int write_human(const struct aud_result *r, int md, struct sb *sb)
     bad = bad || add_section(sb, r, AUD_SURVIVED, md,
                              "SURVIVED (no test fails; outputs differ from its source's)");
     bad = bad || add_section(sb, r, AUD_EQUIVALENT, md,
-                             "likely equivalent (same outputs as its source, bit for bit)");
+                             "likely equivalent (same outputs as its source, bit for bit or up to rounding)");
     bad = bad || add_killers(sb, r, md);
     if (r->cases)
         bad = bad || add_cases(sb, r, md);
@@ -158,7 +159,8 @@ static int json_mutant(struct sb *sb, const struct aud_mutant *m)
               sb_addch(sb, ',') || json_add_key(sb, "how") || json_add_strz(sb, m->status, 32) ||
               sb_addch(sb, ',');
     if (m->cls == AUD_EQUIVALENT)
-        bad = bad || sb_addf(sb, "\"listed\":%s,", m->listed ? "true" : "false");
+        bad = bad || sb_addf(sb, "\"listed\":%s,\"rounding\":%s,", m->listed ? "true" : "false",
+                             m->rounding ? "true" : "false");
     return bad || json_add_key(sb, "detail") || json_add_strz(sb, m->detail, 256) ||
            sb_addch(sb, '}');
 }
