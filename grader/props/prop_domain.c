@@ -125,7 +125,8 @@ static int dom_build(const struct prop_ctx *x, enum impl_fn fn, struct dom_case 
 
 static const char *const sm_family[DOM_FAMILIES] = {
     "Gaussian logits, scale 1e-6 to 1e4", "long rows of logits up to +-1e4",
-    "every logit very negative (-1e4 to -1000)", "ties and tiny logits",
+    "every logit very negative (-1e4 to -1000)",
+    "ties, tiny logits, rows of every decade from 1e-7 to 1e4 and 0",
     "one dominant logit among very negative ones", "65 to 160 rows of 1 to 3 columns",
 };
 
@@ -158,6 +159,15 @@ static int sm_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
                              : fam == 3             ? (tie ? 0.0 : m * g)
                                                     : base + 50 * u);
         }
+        if (fam == 3 && i % 2 == 1) /* every decade in one row, and zeros:
+                                       a maximum left at a tiny first logit
+                                       overflows exp on a later large one */
+            for (size_t j = 0; j < k->cols; j++) {
+                size_t dec = pu_rng_below(r, 13); /* 1e-7 .. 1e4, or 0 */
+                double sign = pu_rng_below(r, 2) ? 1.0 : -1.0;
+                row[j] = dec == 12 ? 0.0f : (float)(sign * pow10_of((double)dec - 7.0) *
+                                                     (1 + pu_rng_uniform(r)) / 2);
+            }
         if (fam == 4) /* at the first or last column, or anywhere */
             row[i % 3 == 0 ? 0 : i % 3 == 1 ? k->cols - 1 : pu_rng_below(r, k->cols)] =
                 (float)(base + 100 + m);
@@ -178,7 +188,8 @@ static double sm_tol(const struct pc_call *k, double tol, size_t o, size_t at, d
 /* ---- sdpa ------------------------------------------------------------------ */
 
 static const char *const sd_family[DOM_FAMILIES] = {
-    "Gaussian inputs of any small shape and mask", "many more keys than queries",
+    "any small shape and mask, a first key of zeros, then keys of every decade from 1e-7 to 1e3",
+    "many more keys than queries, or one key about 14 above many (weights below 1e-6)",
     "many more queries than keys", "every visible score very negative (-1e4 to -800)",
     "hidden keys holding the largest scores", "odd and even sizes with byte and full-row masks",
 };
@@ -193,8 +204,12 @@ static int sd_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     size_t d_k = between(r, 1, 64), d_v = between(r, 1, 64);
     const char *mask = sd_masks[pu_rng_below(r, 5)];
     double scale = log_uniform(r, -3, 0.5);
+    int peaked = fam == 1 && pu_rng_below(r, 2);
 
-    if (fam == 1)
+    if (peaked)
+        n_q = between(r, 1, 4), n_k = between(r, max / 2 + 1, max), d_k = between(r, 1, 8),
+        mask = "none";
+    else if (fam == 1)
         n_q = between(r, 1, 4), n_k = between(r, max / 4 + 1, max);
     else if (fam == 2)
         n_q = between(r, max / 4 + 1, max), n_k = between(r, 1, 4);
@@ -216,6 +231,37 @@ static int sd_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     if (fam == 0 || fam == 1 || fam == 2 || fam == 5)
         for (size_t i = 0; i < k->in_len[0]; i++)
             Q[i] *= (float)scale;
+    if (fam == 0) {
+        /* key 0 all zeros (its score 0), every other key of a decade of
+         * its own, 1e-7 to 1e3, or 0, and Gaussian queries of scale 1 to
+         * 3: a query's first score 0, a later one in the hundreds (a
+         * running maximum left at a tiny first score overflows exp) */
+        for (size_t i = 0; i < k->in_len[0]; i++)
+            Q[i] = (float)(Q[i] * (1 + 2 * pu_rng_uniform(r)) / scale);
+        for (size_t j = 0; j < k->n_k; j++) {
+            size_t dec = j == 0 ? 11 : pu_rng_below(r, 12); /* 1e-7 .. 1e3, or 0 */
+            for (size_t t = 0; t < k->d_k; t++)
+                K[j * k->d_k + t] *= dec == 11 ? 0.0f : (float)pow10_of((double)dec - 7.0);
+        }
+    } else if (peaked) {
+        /* one query repeated; key `top` scores L in [14, 14.5] (K = L
+         * sqrt(d_k) q / |q|^2), every other key 0 (K = 0): each other
+         * weight is e^-L / (1 + (n_k - 1) e^-L), 5e-7 to 8e-7, and their
+         * values 50 to 100, so that a step skipping weights below 1e-6
+         * drops n_k * 6e-7 * 75, far above the tolerance */
+        double L = 14 + 0.5 * pu_rng_uniform(r), qq = 0.0;
+        size_t top = pu_rng_below(r, k->n_k);
+        for (size_t t = 0; t < k->d_k; t++)
+            qq += (double)Q[t] * Q[t];
+        for (size_t i = 1; i < k->n_q; i++)
+            memcpy(Q + i * k->d_k, Q, k->d_k * sizeof *Q);
+        for (size_t j = 0; j < k->n_k; j++)
+            for (size_t t = 0; t < k->d_k; t++)
+                K[j * k->d_k + t] = j == top && qq > 0 ? (float)(L * rd * Q[t] / qq) : 0.0f;
+        for (size_t j = 0; j < k->n_k; j++)
+            for (size_t t = 0; j != top && t < k->d_v; t++)
+                k->in[2][j * k->d_v + t] = (float)(50 + 50 * pu_rng_uniform(r));
+    }
     if (fam == 3) {
         /* Q = -a, K in [5, 6]: scores -a * 5.5 * sqrt(d_k), between about
          * -1e4 and -800 (attention.h's example: Q = [-100], K = [5, 6]) */
