@@ -46,13 +46,17 @@ static size_t rnd_size(struct eq_rng *r, size_t lo, size_t hi)
 static void fill(struct eq_rng *r, float *x, size_t n, int style)
 {
     static const double mags[] = {1.0, 3.0, 30.0, 1000.0};
+    /* A table, not pow(): the shipped grader holds no exp/pow (the
+     * template's no-answer-key check). */
+    static const double decade[] = {1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1,
+                                    1.0,  1e1,  1e2,  1e3,  1e4};
     double m = style == 6 ? 1e4 : style == 8 ? 1e-7 : mags[style % 4];
 
     for (size_t i = 0; i < n; i++) {
         double u = (double)(rnd(r) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
         if (style == 7) {
-            int dec = (int)(rnd(r) % 13) - 7; /* a decade of 1e-7 .. 1e4, or 0 */
-            x[i] = dec == 5 ? 0.0f : (float)(u * pow(10.0, dec));
+            size_t dec = (size_t)(rnd(r) % 13); /* a decade of 1e-7 .. 1e4, or 0 */
+            x[i] = dec == 12 ? 0.0f : (float)(u * decade[dec]);
         } else {
             x[i] = style == 4 || style == 5 ? (float)floor(u * 3.0) : (float)(u * m);
         }
