@@ -234,12 +234,15 @@ static int sd_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     if (fam == 0) {
         /* key 0 all zeros (its score 0), every other key of a decade of
          * its own, 1e-7 to 1e3, or 0, and Gaussian queries of scale 1 to
-         * 3: a query's first score 0, a later one in the hundreds (a
-         * running maximum left at a tiny first score overflows exp) */
+         * 3: a query's first score 0, a later one in the hundreds or
+         * thousands (a running maximum left at a tiny first score
+         * overflows exp, in float or in double) */
         for (size_t i = 0; i < k->in_len[0]; i++)
             Q[i] = (float)(Q[i] * (1 + 2 * pu_rng_uniform(r)) / scale);
         for (size_t j = 0; j < k->n_k; j++) {
-            size_t dec = j == 0 ? 11 : pu_rng_below(r, 12); /* 1e-7 .. 1e3, or 0 */
+            /* key 1 of 1e3: its scores in the thousands for about a
+             * third of the queries, past exp's double range (709) too */
+            size_t dec = j == 0 ? 11 : j == 1 ? 10 : pu_rng_below(r, 12); /* 1e-7 .. 1e3, or 0 */
             for (size_t t = 0; t < k->d_k; t++)
                 K[j * k->d_k + t] *= dec == 11 ? 0.0f : (float)pow10_of((double)dec - 7.0);
         }
