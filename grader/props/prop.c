@@ -17,7 +17,7 @@ static const struct table tables[] = {
     {prop_layernorm_defs, &prop_layernorm_count},
     {pmha_defs, &pmha_count},
     {prop_block_defs, &prop_block_count},
-    {prop_domain_defs, &prop_domain_count},
+    {pdom_defs, &pdom_count},
 };
 
 #define N_TABLES (sizeof tables / sizeof tables[0])

@@ -26,8 +26,8 @@ extern const struct prop_def prop_layernorm_defs[];
 extern const size_t prop_layernorm_count;
 extern const struct prop_def prop_block_defs[];
 extern const size_t prop_block_count;
-/* prop_domain.c: `domain` of softmax, sdpa and layernorm */
-extern const struct prop_def prop_domain_defs[];
-extern const size_t prop_domain_count;
+/* prop_domain.c: `domain` of every function (props/prop_domain.h) */
+extern const struct prop_def pdom_defs[];
+extern const size_t pdom_count;
 
 #endif

@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: the transformer block takes all the runner's address space after answering, so that the next, larger call finds no room for its buffers
  * expect-fail: block.no_leaks
- * expect-maybe: block.residual_path block.post_norm block.permutation_equivariance block.full_vs_trusted block.full_vs_trusted.larger block.matches_reference block.einval block.inputs_unchanged block.deterministic block.speed
+ * expect-maybe: block.residual_path block.post_norm block.permutation_equivariance block.full_vs_trusted block.full_vs_trusted.larger block.matches_reference block.einval block.inputs_unchanged block.deterministic block.speed block.domain
  *
  * Issue 11, class 4: the runner's failure to map the next call made the
  * grader exit 2 with no rubric. Now that call fails with "ran out of

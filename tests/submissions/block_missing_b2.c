@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: the block's FFN leaves out b2: relu(x.W1 + b1).W2
  * names: block.full_vs_trusted
- * expect-fail: block.full_vs_trusted block.full_vs_trusted.larger block.matches_reference
+ * expect-fail: block.full_vs_trusted block.full_vs_trusted.larger block.matches_reference block.domain
  * expect-withheld: block.residual_path block.post_norm block.permutation_equivariance block.einval
  * expect-withheld: block.inputs_unchanged block.deterministic block.no_leaks block.speed
  */

@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: layer norm divides by sqrt(var + eps) unguarded: a constant row with eps = 0 gives 0/0 = NaN
  * names: layernorm.constant_row
- * expect-fail: layernorm.constant_row layernorm.domain
+ * expect-fail: layernorm.constant_row layernorm.domain block.domain
  *
  * Catalogue entry by diagnosis: reference/attention.c with one function
  * rewritten as one function with float accumulators, carrying the bug above: a second,

@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: multi-head writes the weights n_q x heads x n_kv instead of heads x n_q x n_kv
  * names: mha.weights_layout
- * expect-fail: mha.weights_rows_sum_to_one mha.weights_layout mha.matches_reference
+ * expect-fail: mha.weights_rows_sum_to_one mha.weights_layout mha.matches_reference mha.domain
  *
  * Catalogue entry by diagnosis: reference/attention.c with one function
  * rewritten in float, head by head and query by query, with its own loops, carrying the bug above: a second,

@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: multi-head writes every head's weights to the first n_q x n_kv block (no per-head offset)
  * names: mha.weights_layout
- * expect-fail: mha.weights_rows_sum_to_one mha.weights_layout mha.matches_reference
+ * expect-fail: mha.weights_rows_sum_to_one mha.weights_layout mha.matches_reference mha.domain
  */
 /* The reference solution with one bug (see above). */
 #include "attention.h"

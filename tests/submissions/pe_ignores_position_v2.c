@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: the angle uses the column index i instead of the position p
  * names: pe.rows_distinct
- * expect-fail: pe.rows_distinct pe.formula pe.breaks_permutation_symmetry pe.values pe.matches_reference pe.formula.long
+ * expect-fail: pe.rows_distinct pe.formula pe.breaks_permutation_symmetry pe.values pe.matches_reference pe.formula.long pe.domain
  * expect-withheld: pe.bounded pe.relative_offset pe.einval pe.no_leaks pe.deterministic
  *
  * Catalogue entry by diagnosis: reference/attention.c with one function

@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: the exponent 2*(i/2)/d is computed in integers (always 0): every frequency is 1
  * names: pe.formula
- * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long
+ * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long pe.domain
  * expect-withheld: pe.bounded pe.rows_distinct pe.relative_offset pe.breaks_permutation_symmetry pe.einval pe.no_leaks
  * expect-withheld: pe.deterministic
  *

@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: even columns store the angle itself, not its sine
  * names: pe.bounded
- * expect-fail: pe.formula pe.bounded pe.relative_offset pe.values pe.matches_reference pe.formula.long
+ * expect-fail: pe.formula pe.bounded pe.relative_offset pe.values pe.matches_reference pe.formula.long pe.domain
  * expect-withheld: pe.rows_distinct pe.breaks_permutation_symmetry pe.einval pe.no_leaks
  * expect-withheld: pe.deterministic
  *

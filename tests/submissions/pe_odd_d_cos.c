@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: with odd d the unpaired last column is a cosine instead of a sine
  * names: pe.formula
- * expect-fail: pe.formula pe.matches_reference pe.formula.long
+ * expect-fail: pe.formula pe.matches_reference pe.formula.long pe.domain
  * expect-withheld: pe.relative_offset
  *
  * Catalogue entry by props-A: reference/attention.c with attn_positional_encoding replaced by a

@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: cos in the even columns and sin in the odd ones
  * names: pe.formula
- * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long
+ * expect-fail: pe.formula pe.values pe.matches_reference pe.formula.long pe.domain
  * expect-withheld: pe.bounded pe.rows_distinct pe.relative_offset pe.breaks_permutation_symmetry
  * expect-withheld: pe.einval pe.no_leaks pe.deterministic
  *

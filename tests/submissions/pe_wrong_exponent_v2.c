@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: exponent i/d instead of 2*floor(i/2)/d: the cos column of a pair gets its own frequency
  * names: pe.relative_offset
- * expect-fail: pe.relative_offset pe.formula pe.values pe.matches_reference pe.formula.long
+ * expect-fail: pe.relative_offset pe.formula pe.values pe.matches_reference pe.formula.long pe.domain
  * expect-withheld: pe.bounded pe.rows_distinct pe.breaks_permutation_symmetry pe.einval pe.no_leaks pe.deterministic
  *
  * Catalogue entry by diagnosis: reference/attention.c with one function

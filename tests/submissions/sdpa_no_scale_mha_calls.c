@@ -1,7 +1,7 @@
 /* CATALOGUE
  * bug: attention forgets the division by sqrt(d_k)
  * names: sdpa.scale_across_d
- * expect-fail: sdpa.scale_across_d sdpa.masked_weights_zero sdpa.fully_masked_row sdpa.causal sdpa.non_square sdpa.null_weights_and_mask sdpa.values mha.one_head_equals_attention mha.head_split_column_blocks mha.additive_over_heads_through_wo mha.cross_attention mha.weights_layout block.full_vs_trusted sdpa.matches_reference sdpa.non_square.more sdpa.masked_weights_zero.more sdpa.scale_across_d.more mha.head_split_column_blocks.larger mha.matches_reference block.full_vs_trusted.larger block.matches_reference sdpa.domain
+ * expect-fail: sdpa.scale_across_d sdpa.masked_weights_zero sdpa.fully_masked_row sdpa.causal sdpa.non_square sdpa.null_weights_and_mask sdpa.values mha.one_head_equals_attention mha.head_split_column_blocks mha.additive_over_heads_through_wo mha.cross_attention mha.weights_layout block.full_vs_trusted sdpa.matches_reference sdpa.non_square.more sdpa.masked_weights_zero.more sdpa.scale_across_d.more mha.head_split_column_blocks.larger mha.matches_reference block.full_vs_trusted.larger block.matches_reference sdpa.domain mha.domain block.domain
  * expect-withheld: sdpa.weights_rows_sum_to_one sdpa.query_permutation_equivariance sdpa.kv_permutation_invariance sdpa.affine_in_v sdpa.output_in_value_range sdpa.cq_k_over_c_invariance
  * expect-withheld: sdpa.retrieval sdpa.einval sdpa.no_leaks mha.self_attention_permutation_equivariance mha.einval_heads_not_dividing mha.weights_rows_sum_to_one
  * expect-withheld: block.residual_path block.post_norm block.permutation_equivariance sdpa.speed sdpa.inputs_unchanged sdpa.deterministic
