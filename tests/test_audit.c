@@ -547,3 +547,80 @@ Test(audit, operator_file_errors_name_the_line)
     cr_expect_null(mut_ops_parse("nudge constant triple\n", 22, "m.txt", &e));
     cr_expect(strstr(e.msg, "unknown nudge 'triple'") != NULL, "%s", e.msg);
 }
+
+/* A later source of a run leaves to the first the functions it defines
+ * word for word as the first does (blanks and comments aside): their
+ * mutants are the first's. One token of difference, in the body or the
+ * signature, and the function is its own. */
+Test(audit, functions_defined_word_for_word_alike_are_found)
+{
+    static const char a[] =
+        "static int same(int x) { return x + 1; }\n"
+        "static int body(int x) { return x + 1; }\n"
+        "static int sig(int x) { return x; }\n"
+        "static int only_a(void) { return 0; }\n";
+    static const char b[] =
+        "/* a comment */ static int same(int x)\n{\n    return x   + 1; // spaced\n}\n"
+        "static int body(int x) { return x + 2; }\n"
+        "static long sig(int x) { return x; }\n"
+        "static int only_b(void) { return 0; }\n";
+    char names[8][MUT_NAME_MAX];
+    size_t n = 9;
+    struct err e;
+
+    err_clear(&e);
+    cr_assert(mut_same_functions(b, sizeof b - 1, a, sizeof a - 1, names, 8, &n, &e) == 0,
+              "%s", e.msg);
+    cr_assert_eq(n, 1, "only 'same' is the same: %zu", n);
+    cr_expect_str_eq(names[0], "same");
+}
+
+/* softmax_float_ok.c is the reference with attn_softmax_rows rewritten:
+ * audited after the reference, its other functions are not mutated again
+ * (the report names them), and its own function is. */
+Test(audit, a_later_source_leaves_the_functions_it_shares_to_the_first, .timeout = 600)
+{
+    struct spec_set *s = spec_set_new();
+    struct err e;
+    struct mut_ops *ops = mut_ops_parse("swap compare > >=\n", 18, "ops", &e);
+    struct aud_opts o;
+    struct aud_result *r = NULL;
+    struct sb sb;
+    int shared = 0, own = 0;
+
+    cr_assert(ops != NULL, "%s", e.msg);
+    err_clear(&e);
+    cr_assert(spec_load(s, DIR "sdpa.yaml", gprop_check_case, &e) == 0, "%s", e.msg);
+    memset(&o, 0, sizeof o);
+    o.specs = s;
+    o.source = TEST_SRCDIR "/tests/submissions/softmax_float_ok.c";
+    o.ops = ops;
+    o.data_dir = TEST_BUILDDIR;
+    o.jobs = 2;
+    o.seed = 1;
+    o.equiv_trials = 10;
+    o.function = "relu";
+    o.same_as = REF;
+    cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
+    for (size_t i = 0; i < r->n_same; i++) {
+        shared += strcmp(r->same[i], "relu") == 0;
+        own += strcmp(r->same[i], "attn_softmax_rows") == 0;
+    }
+    cr_expect_eq(shared, 1, "relu is the reference's, word for word");
+    cr_expect_eq(own, 0, "attn_softmax_rows is the source's own");
+    cr_expect_eq(r->n, 0, "no mutant of a function left to the reference: %zu", r->n);
+    sb_init(&sb, 0);
+    cr_assert(aud_write(r, AUD_TEXT, &sb) == 0);
+    cr_expect(strstr(sb_str(&sb), "not mutated (defined word for word as in ") != NULL,
+              "%s", sb_str(&sb));
+    sb_release(&sb);
+    aud_result_free(r);
+    /* without same_as, its relu is mutated as any other function */
+    o.same_as = NULL;
+    cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
+    cr_expect_gt(r->n, 0, "relu has a '>' to swap");
+    cr_expect_eq(r->n_same, 0);
+    aud_result_free(r);
+    spec_set_free(s);
+    mut_ops_free(ops);
+}

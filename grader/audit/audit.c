@@ -325,16 +325,42 @@ static void count(struct aud_result *r, const struct aud_opts *o)
     }
 }
 
+/* The functions of R->src defined word for word as in o->same_as: their
+ * mutants are that source's, audited when it was. */
+static int same_functions(const struct aud_run *R, struct aud_result *r, struct err *e)
+{
+    size_t len;
+    char *other;
+    int rc;
+
+    if (R->o->same_as == NULL)
+        return 0;
+    if ((other = read_file(R->o->same_as, &len, e)) == NULL)
+        return -1;
+    snprintf(r->same_as, sizeof r->same_as, "%s", R->o->same_as);
+    rc = mut_same_functions(R->src, R->len, other, len, r->same, AUD_SAME_MAX, &r->n_same, e);
+    free(other);
+    return rc;
+}
+
+static int left_to_same(const struct aud_result *r, const char *function)
+{
+    for (size_t i = 0; i < r->n_same; i++)
+        if (strcmp(r->same[i], function) == 0)
+            return 1;
+    return 0;
+}
+
 static int prepare(struct aud_run *R, struct aud_result *r, struct err *e)
 {
     struct mut_mutant *mm = NULL;
-    size_t k = 0;
+    size_t k = 0, left = 0;
     const char *tmp = getenv("TMPDIR");
 
     snprintf(R->dir, sizeof R->dir, "%s/grader-audit-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     if (mkdtemp(R->dir) == NULL)
         return err_set(e, NULL, 0, 0, "cannot make a scratch directory: %s", strerror(errno));
-    if (mut_generate(R->o->ops, R->src, R->len, &mm, &r->n, e) < 0)
+    if (same_functions(R, r, e) < 0 || mut_generate(R->o->ops, R->src, R->len, &mm, &r->n, e) < 0)
         return -1;
     r->mut = calloc(r->n ? r->n : 1, sizeof *r->mut);
     if (r->mut == NULL) {
@@ -344,13 +370,17 @@ static int prepare(struct aud_run *R, struct aud_result *r, struct err *e)
     for (size_t i = 0; i < r->n; i++) {
         if (R->o->function && strcmp(mm[i].function, R->o->function) != 0)
             continue;
+        if (left_to_same(r, mm[i].function)) {
+            left++;
+            continue;
+        }
         r->mut[k].m = mm[i];
         mut_diff(&mm[i], R->src, R->len, r->mut[k].before, r->mut[k].after, AUD_LINE_MAX);
         k++;
     }
     free(mm);
     r->n = k;
-    if (k == 0)
+    if (k == 0 && left == 0) /* (every mutant left to same_as: nothing to do) */
         return err_set(e, NULL, 0, 0, "no mutant%s%s%s", R->o->function ? " in '" : "",
                        R->o->function ? R->o->function : "", R->o->function ? "'" : "");
     return 0;

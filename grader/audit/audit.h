@@ -77,6 +77,10 @@ struct aud_opts {
     uint64_t seed;
     size_t equiv_trials;         /* random inputs per function (0: 40) */
     const char *function;        /* only the mutants of this function; NULL: all */
+    const char *same_as;         /* an earlier source of the same run, or NULL:
+                                    the functions `source` defines exactly as
+                                    it does (mut_same_functions) are not
+                                    mutated again (aud_result.same) */
     int matrix;                  /* grade killed mutants through every test, not
                                     to the first failure, and tell per case the
                                     mutants only it kills (aud_result.cases) */
@@ -86,8 +90,13 @@ struct aud_opts {
     void *progress_ctx;
 };
 
+#define AUD_SAME_MAX 64
+
 struct aud_result {
     char source[256];
+    char same_as[256];           /* aud_opts.same_as, or "" */
+    char same[AUD_SAME_MAX][MUT_NAME_MAX]; /* its functions left to same_as */
+    size_t n_same;
     char spec_sha256[65];
     struct aud_mutant *mut;      /* in source order (owned) */
     size_t n;

@@ -131,6 +131,12 @@ static int write_human(const struct aud_result *r, int md, struct sb *sb)
                          r->survived, r->equivalent, r->unlisted, r->invalid);
     bad = bad || sb_addf(sb, "cost: %.1f s wall clock, %.1f s CPU (grader, compilers, runners)\n",
                          r->wall_ms / 1e3, r->cpu_ms / 1e3);
+    if (r->n_same) {
+        bad = bad || sb_addf(sb, "not mutated (defined word for word as in %s, its mutants "
+                             "audited there):", r->same_as);
+        for (size_t i = 0; i < r->n_same; i++)
+            bad = bad || sb_addf(sb, " %s%s", r->same[i], i + 1 < r->n_same ? "," : "\n");
+    }
     bad = bad || add_section(sb, r, AUD_SURVIVED, md,
                              "SURVIVED (no test fails; outputs differ from its source's)");
     bad = bad || add_section(sb, r, AUD_EQUIVALENT, md,
@@ -190,6 +196,20 @@ static int json_cases(struct sb *sb, const struct aud_result *r)
     return bad || sb_addch(sb, ']');
 }
 
+/* "same_as": the earlier source whose functions were not mutated again. */
+static int json_same(struct sb *sb, const struct aud_result *r)
+{
+    int bad;
+
+    if (r->same_as[0] == '\0')
+        return 0;
+    bad = sb_adds(sb, ",\"same_as\":{\"source\":") ||
+          json_add_strz(sb, r->same_as, sizeof r->same_as) || sb_adds(sb, ",\"functions\":[");
+    for (size_t i = 0; i < r->n_same && !bad; i++)
+        bad = (i && sb_addch(sb, ',')) || json_add_strz(sb, r->same[i], MUT_NAME_MAX);
+    return bad || sb_adds(sb, "]}");
+}
+
 static int write_json(const struct aud_result *r, struct sb *sb)
 {
     int bad = sb_adds(sb, "{\"source\":") || json_add_strz(sb, r->source, 256) ||
@@ -199,7 +219,8 @@ static int write_json(const struct aud_result *r, struct sb *sb)
                       "\"unlisted_equivalent\":%zu,\"invalid\":%zu,\"wall_s\":",
                       r->killed, r->survived, r->equivalent, r->unlisted, r->invalid) ||
               json_add_num(sb, r->wall_ms / 1e3) || sb_adds(sb, ",\"cpu_s\":") ||
-              json_add_num(sb, r->cpu_ms / 1e3) || sb_adds(sb, ",\"mutants\":[");
+              json_add_num(sb, r->cpu_ms / 1e3) || json_same(sb, r) ||
+              sb_adds(sb, ",\"mutants\":[");
     int first = 1;
 
     for (size_t i = 0; i < r->n && !bad; i++) {

@@ -412,6 +412,7 @@ static void read_fn(const struct mut_unit *u, struct mut_fn *f, size_t from, siz
             add_param(u, f, a, i);
             a = i + 1;
         }
+    f->first = from;
     f->open = ob;
     f->close = u->tok[ob].match;
 }
@@ -518,24 +519,81 @@ static int cmp_mutants(const void *a, const void *b)
     return 0;
 }
 
+/* Cut src into tokens and function bodies (unit_close frees); 0, or -1
+ * with e set. */
+static int unit_open(struct mut_unit *u, const char *src, size_t len, struct err *e)
+{
+    char *code = src_blank(src, len);
+
+    memset(u, 0, sizeof *u);
+    u->src = src;
+    u->len = len;
+    u->code = code;
+    u->code_len = code ? strlen(code) : 0;
+    if (code == NULL)
+        return err_set(e, NULL, 0, 0, "out of memory");
+    if (memchr(src, '\0', len) != NULL)
+        return err_set(e, NULL, 0, 0, "the source holds a NUL byte");
+    if (tokenize(u) < 0 || match_brackets(u) < 0 || find_functions(u) < 0)
+        return err_set(e, NULL, 0, 0, "the source's brackets do not balance (or out of memory)");
+    return 0;
+}
+
+static void unit_close(struct mut_unit *u)
+{
+    free(u->tok);
+    free(u->fns);
+    free((char *)u->code);
+}
+
+/* Whether function fa of a and fb of b are the same tokens, from the
+ * definition's first token to its closing brace (raw text compared). */
+static int same_definition(const struct mut_unit *a, const struct mut_fn *fa,
+                           const struct mut_unit *b, const struct mut_fn *fb)
+{
+    if (fa->close - fa->first != fb->close - fb->first)
+        return 0;
+    for (size_t i = fa->first, j = fb->first; i <= fa->close; i++, j++) {
+        const struct mut_token *x = &a->tok[i], *y = &b->tok[j];
+        if (x->kind != y->kind || x->len != y->len ||
+            memcmp(a->src + x->off, b->src + y->off, x->len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+int mut_same_functions(const char *a, size_t alen, const char *b, size_t blen,
+                       char (*names)[MUT_NAME_MAX], size_t max, size_t *n, struct err *e)
+{
+    struct mut_unit ua, ub;
+    int rc = unit_open(&ua, a, alen, e);
+
+    *n = 0;
+    if (rc == 0)
+        rc = unit_open(&ub, b, blen, e);
+    else
+        memset(&ub, 0, sizeof ub);
+    for (size_t i = 0; rc == 0 && i < ua.n_fns; i++)
+        for (size_t j = 0; j < ub.n_fns; j++)
+            if (strcmp(ua.fns[i].name, ub.fns[j].name) == 0 &&
+                same_definition(&ua, &ua.fns[i], &ub, &ub.fns[j]) && *n < max) {
+                memcpy(names[(*n)++], ua.fns[i].name, MUT_NAME_MAX);
+                break;
+            }
+    unit_close(&ua);
+    unit_close(&ub);
+    return rc;
+}
+
 int mut_generate(const struct mut_ops *ops, const char *src, size_t len,
                  struct mut_mutant **out, size_t *n, struct err *e)
 {
-    struct mut_unit u = {src, len, NULL, 0, NULL, 0, NULL, 0};
+    struct mut_unit u;
     struct mut_list l = {NULL, 0, 0, 0};
-    char *code = src_blank(src, len);
-    int rc = 0;
+    int rc = unit_open(&u, src, len, e);
 
     *out = NULL;
     *n = 0;
-    if (code == NULL)
-        rc = err_set(e, NULL, 0, 0, "out of memory");
-    else if (memchr(src, '\0', len) != NULL)
-        rc = err_set(e, NULL, 0, 0, "the source holds a NUL byte");
-    u.code = code;
-    u.code_len = code ? strlen(code) : 0;
-    if (rc == 0 && (tokenize(&u) < 0 || match_brackets(&u) < 0 || find_functions(&u) < 0))
-        rc = err_set(e, NULL, 0, 0, "the source's brackets do not balance (or out of memory)");
     for (size_t i = 0; rc == 0 && i < ops->n; i++)
         mut_gen_op(&ops->op[i], &u, &l);
     if (rc == 0 && l.oom)
@@ -553,9 +611,7 @@ int mut_generate(const struct mut_ops *ops, const char *src, size_t len,
     } else {
         free(l.m);
     }
-    free(u.tok);
-    free(u.fns);
-    free(code);
+    unit_close(&u);
     return rc;
 }
 

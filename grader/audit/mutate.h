@@ -60,6 +60,16 @@ int mut_generate(const struct mut_ops *ops, const char *src, size_t len,
                  struct mut_mutant **out, size_t *n, struct err *e)
     __attribute__((warn_unused_result));
 
+/*
+ * The functions defined in both a and b with the same definition, token for
+ * token (return type, parameters, body; blanks and comments aside): up to
+ * max names into names, *n of them. 0, or -1 with e set as mut_generate.
+ * A later source of an audit leaves these to the earlier one (audit.h).
+ */
+int mut_same_functions(const char *a, size_t alen, const char *b, size_t blen,
+                       char (*names)[MUT_NAME_MAX], size_t max, size_t *n, struct err *e)
+    __attribute__((warn_unused_result));
+
 /* The mutant's whole source: a new NUL-terminated buffer (caller frees),
  * *out_len its length; NULL when out of memory. */
 char *mut_apply(const struct mut_mutant *m, const char *src, size_t len, size_t *out_len);

@@ -49,6 +49,7 @@ struct mut_param {
 struct mut_fn {
     char name[MUT_NAME_MAX];
     char ret[MUT_NAME_MAX];   /* "void", "int", "void *", ... */
+    size_t first;             /* token index where the definition starts */
     size_t open, close;       /* token indices of the body's braces */
     struct mut_param params[MUT_MAX_PARAMS];
     size_t n_params;

@@ -10,13 +10,15 @@
 static const char usage[] =
     "usage: grader audit [--spec FILE]... [--jobs N] [--format text|json|markdown]\n"
     "                    [--mutators FILE] [--equivalent FILE] [--function NAME]\n"
-    "                    [--list] [--seed N] [--matrix]\n"
+    "                    [--list] [--seed N] [--matrix] [--every-function]\n"
     "                    [SOURCE]...\n"
     "Grade every mutant of SOURCE (default reference/attention.c) with the specs and\n"
     "report the mutation score: killed / (killed + survived), each survivor with its\n"
     "file:line, diff and function, the likely equivalent ones, and the cost.\n"
     "Several SOURCEs are audited in one run, one after another, each mutant judged\n"
-    "against its own source; a last table gives the survivors per source.\n"
+    "against its own source; a last table gives the survivors per source. A function\n"
+    "a later SOURCE defines word for word as the first does is not mutated again\n"
+    "(its mutants are the first's; the report names it); --every-function mutates it.\n"
     "--mutators FILE: the operators (default specs/mutators.txt beside the first spec)\n"
     "--equivalent FILE: the kept list of equivalent mutants (default\n"
     "specs/equivalent.txt beside the first spec, when it exists)\n"
@@ -31,7 +33,7 @@ static const char usage[] =
 
 struct audit_args {
     struct cli_common c;
-    int format, list, matrix;
+    int format, list, matrix, every_function;
     unsigned jobs;
     const char *mutators, *equivalent, *source, *function;
     char *const *sources;       /* argv's SOURCEs (n_sources >= 1) */
@@ -64,6 +66,7 @@ static int parse_args(struct audit_args *a, int argc, char **argv)
         CLI_OPT_FLAG("list", &a->list),
         CLI_OPT_SEED(&a->c),
         CLI_OPT_FLAG("matrix", &a->matrix),
+        CLI_OPT_FLAG("every-function", &a->every_function),
         CLI_OPT_HELP,
         CLI_OPT_END(NULL),
     };
@@ -159,7 +162,7 @@ struct audit_total {
 };
 
 static int run(const struct audit_args *a, const struct spec_set *s, const struct mut_ops *ops,
-               struct audit_total *tot)
+               const char *same_as, struct audit_total *tot)
 {
     struct aud_opts o;
     struct aud_result *r = NULL;
@@ -177,6 +180,7 @@ static int run(const struct audit_args *a, const struct spec_set *s, const struc
     o.seed = a->c.seed;
     o.function = a->function;
     o.matrix = a->matrix;
+    o.same_as = same_as;
     o.progress = progress;
     err_clear(&e);
     if (aud_run(&o, &r, &e) < 0)
@@ -218,7 +222,7 @@ static int run_all(struct audit_args *a, const struct spec_set *s, const struct 
         if (a->n_sources > 1)
             printf("%s== %s ==\n", i ? "\n" : "", a->source);
         fflush(stdout);
-        one = run(a, s, ops, &tot[i]);
+        one = run(a, s, ops, i && !a->every_function ? a->sources[0] : NULL, &tot[i]);
         if (one != CLI_EXIT_OK && one != CLI_EXIT_NOT_PASSED) {
             free(tot);
             return one;
