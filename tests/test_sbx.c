@@ -222,6 +222,11 @@ Test(sbx, out_of_bounds_and_const_writes_are_caught)
           "it allocated (48 bytes asked", 0, 0, 0, 0 },
         { "heap_overrun_live", IMPL_PE, CALL_OVERRUN, "wrote past the end of a "
           "block it allocated (48 bytes asked", 0, 0, 0, 0 },
+        /* one block's redzone copied over another's of the same size: the
+         * pattern depends on the block (issue 36's audit survivor, a
+         * take_cols loop run one row too far) */
+        { "heap_row_past", IMPL_PE, CALL_OVERRUN, "wrote past the end of a block "
+          "it allocated (48 bytes asked", 0, 0, 0, 0 },
         { "const_q", IMPL_SDPA, CALL_CONST_WRITE,
           "modified its const input `Q`", 0, 0, 0, 0 },
         { "const_via_memfd", IMPL_SDPA, CALL_CONST_WRITE,
@@ -243,6 +248,25 @@ Test(sbx, forbidden_system_calls_end_the_call)
 
     run_attacks(a, sizeof a / sizeof a[0]);
     cr_assert_eq(kill(getpid(), 0), 0); /* still here */
+}
+
+/* A block from malloc holds NaN bytes until the submission writes it (a
+ * fresh page of the heap file is zeros: a sum into memory never cleared
+ * would come out right here and wrong under the C library's malloc);
+ * calloc's blocks are zeros. */
+Test(sbx, malloc_hands_out_poison_and_calloc_zeros)
+{
+    struct fixture f;
+    struct impl_result r;
+    float pe[12];
+
+    fx_open(&f, "uninit_acc", DEADLINE_MS, 0);
+    call_small(&f, IMPL_PE, pe, &r);
+    cr_assert_eq(r.status, CALL_RETURNED, "%d (%s)", r.status, r.detail);
+    cr_expect(isnan(pe[1]) && isnan(pe[11]), "a sum into malloc's bytes: %g %g", pe[1],
+              pe[11]);
+    cr_expect_eq(pe[0], 0.0f, "calloc's last byte: %g", pe[0]);
+    fx_close(&f);
 }
 
 /* Issue 35: a runner that stops itself (any of the four job-control

@@ -49,10 +49,10 @@ static struct {
  * into a failed call (it checks the live blocks itself). Nothing here can
  * make a call pass.
  */
-static void rz_fill(unsigned char *p, size_t len)
+static void rz_fill(unsigned char *p, size_t len, uint64_t at)
 {
     for (size_t k = 0; k < len; k++)
-        p[k] = rp_redzone_byte(k);
+        p[k] = rp_redzone_byte(at, k);
 }
 
 /* Note the first block freed with its redzone changed (asked: its size). */
@@ -64,10 +64,10 @@ static void note_overrun(uint64_t asked)
     }
 }
 
-static void rz_check(const unsigned char *p, size_t len, uint64_t asked)
+static void rz_check(const unsigned char *p, size_t len, uint64_t at, uint64_t asked)
 {
     for (size_t k = 0; k < len; k++)
-        if (p[k] != rp_redzone_byte(k)) {
+        if (p[k] != rp_redzone_byte(at, k)) {
             note_overrun(asked);
             return;
         }
@@ -135,12 +135,12 @@ static size_t blk_room(const struct rp_heap_blk *b)
 
 static void blk_rz_fill(struct rp_heap_blk *b)
 {
-    rz_fill((unsigned char *)(b + 1) + b->size, blk_room(b) - b->size);
+    rz_fill((unsigned char *)(b + 1) + b->size, blk_room(b) - b->size, b->off);
 }
 
 static void blk_rz_check(const struct rp_heap_blk *b)
 {
-    rz_check((const unsigned char *)(b + 1) + b->size, blk_room(b) - b->size,
+    rz_check((const unsigned char *)(b + 1) + b->size, blk_room(b) - b->size, b->off,
              b->size);
 }
 
@@ -228,7 +228,7 @@ static void *heap_alloc(size_t n)
     if (b == NULL)
         return alloc_failed();
     b[0] = n;
-    rz_fill((unsigned char *)(b + 2) + n, RP_REDZONE_MIN);
+    rz_fill((unsigned char *)(b + 2) + n, RP_REDZONE_MIN, (uintptr_t)b);
     if (heap.meta != NULL)
         heap.meta->live++;
     return b + 2;
@@ -238,7 +238,7 @@ static void heap_free(void *p)
 {
     uint64_t *b = (uint64_t *)p - 2;
 
-    rz_check((const unsigned char *)p + b[0], RP_REDZONE_MIN, b[0]);
+    rz_check((const unsigned char *)p + b[0], RP_REDZONE_MIN, (uintptr_t)b, b[0]);
     if (heap.meta != NULL)
         heap.meta->live--;
     free(b);
@@ -277,9 +277,24 @@ void rh_heap_setup(size_t page)
     heap.hint = 1;
 }
 
+/*
+ * What malloc's bytes hold before the submission writes them: 0xff, a NaN
+ * read as a float or a double and -1 (SIZE_MAX) read as an integer. A
+ * fresh page of the heap file is all zeros, so without this a submission
+ * that accumulates into malloc'd memory it never cleared (a missing memset,
+ * `acc[i] +=` from the first term) would pass here and fail wherever the C
+ * library hands out a used block. Poison, not a random pattern: the same
+ * in every run, and NaN reaches every output computed from it.
+ */
+#define RH_FRESH_BYTE 0xff
+
 void *grd_malloc(size_t n)
 {
-    return heap_alloc(n);
+    void *p = heap_alloc(n);
+
+    if (p != NULL)
+        memset(p, RH_FRESH_BYTE, n);
+    return p;
 }
 
 void *grd_calloc(size_t n, size_t size)
@@ -298,7 +313,7 @@ void *grd_realloc(void *p, size_t n)
     void *q;
 
     if (p == NULL)
-        return heap_alloc(n);
+        return grd_malloc(n);
     if (n == 0) {
         heap_free(p);
         return NULL;
@@ -307,7 +322,7 @@ void *grd_realloc(void *p, size_t n)
     if (heap_resize(p, n) == 0)
         return p;
 #endif
-    if ((q = heap_alloc(n)) == NULL)
+    if ((q = grd_malloc(n)) == NULL)
         return NULL;                /* p is still valid and still live */
     memcpy(q, p, heap_size(p) < n ? heap_size(p) : n);
     heap_free(p);

@@ -80,21 +80,27 @@ struct rp_heap_blk {
 };
 
 /*
- * Byte k of a redzone: a pattern that varies with the offset (a stray
- * 0.0f, 1.0f or copy of a neighbour does not match it) whose bytes 2 and
- * 3 of every four are 0xe? and 0xbf: read as a float or a double at any
+ * Byte k of the redzone of the block at file offset `at`: a pattern that
+ * varies with the offset (a stray 0.0f, 1.0f or copy of a neighbour does
+ * not match it) and with the block (a loop run one row too far that copies
+ * one block's redzone into another's, `memcpy(dst + r*d, src + r*d, d)`
+ * for r up to rows with both blocks of the same size, writes the source
+ * block's pattern, which is not the destination's), whose bytes 2 and 3
+ * of every four are 0xe? and 0xbf: read as a float or a double at any
  * aligned offset it is a negative number near -1, so what a loop run one
  * step too far writes differs from it (`y[n] += x[n]` doubles it,
  * `if (!(x[n] > 0)) x[n] = 0` zeroes it). A NaN would not do: NaN + NaN
  * writes the same NaN back.
  */
-static inline unsigned char rp_redzone_byte(uint64_t k)
+static inline unsigned char rp_redzone_byte(uint64_t at, uint64_t k)
 {
+    uint64_t salt = (at * 0x9E3779B97F4A7C15ull) >> 48; /* 16 bits of the block */
+
     if (k % 4 == 3)
         return 0xbfu;
     if (k % 4 == 2)
         return (unsigned char)(0xe0u | ((k / 4) & 0x0fu));
-    return (unsigned char)(0xA5u ^ (k * 0x3Bu));
+    return (unsigned char)(0xA5u ^ (k * 0x3Bu) ^ (salt >> (8 * (k % 2))));
 }
 struct rp_heap_meta {
     uint32_t alloc_failed;  /* a grd_* allocation returned NULL (a hint

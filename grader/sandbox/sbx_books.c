@@ -127,7 +127,7 @@ static int block_intact(int fd, off_t at, off_t end, uint64_t *asked, uint64_t *
             return 1;
         *left -= n;
         for (size_t i = 0; i < n; i++)
-            if (buf[i] != rp_redzone_byte(k + i)) {
+            if (buf[i] != rp_redzone_byte(b.off, k + i)) {
                 *asked = b.size;
                 return 0;
             }

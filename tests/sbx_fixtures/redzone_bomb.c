@@ -14,13 +14,15 @@
 #define BLOCKS 3
 #define BLOCK_BYTES ((size_t)24 << 20)
 
-static unsigned char pattern(uint64_t k)
+static unsigned char pattern(uint64_t at, uint64_t k)
 {
+    uint64_t salt = (at * 0x9E3779B97F4A7C15ull) >> 48;
+
     if (k % 4 == 3)
         return 0xbfu;
     if (k % 4 == 2)
         return (unsigned char)(0xe0u | ((k / 4) & 0x0fu));
-    return (unsigned char)(0xA5u ^ (k * 0x3Bu));
+    return (unsigned char)(0xA5u ^ (k * 0x3Bu) ^ (salt >> (8 * (k % 2))));
 }
 
 int attn_positional_encoding(float *pe, size_t n, size_t d)
@@ -37,7 +39,7 @@ int attn_positional_encoding(float *pe, size_t n, size_t d)
             room = hdr[3] * 4096 - 4 * sizeof(uint64_t);
             hdr[1] = 0;
             for (uint64_t k = 0; k < room; k++)
-                p[k] = pattern(k);
+                p[k] = pattern(hdr[2], k);
         }
         done = 1;
     }
