@@ -179,8 +179,8 @@ DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
 # It is remade when an input changes, not on every relink of the grader.
 DIAG_INPUTS := reference/attention.c specs/public.yaml specs/hidden.yaml $(DIAG_SUBS) \
                grader/grade/diag.c grader/grade/diag_record.c grader/oracle/golden.c \
-               grader/oracle/golden_io.c grader/props/prop_common.c grader/cli/cmd_golden.c \
-               tests/diag-data.sh
+               grader/oracle/golden_io.c $(sort $(wildcard grader/props/*.c)) grader/cli/cmd_golden.c \
+               grader/sandbox/runner_heap.c grader/sandbox/runner_proto.h tests/diag-data.sh
 $(BUILD)/diag.golden: $(DIAG_INPUTS) tests/diag.golden tests/diag.golden.inputs \
                       | $(BUILD)/grader $(BUILD)/runner_main.o
 	@sh tests/diag-data.sh use $(BUILD) $(DIAG_INPUTS)

@@ -22,13 +22,14 @@
  *              to 1025; large positions (angles up to `max` radians); wide
  *              encodings; one position or one column
  *   layernorm  Gaussian rows of any scale and offset; constant rows with
- *              eps 0 or small; variance 1e-12 to 1e-6 with eps 0 or 1e-12;
+ *              eps 0 or small; variance 1e-30 to 1e-6 with eps 0 or 1e-12;
  *              magnitudes up to 1e4; long rows; many rows of 1 to 3 columns
  *   mha        any small shape, heads, mask, self- or cross-attention;
  *              n_kv >> n_q; n_q >> n_kv; heads = 1 or heads = d_model with
  *              odd d_model; self-attention through one pointer with scores
  *              up to +-1e4; hidden keys holding the largest scores
- *   block      any small shape, heads, d_ff, eps and mask; d_model 1 or 2
+ *   block      any small shape, heads, d_ff, eps and mask (half of them with
+ *              pre-activations below 1e-6, the same outputs); d_model 1 or 2
  *              with eps 0 or tiny; long sequences with d_ff from 1 to 4
  *              d_model; heads = 1 or d_model, odd d_model, d_ff below
  *              d_model; activations up to 1e2 (scores up to ~1e4) with
@@ -217,11 +218,11 @@ static int sd_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     size_t d_k = pdom_between(r, 1, 64), d_v = pdom_between(r, 1, 64);
     const char *mask = sd_masks[pu_rng_below(r, 5)];
     double scale = pdom_log_uniform(r, -3, 0.5);
-    int peaked = fam == 1 && pu_rng_below(r, 2);
+    int peaked = fam == 1 && pu_rng_below(r, 4) != 0; /* 3 in 4 */
 
     if (peaked)
-        n_q = pdom_between(r, 1, 4), n_k = pdom_between(r, max / 2 + 1, max), d_k = pdom_between(r, 1, 8),
-        mask = "none";
+        n_q = pdom_between(r, 1, 4), n_k = pdom_between(r, 3 * max / 4 + 1, max),
+        d_k = pdom_between(r, 1, 8), mask = "none";
     else if (fam == 1)
         n_q = pdom_between(r, 1, 4), n_k = pdom_between(r, max / 4 + 1, max);
     else if (fam == 2)
@@ -260,13 +261,17 @@ static int sd_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
                 K[j * k->d_k + t] *= dec == 11 ? 0.0f : (float)pdom_pow10((double)dec - 7.0);
         }
     } else if (peaked) {
-        /* one query repeated; key `top` scores L in [14, 14.5] (K = L
+        /* one query repeated; key `top` scores L in [13.85, 14.05] (K = L
          * sqrt(d_k) q / |q|^2), every other key 0 (K = 0): each other
-         * weight is e^-L / (1 + (n_k - 1) e^-L), 5e-7 to 8e-7, and their
+         * weight is e^-L / (1 + (n_k - 1) e^-L), 7e-7 to 9.7e-7, and their
          * values 50 to 100, so that a step skipping weights below 1e-6
-         * drops n_k * 6e-7 * 75, far above the tolerance */
-        double L = 14 + 0.5 * pu_rng_uniform(r), qq = 0.0;
-        size_t top = pu_rng_below(r, k->n_k);
+         * drops n_k * 8e-7 * 75, far above the tolerance. `top` among
+         * the first sixteenth of the keys: an online softmax that meets the
+         * top key first leaves every later weight out of its running sum
+         * when it skips the tiny ones, and the top key's own weight is
+         * then off by about n_k * 8e-7, above a weight's bound */
+        double L = 13.85 + 0.2 * pu_rng_uniform(r), qq = 0.0;
+        size_t top = pu_rng_below(r, k->n_k / 16 + 1);
         for (size_t t = 0; t < k->d_k; t++)
             qq += (double)Q[t] * Q[t];
         for (size_t i = 1; i < k->n_q; i++)
@@ -354,8 +359,9 @@ static int sd_bound(const struct prop_ctx *x, const struct pc_call *k,
 /* ---- layer norm ------------------------------------------------------------ */
 
 static const char *const ln_family[DOM_FAMILIES] = {
-    "Gaussian rows of any scale and offset", "constant rows (variance 0), eps 0 or small",
-    "rows of tiny variance (1e-12 to 1e-6), eps 0 or 1e-12",
+    "Gaussian rows of any scale and offset",
+    "constant rows (variance 0) and rows one float step from constant, eps 0 or small",
+    "rows of tiny variance (1e-30 to 1e-6), eps 0 or 1e-12",
     "magnitudes up to 1e4", "long rows", "65 to 160 rows of 1 to 3 columns",
 };
 
@@ -387,12 +393,21 @@ static int ln_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
          * and every deviation 0 (attention.h: "a constant row with eps =
          * 0 becomes all zeros") */
         double c = (double)pdom_between(r, 0, 20000) - 10000.0;
-        double m = fam == 2 ? pdom_log_uniform(r, -6, -3) : fam == 3 ? pdom_log_uniform(r, 0, 4)
+        /* tiny rows down to 1e-15 (a variance of 1e-30, still a
+         * normal float): a mean that starts at 1, not at the row's first
+         * value, then loses the row to rounding */
+        double m = fam == 2 ? pdom_log_uniform(r, -15, -3) : fam == 3 ? pdom_log_uniform(r, 0, 4)
                                                                : pdom_log_uniform(r, -3, 3);
         double off = fam == 2 ? 0 : fam == 3 ? (1e4 - m) * (2 * pu_rng_uniform(r) - 1)
                                              : 4 * m * pu_rng_gauss(r);
         for (size_t j = 0; j < k->cols; j++)
             row[j] = (float)(fam == 1 ? c : off + m * pu_rng_gauss(r));
+        /* every other such row one float step from constant: its true
+         * variance is far below what E[x^2] - E[x]^2 can resolve at 1e4,
+         * so a one-pass variance may come out negative; whatever the
+         * rounding makes of it, a NaN (sqrt of a negative) is wrong */
+        if (fam == 1 && i % 2 == 1 && k->cols > 1)
+            row[k->cols - 1] = nextafterf(row[0], INFINITY);
     }
     return 0;
 }

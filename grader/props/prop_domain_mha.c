@@ -309,7 +309,7 @@ const struct pdom_fn pdom_mha = {
 /* ---- transformer block ----------------------------------------------------- */
 
 static const char *const blk_family[PDOM_FAMILIES] = {
-    "any small shape, heads, d_ff, eps and mask",
+    "any small shape, heads, d_ff, eps and mask (half with pre-activations below 1e-6)",
     "d_model 1 or 2, eps 0 or tiny",
     "long sequences, d_ff from 1 to 4 d_model",
     "heads = 1 or heads = d_model, odd d_model, d_ff up to d_model",
@@ -399,6 +399,16 @@ static int blk_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
             scale_floats(k->init[0], k->out_len[0], sqrt(pdom_log_uniform(r, 2, 4) / m));
     } else {
         scale_floats(k->init[0], k->out_len[0], pdom_log_uniform(r, -1, 0.3));
+    }
+    if (fam == 0 && pu_rng_below(r, 2)) {
+        /* W1 and b1 times 2^-24, W2 times 2^24: relu(z s) / s = relu(z)
+         * and a power of two scales a float exactly, so the block's
+         * outputs are those of the unscaled weights, bit for bit, while
+         * every pre-activation lies below 1e-6 (a step skipping "tiny"
+         * pre-activations, or their bias, is seen) */
+        scale_floats(k->in[4], k->in_len[4], 0x1p-24);
+        scale_floats(k->in[5], k->in_len[5], 0x1p-24);
+        scale_floats(k->in[6], k->in_len[6], 0x1p24);
     }
     return 0;
 }
