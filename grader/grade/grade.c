@@ -242,16 +242,16 @@ static int compile_or_reuse(struct job *j, const struct bld_opts *bo, const char
     return rc;
 }
 
-/* The object's API call graph, from objcheck's order into impl_fn's. */
+/* The object's API call graph, from objcheck's order into asg_fn's. */
 static void copy_calls(const struct obj_report *rep, struct grade_result *r)
 {
-    for (int f = 0; f < IMPL_FN_COUNT; f++)
-        for (int g = 0; g < IMPL_FN_COUNT; g++)
+    for (int f = 0; f < ASG_FN_COUNT; f++)
+        for (int g = 0; g < ASG_FN_COUNT; g++)
             for (size_t i = 0; i < obj_api_count(); i++)
                 for (size_t k = 0; k < obj_api_count(); k++)
                     if (rep->calls[i][k] &&
-                        strcmp(obj_api_name(i), impl_fn_cname((enum impl_fn)f)) == 0 &&
-                        strcmp(obj_api_name(k), impl_fn_cname((enum impl_fn)g)) == 0)
+                        strcmp(obj_api_name(i), asg_fn_cname((enum asg_fn)f)) == 0 &&
+                        strcmp(obj_api_name(k), asg_fn_cname((enum asg_fn)g)) == 0)
                         r->calls[f][g] = 1;
 }
 
@@ -551,7 +551,7 @@ void grade_result_free(struct grade_result *r)
     for (size_t i = 0; i < r->n_causes; i++)
         free(r->causes[i].bug);
     free(r->causes);
-    for (size_t i = 0; i < IMPL_FN_COUNT; i++)
+    for (size_t i = 0; i < ASG_FN_COUNT; i++)
         free(r->facts[i]);
     free(r->status_detail);
     free(r->warnings);

@@ -120,7 +120,7 @@ static int check_formula(const struct prop_ctx *x, struct pc_call *k, const char
     return 1;
 }
 
-static const struct pc_prop steps_formula = {IMPL_PE, NULL, NULL, NULL, check_formula};
+static const struct pc_prop steps_formula = {ASG_PE, NULL, NULL, NULL, check_formula};
 
 static int check_bounded(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
@@ -137,7 +137,7 @@ static int check_bounded(const struct prop_ctx *x, struct pc_call *k, const char
     return 1;
 }
 
-static const struct pc_prop steps_bounded = {IMPL_PE, NULL, NULL, NULL, check_bounded};
+static const struct pc_prop steps_bounded = {ASG_PE, NULL, NULL, NULL, check_bounded};
 
 /* ---- rows_distinct ------------------------------------------------------- */
 
@@ -171,7 +171,7 @@ static int check_distinct(const struct prop_ctx *x, struct pc_call *k, const cha
     return 1;
 }
 
-static const struct pc_prop steps_distinct = {IMPL_PE, NULL, NULL, NULL, check_distinct};
+static const struct pc_prop steps_distinct = {ASG_PE, NULL, NULL, NULL, check_distinct};
 
 /* ---- relative_offset ----------------------------------------------------- */
 
@@ -228,7 +228,7 @@ static int check_offset(const struct prop_ctx *x, struct pc_call *k, const char 
     return 1;
 }
 
-static const struct pc_prop steps_offset = {IMPL_PE, NULL, NULL, NULL, check_offset};
+static const struct pc_prop steps_offset = {ASG_PE, NULL, NULL, NULL, check_offset};
 
 /* ---- breaks_permutation_symmetry ----------------------------------------- */
 
@@ -352,7 +352,7 @@ static int check_perm(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-static const struct pc_prop steps_perm = {IMPL_PE, NULL, NULL, NULL, check_perm};
+static const struct pc_prop steps_perm = {ASG_PE, NULL, NULL, NULL, check_perm};
 
 /* ---- values -------------------------------------------------------------- */
 
@@ -429,7 +429,7 @@ static int check_seeded(const struct prop_ctx *x)
     return ok;
 }
 
-static const struct pc_prop steps_values = {IMPL_PE, NULL, NULL, NULL, check_values};
+static const struct pc_prop steps_values = {ASG_PE, NULL, NULL, NULL, check_values};
 
 /* ---- the table ----------------------------------------------------------- */
 

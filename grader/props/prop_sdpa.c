@@ -157,7 +157,7 @@ static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *l
     return 1;
 }
 
-static const struct pc_prop steps_rows_sum = {IMPL_SDPA, NULL, NULL, NULL, check_rows};
+static const struct pc_prop steps_rows_sum = {ASG_SDPA, NULL, NULL, NULL, check_rows};
 
 /* ---- masked_weights_zero, fully_masked_row, causal ---------------------- */
 
@@ -202,7 +202,7 @@ static int check_masked(const struct prop_ctx *x, struct pc_call *k, const char 
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static const struct pc_prop steps_masked = {IMPL_SDPA, NULL, NULL, NULL, check_masked};
+static const struct pc_prop steps_masked = {ASG_SDPA, NULL, NULL, NULL, check_masked};
 
 /* Whether row i's weights are all 1/n_k. */
 static int uniform_row(const struct pc_call *k, size_t i)
@@ -264,7 +264,7 @@ static int check_full(const struct prop_ctx *x, struct pc_call *k, const char *l
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static const struct pc_prop steps_full = {IMPL_SDPA, NULL, NULL, NULL, check_full};
+static const struct pc_prop steps_full = {ASG_SDPA, NULL, NULL, NULL, check_full};
 
 /* Causal: query i's output depends only on keys 0..i. Redraw the keys and
  * values from h = n_k/2 on; outputs of queries before h must not move. */
@@ -310,7 +310,7 @@ static int check_causal(const struct prop_ctx *x, struct pc_call *k, const char 
     return check_causal_future(x, k, pc_tol(x), label);
 }
 
-static const struct pc_prop steps_causal = {IMPL_SDPA, NULL, NULL, NULL, check_causal};
+static const struct pc_prop steps_causal = {ASG_SDPA, NULL, NULL, NULL, check_causal};
 
 /* ---- permutations ------------------------------------------------------- */
 
@@ -422,8 +422,8 @@ static int check_kvperm(const struct prop_ctx *x, struct pc_call *k, const char 
     return ok;
 }
 
-static const struct pc_prop steps_qperm = {IMPL_SDPA, NULL, NULL, NULL, check_qperm};
-static const struct pc_prop steps_kvperm = {IMPL_SDPA, NULL, NULL, NULL, check_kvperm};
+static const struct pc_prop steps_qperm = {ASG_SDPA, NULL, NULL, NULL, check_qperm};
+static const struct pc_prop steps_kvperm = {ASG_SDPA, NULL, NULL, NULL, check_kvperm};
 
 /* ---- affine_in_v, output_in_value_range ---------------------------------- */
 
@@ -465,7 +465,7 @@ static int check_affine(const struct prop_ctx *x, struct pc_call *k, const char 
     return ok;
 }
 
-static const struct pc_prop steps_affine = {IMPL_SDPA, NULL, NULL, NULL, check_affine};
+static const struct pc_prop steps_affine = {ASG_SDPA, NULL, NULL, NULL, check_affine};
 
 /* out[i][c] lies between the smallest and largest visible V[j][c]. */
 static int check_range(const struct prop_ctx *x, struct pc_call *k, const char *label)
@@ -492,7 +492,7 @@ static int check_range(const struct prop_ctx *x, struct pc_call *k, const char *
     return 1;
 }
 
-static const struct pc_prop steps_range = {IMPL_SDPA, NULL, NULL, NULL, check_range};
+static const struct pc_prop steps_range = {ASG_SDPA, NULL, NULL, NULL, check_range};
 
 /* ---- cq_k_over_c_invariance --------------------------------------------- */
 
@@ -528,7 +528,7 @@ static int check_cq(const struct prop_ctx *x, struct pc_call *k, const char *lab
     return ok;
 }
 
-static const struct pc_prop steps_cq = {IMPL_SDPA, NULL, NULL, NULL, check_cq};
+static const struct pc_prop steps_cq = {ASG_SDPA, NULL, NULL, NULL, check_cq};
 
 /* ---- the table ----------------------------------------------------------- */
 

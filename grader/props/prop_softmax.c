@@ -48,7 +48,7 @@ static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *l
     return 1;
 }
 
-static const struct pc_prop steps_rows_sum = {IMPL_SOFTMAX, NULL, NULL, NULL, check_rows};
+static const struct pc_prop steps_rows_sum = {ASG_SOFTMAX, NULL, NULL, NULL, check_rows};
 
 /* ---- stable -------------------------------------------------------------- */
 
@@ -163,7 +163,7 @@ static int check_stable(const struct prop_ctx *x, struct pc_call *k, const char 
 
 static int run_stable(const struct prop_ctx *x)
 {
-    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, fill_stable_step, NULL,
+    static const struct pc_prop p = {ASG_SOFTMAX, NULL, fill_stable_step, NULL,
                                      check_stable};
     struct stable st = {spec_num(x->c, "magnitude", 1e4), NULL};
     int ok = pc_steps(x, &p, &st);
@@ -227,7 +227,7 @@ static int shift_step(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-static const struct pc_prop steps_shift = {IMPL_SOFTMAX, NULL, NULL, NULL, shift_step};
+static const struct pc_prop steps_shift = {ASG_SOFTMAX, NULL, NULL, NULL, shift_step};
 
 /* ---- monotonic ----------------------------------------------------------- */
 
@@ -253,7 +253,7 @@ static int check_monotonic(const struct prop_ctx *x, struct pc_call *k, const ch
     return 1;
 }
 
-static const struct pc_prop steps_monotonic = {IMPL_SOFTMAX, NULL, NULL,
+static const struct pc_prop steps_monotonic = {ASG_SOFTMAX, NULL, NULL,
                                                NULL, check_monotonic};
 
 /* ---- values -------------------------------------------------------------- */
@@ -267,7 +267,7 @@ static int values_setup(const struct prop_ctx *x, struct pc_call *k)
     const struct spec_param *exp = spec_param(c, "expected");
     struct err *e = x->e;
 
-    k->fn = IMPL_SOFTMAX;
+    k->fn = ASG_SOFTMAX;
     k->mask_kind = "none";
     k->cols = pu_size(c, "cols", in && in->kind == SPEC_LIST ? in->list_len : 1);
     if (!in || !exp || in->kind != SPEC_LIST || exp->kind != SPEC_LIST ||
@@ -303,7 +303,7 @@ static int check_values(const struct prop_ctx *x, struct pc_call *k, const char 
     return pc_check_seeded(x);
 }
 
-static const struct pc_prop steps_values = {IMPL_SOFTMAX, values_setup, NULL,
+static const struct pc_prop steps_values = {ASG_SOFTMAX, values_setup, NULL,
                                             NULL, check_values};
 
 /* ---- the table ----------------------------------------------------------- */

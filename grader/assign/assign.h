@@ -1,0 +1,38 @@
+/*
+ * assign.h -- the assignment: the functions a submission implements, as
+ * the engine names and numbers them.
+ *
+ * This is the one place that lists the assignment's functions; the
+ * sandbox, the object checks, the spec loader and the reports read the
+ * list from here, so a function of the assignment is added here once.
+ * Header-only parts (the numbers) are what the runner's trusted half may
+ * use, since it links no grader code.
+ */
+#ifndef GRD_ASSIGN_H
+#define GRD_ASSIGN_H
+
+/* The functions, numbered: the order of the table in assign.c, of the
+ * call protocol (runner_proto.h) and of every per-function array. */
+enum asg_fn {
+    ASG_SOFTMAX,
+    ASG_SDPA,
+    ASG_PE,
+    ASG_MHA,
+    ASG_LAYERNORM,
+    ASG_BLOCK,
+    ASG_FN_COUNT
+};
+
+/* The short name a spec's `function:` names and test ids start with
+ * ("softmax", "sdpa", ...). Returns NULL for an out-of-range value. */
+const char *asg_fn_name(enum asg_fn fn);
+
+/* The function's C name, e.g. "attn_scaled_dot_product"; NULL for an
+ * out-of-range value. */
+const char *asg_fn_cname(enum asg_fn fn);
+
+/* Parse a short name; returns 0 and sets *fn (when fn is not NULL), or -1
+ * when name is NULL or names no function of the assignment. */
+int asg_fn_parse(const char *name, enum asg_fn *fn);
+
+#endif
