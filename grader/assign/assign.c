@@ -27,6 +27,11 @@ const char *asg_fn_cname(enum asg_fn fn)
     return (unsigned)fn < ASG_FN_COUNT ? fns[fn].cname : NULL;
 }
 
+const char *asg_spec_function(size_t i)
+{
+    return i < ASG_FN_COUNT ? fns[i].name : i == ASG_FN_COUNT ? "written" : NULL;
+}
+
 int asg_fn_parse(const char *name, enum asg_fn *fn)
 {
     if (name == NULL)

@@ -11,6 +11,8 @@
 #ifndef GRD_ASSIGN_H
 #define GRD_ASSIGN_H
 
+#include <stddef.h>
+
 /* The functions, numbered: the order of the table in assign.c, of the
  * call protocol (runner_proto.h) and of every per-function array. */
 enum asg_fn {
@@ -34,5 +36,10 @@ const char *asg_fn_cname(enum asg_fn fn);
 /* Parse a short name; returns 0 and sets *fn (when fn is not NULL), or -1
  * when name is NULL or names no function of the assignment. */
 int asg_fn_parse(const char *name, enum asg_fn *fn);
+
+/* The names a spec's `function:` may take, i from 0: the functions' short
+ * names in asg_fn order, then "written" (the written part's answers, which
+ * no function of the submission computes); NULL past the last. */
+const char *asg_spec_function(size_t i);
 
 #endif

@@ -1,6 +1,7 @@
 /* build.c -- see build.h. */
 #include "build/build.h"
 
+#include "assign/assign.h"
 #include "build/jail.h"
 #include "core/compat.h"
 #include "core/util.h"
@@ -700,8 +701,8 @@ static int add_arg(char **argv, size_t *n, const char *prefix, const char *a, co
 #endif
 
 /*
- * objcopy's argument vector: rename the allocator, and keep only the six
- * API names global (--keep-global-symbol), which localises every other
+ * objcopy's argument vector: rename the allocator, and keep only the
+ * assignment's API names global (--keep-global-symbol), which localises every other
  * defined global -- helpers, a student's own `main` or `malloc` (renamed
  * first) -- however many there are: listing each helper instead overflowed
  * ARG_MAX with a few thousand long names. Undefined symbols stay as they
@@ -709,7 +710,7 @@ static int add_arg(char **argv, size_t *n, const char *prefix, const char *a, co
  */
 static char **objcopy_argv(const char *in, const char *out, size_t *n)
 {
-    size_t cap = 4 + N_REDEFINED + obj_api_count();
+    size_t cap = 4 + N_REDEFINED + ASG_FN_COUNT;
     char **argv = calloc(cap, sizeof *argv);
     const char *tool = getenv("OBJCOPY");
     int bad = argv == NULL;
@@ -722,8 +723,9 @@ static char **objcopy_argv(const char *in, const char *out, size_t *n)
                  redefined[i][1]);
         bad = add_arg(argv, n, "--redefine-sym=", pair, "");
     }
-    for (size_t i = 0; i < obj_api_count() && !bad; i++)
-        bad = add_arg(argv, n, "--keep-global-symbol=" SYM_PREFIX, obj_api_name(i), "");
+    for (size_t i = 0; i < ASG_FN_COUNT && !bad; i++)
+        bad = add_arg(argv, n, "--keep-global-symbol=" SYM_PREFIX,
+                      asg_fn_cname((enum asg_fn)i), "");
     bad = bad || add_arg(argv, n, in, "", "") || add_arg(argv, n, out, "", "");
     if (bad && argv != NULL) {
         free_args(argv, *n);

@@ -45,11 +45,6 @@
 #endif
 #endif /* !GRADER_PORTABLE */
 
-static const char *const api_names[OBJC_N_API] = {
-    "attn_softmax_rows", "attn_scaled_dot_product", "attn_positional_encoding",
-    "attn_multi_head", "attn_layer_norm", "attn_transformer_block",
-};
-#define N_API OBJC_N_API
 
 /* Sorted by strcmp (bsearch); tests check the order. libm comes in its
  * double, float and long double forms, with glibc's classification
@@ -156,8 +151,8 @@ int obj_symbol_allowed(const char *name)
 
 static int api_index(const char *name)
 {
-    for (size_t i = 0; i < N_API; i++)
-        if (strcmp(name, api_names[i]) == 0)
+    for (size_t i = 0; i < ASG_FN_COUNT; i++)
+        if (strcmp(name, asg_fn_cname((enum asg_fn)i)) == 0)
             return (int)i;
     return -1;
 }
@@ -307,19 +302,10 @@ void obj_defined(struct obj_ctx *c, const char *sym, int is_function)
 
 void obj_missing_api(struct obj_ctx *c)
 {
-    for (size_t i = 0; i < N_API; i++)
+    for (size_t i = 0; i < ASG_FN_COUNT; i++)
         if (!c->api_found[i])
-            WARN(c, "does not define '%s': its tests count as not implemented", api_names[i]);
-}
-
-size_t obj_api_count(void)
-{
-    return N_API;
-}
-
-const char *obj_api_name(size_t i)
-{
-    return i < N_API ? api_names[i] : NULL;
+            WARN(c, "does not define '%s': its tests count as not implemented",
+                 asg_fn_cname((enum asg_fn)i));
 }
 
 #if !GRADER_PORTABLE
@@ -578,7 +564,7 @@ static void check_symbols(struct obj_ctx *c)
 struct fsym {
     size_t shndx;
     Elf64_Addr lo, hi;
-    int api;                 /* api_names index, or -1 */
+    int api;                 /* the enum asg_fn, or -1 */
 };
 
 struct graph {
