@@ -718,16 +718,22 @@ static int run_domain_shrunk(const struct prop_ctx *x)
  * bound of the draw's own arithmetic (each row's `bound`). */
 const struct prop_def pdom_defs[] = {
     {"softmax", "domain", run_domain_shrunk, keys_domain, 2e-5, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"sdpa", "domain", run_domain_shrunk, keys_domain, 1e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"pe", "domain", run_domain_shrunk, keys_domain, 1e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"layernorm", "domain", run_domain_shrunk, keys_domain, 2e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"mha", "domain", run_domain_shrunk, keys_domain, 5e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"block", "domain", run_domain_shrunk, keys_domain, 1e-3, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
 };
 const size_t pdom_count = sizeof pdom_defs / sizeof pdom_defs[0];
