@@ -13,6 +13,17 @@
 
 #include <stddef.h>
 
+/* The submission's files, as the assignment names them: the source a
+ * student hands in, its object, and the header it is compiled against
+ * (the grader's own copy: <data dir>/include/ASG_HEADER). */
+#define ASG_SOURCE "attention.c"
+#define ASG_OBJECT "attention.o"
+#define ASG_HEADER "attention.h"
+
+/* The prefix of the API's C names (asg_fn_cname), which no name of a
+ * submission's own may take. */
+#define ASG_API_PREFIX "attn_"
+
 /* The functions, numbered: the order of the table in assign.c, of the
  * call protocol (runner_proto.h) and of every per-function array. */
 enum asg_fn {

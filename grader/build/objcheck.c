@@ -135,7 +135,7 @@ static const struct special specials[] = {
 
 /* Prefixes of names that look like the grader's or a reference's code. */
 static const char *const grader_prefixes[] = {
-    "ref_", "reference", "attn_ref", "grd_", "runner_", "impl_", "prop_", "__real_",
+    "ref_", "reference", ASG_API_PREFIX "ref", "grd_", "runner_", "impl_", "prop_", "__real_",
 };
 
 static int cmp_name(const void *key, const void *elem)
@@ -269,9 +269,9 @@ void obj_undefined(struct obj_ctx *c, const char *sym)
                    "your own file is linked, so write it yourself", sym);
             return;
         }
-    if (has_prefix(sym, "attn_"))
+    if (has_prefix(sym, ASG_API_PREFIX))
         REJECT(c, "calls '%s', which is not defined: check its spelling, or define it "
-               "(static) in attention.c", sym);
+               "(static) in " ASG_SOURCE, sym);
     else
         REJECT(c, "calls '%s', which the assignment does not allow: compute in "
                "memory and return the result", sym);
@@ -284,13 +284,13 @@ void obj_defined(struct obj_ctx *c, const char *sym, int is_function)
     if (api >= 0) {
         c->api_found[api] = 1;
         if (!is_function)
-            REJECT(c, "'%s' must be a function, as declared in attention.h", sym);
+            REJECT(c, "'%s' must be a function, as declared in " ASG_HEADER, sym);
         return;
     }
     add_localise(c, sym);
     if (strcmp(sym, "main") == 0)
         WARN(c, "'main' is defined; it was made local (the grader provides main: "
-             "keep your own tests out of attention.c)");
+             "keep your own tests out of " ASG_SOURCE ")");
     else if (obj_symbol_allowed(sym))
         WARN(c, "'%s' has the name of a C library function; it was made local "
              "(rename your helper and make it static)", sym);

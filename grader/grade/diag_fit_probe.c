@@ -247,7 +247,7 @@ int dgf_null_probe(struct dgf_run *u, struct dgf_obs *first, struct dgf_text *x,
     k->n_out = 2;
     free(want);
     if (rc == 0 && !same) {
-        dgf_fact(x, "with `weights` NULL (as attention.h allows) the same call fails: your "
+        dgf_fact(x, "with `weights` NULL (as " ASG_HEADER " allows) the same call fails: your "
                  "function %s", sr.status == CALL_RETURNED ? "returns other outputs or an error"
                  : sr.status == CALL_CRASHED ? "crashes" : "does not return");
         x->specific = 1;
