@@ -48,6 +48,15 @@ const char *asg_fn_cname(enum asg_fn fn);
  * when name is NULL or names no function of the assignment. */
 int asg_fn_parse(const char *name, enum asg_fn *fn);
 
+/* The function's sizes, by the case keys that give them ("rows", "n_q",
+ * "d_model", ...), in the order the diagnosis shows and shrinks them;
+ * *n of them (static strings). NULL and *n = 0 for an out-of-range
+ * value. */
+const char *const *asg_fn_dims(enum asg_fn fn, size_t *n);
+
+/* Whether a case key is a size of some function (asg_fn_dims). */
+int asg_is_size_key(const char *key);
+
 /* The names a spec's `function:` may take, i from 0: the functions' short
  * names in asg_fn order, then "written" (the written part's answers, which
  * no function of the submission computes); NULL past the last. */

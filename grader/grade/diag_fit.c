@@ -188,36 +188,11 @@ static int row_all_hidden(const struct pc_call *k, const struct dgf_geom *g, siz
     return 1;
 }
 
-/* The shape keys of fn, in the order shrinking tries them. */
+/* The shape keys of fn, in the order shrinking tries them: the
+ * assignment's (assign.h). */
 const char *const *dgf_shape_keys(enum asg_fn fn, size_t *n)
 {
-    static const char *const sm[] = {"rows", "cols"};
-    static const char *const sd[] = {"n_q", "n_k", "d_k", "d_v"};
-    static const char *const pe[] = {"n", "d"};
-    static const char *const mh[] = {"n_q", "n_kv", "heads", "d_model"};
-    static const char *const bl[] = {"n", "heads", "d_model", "d_ff"};
-
-    switch (fn) {
-    case ASG_SOFTMAX:
-    case ASG_LAYERNORM:
-        *n = 2;
-        return sm;
-    case ASG_SDPA:
-        *n = 4;
-        return sd;
-    case ASG_PE:
-        *n = 2;
-        return pe;
-    case ASG_MHA:
-        *n = 4;
-        return mh;
-    case ASG_BLOCK:
-        *n = 4;
-        return bl;
-    default:
-        *n = 0;
-        return NULL;
-    }
+    return asg_fn_dims(fn, n);
 }
 
 size_t dgf_dim_of(const struct pc_call *k, const char *key)
