@@ -442,6 +442,10 @@ static int check_fn(struct eq_ctx *x, const struct spec_set *specs, enum asg_fn 
     size_t k = 0;
     int rc = 1, v = 1;
 
+    /* a function added to the registry (assign.h) without its trial here */
+    if (trials[fn] == NULL)
+        return err_set(e, NULL, 0, 0, "no equivalence trial for '%s' (audit/equiv.c)",
+                       asg_fn_name(fn));
     for (size_t i = 0; rc > 0 && i < spec_test_count(specs); i++) {
         const struct spec_test *t = spec_test_at(specs, i);
         for (size_t c = 0; rc > 0 && strcmp(t->function, asg_fn_name(fn)) == 0 &&
