@@ -171,6 +171,41 @@ Test(assign, the_property_tables_cover_the_registry)
     }
 }
 
+/* specs/README.md's table of value tests, "| fn | `p`, `q` |" after its
+ * heading row, is the property tables' PROP_VALUE_TEST column. */
+Test(assign, the_specs_readme_lists_the_value_tests_of_the_tables)
+{
+    char *s = slurp("specs/README.md"), *p = strstr(s, "| function | value tests (properties) |");
+    size_t rows = 0, listed = 0, tables = 0;
+
+    cr_assert_not_null(p, "specs/README.md has no table of value tests");
+    for (p = strchr(p, '\n'); p != NULL && p[1] == '|'; p = strchr(p + 1, '\n')) {
+        char fn[32], prop[64];
+        const char *q = p + 1, *end = strchr(q, '\n');
+        enum asg_fn f;
+        if (sscanf(q, "| %31[a-z] |", fn) != 1 || asg_fn_parse(fn, &f) != 0)
+            continue;
+        rows++;
+        for (q = strchr(q + 1, '`'); q != NULL && (end == NULL || q < end);
+             q = strchr(q + 1, '`')) {
+            size_t n = strcspn(q + 1, "`");
+            cr_assert_lt(n, sizeof prop);
+            memcpy(prop, q + 1, n);
+            prop[n] = '\0';
+            cr_expect(grade_is_value_test(fn, prop), "specs/README.md lists %s.%s as a value "
+                      "test; the property tables do not", fn, prop);
+            listed++;
+            q += n + 1;
+        }
+    }
+    for (size_t i = 0; i < prop_count(); i++)
+        tables += prop_at(i)->value_test == PROP_VALUE_TEST;
+    cr_expect_eq(rows, ASG_FN_COUNT, "the table has %zu function rows", rows);
+    cr_expect_eq(listed, tables, "specs/README.md lists %zu value tests, the tables mark %zu",
+                 listed, tables);
+    free(s);
+}
+
 /* ---- the engine names no function ----------------------------------------- */
 
 /* The assignment's own code: it names its functions by design (issue 38
