@@ -19,6 +19,7 @@
 #define ASG_SOURCE "attention.c"
 #define ASG_OBJECT "attention.o"
 #define ASG_HEADER "attention.h"
+#define ASG_HEADER_RE "attention\\.h" /* ASG_HEADER as a PCRE2 pattern */
 
 /* The prefix of the API's C names (asg_fn_cname), which no name of a
  * submission's own may take. */

@@ -15,7 +15,7 @@
 static const struct spec_rule default_rules[] = {
     {"asm", "\\b(?:asm|__asm__|__asm)\\b",
      "inline assembly is not allowed: write the computation in C", NULL, 0, 0},
-    {"include_quoted", "(?:#|%:)\\s*include\\s*\"(?!attention\\.h\")",
+    {"include_quoted", "(?:#|%:)\\s*include\\s*\"(?!" ASG_HEADER_RE "\")",
      "only \"" ASG_HEADER "\" may be included with quotes", NULL, 0, 0},
     {"include_system",
      "(?:#|%:)\\s*include\\s*<(?!(?:stdio|stdlib|string|math|float|limits|stddef|stdint|"
