@@ -205,7 +205,7 @@ test: diag-check all $(TEST_BINS) $(BUILD)/diag.golden
 
 # The suites of single modules that compile and grade no whole submission:
 # seconds where `make test` takes minutes (tests/README.md).
-UNIT_SUITES := json strbuf util sha256 layout spec srcrules ledger gates points report \
+UNIT_SUITES := json strbuf util sha256 layout assign spec srcrules ledger gates points report \
                export summary answers selfcheck reference
 UNIT_BINS := $(UNIT_SUITES:%=$(BUILD)/tests/test_%)
 unit: $(BUILD)/grader $(UNIT_BINS)

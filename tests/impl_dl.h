@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "attention.h"
+#include "assign/assign.h"
 #include "sandbox/impl.h"
 
 struct impl_dl {
@@ -154,17 +155,18 @@ static int impl_dl_open(struct impl_dl *d, const char *src, char *err, size_t n)
         snprintf(err, n, "dlopen: %s", dlerror());
         return -1;
     }
-    *(void **)&d->softmax = dlsym(d->handle, "attn_softmax_rows");
-    *(void **)&d->sdpa = dlsym(d->handle, "attn_scaled_dot_product");
-    *(void **)&d->pe = dlsym(d->handle, "attn_positional_encoding");
-    *(void **)&d->mha = dlsym(d->handle, "attn_multi_head");
-    *(void **)&d->ln = dlsym(d->handle, "attn_layer_norm");
-    *(void **)&d->block = dlsym(d->handle, "attn_transformer_block");
-    if (!d->softmax || !d->sdpa || !d->pe || !d->mha || !d->ln || !d->block) {
-        snprintf(err, n, "'%.200s' lacks an attn_* function", src);
-        dlclose(d->handle);
-        return -1;
-    }
+    /* the C names from the assignment's registry (assign.h) */
+    void **slot[ASG_FN_COUNT] = {
+        [ASG_SOFTMAX] = (void **)&d->softmax, [ASG_SDPA] = (void **)&d->sdpa,
+        [ASG_PE] = (void **)&d->pe, [ASG_MHA] = (void **)&d->mha,
+        [ASG_LAYERNORM] = (void **)&d->ln, [ASG_BLOCK] = (void **)&d->block,
+    };
+    for (size_t f = 0; f < ASG_FN_COUNT; f++)
+        if ((*slot[f] = dlsym(d->handle, asg_fn_cname((enum asg_fn)f))) == NULL) {
+            snprintf(err, n, "'%.200s' lacks %s", src, asg_fn_cname((enum asg_fn)f));
+            dlclose(d->handle);
+            return -1;
+        }
     return 0;
 }
 

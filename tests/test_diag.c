@@ -507,7 +507,7 @@ Test(diag, caller_points_at_failing_callee, .timeout = 600)
     struct grade_result *r = grade_diag(CAT_DIR "/sdpa_no_scale_mha_calls.c", g, &text, &s);
     const struct grade_cause *m = cause_of(r, "mha");
 
-    cr_assert(m != NULL && m->callee == IMPL_SDPA + 1, "mha does not point at sdpa:\n%.3000s",
+    cr_assert(m != NULL && m->callee == ASG_SDPA + 1, "mha does not point at sdpa:\n%.3000s",
               text);
     cr_expect(strstr(text, "\n  mha: calls your attn_scaled_dot_product, which fails too: fix "
                      "sdpa first") != NULL, "%.3000s", text);

@@ -155,8 +155,8 @@ static int cause_holds(const struct spec_set *s, const char *path, const char *f
     env.seed = 1;
     for (size_t i = 0; i < spec_test_count(s); i++) {
         const struct spec_test *t = spec_test_at(s, i);
-        enum impl_fn tf;
-        if (pc_fn(t, &tf) < 0 || strcmp(impl_fn_name(tf), fn) != 0 ||
+        enum asg_fn tf;
+        if (pc_fn(t, &tf) < 0 || strcmp(asg_fn_name(tf), fn) != 0 ||
             (t->property && strncmp(t->property, "einval", 6) == 0))
             continue;
         for (size_t c = 0; c < t->n_cases; c++) {
@@ -455,7 +455,7 @@ static enum hint_outcome hidden_premise(const struct impl *im, const struct impl
         return HO_HELD;
     /* the same call without the queries that see no key */
     memset(&r, 0, sizeof r);
-    r.fn = IMPL_SDPA;
+    r.fn = ASG_SDPA;
     r.n_q = k->n_q - none;
     r.n_k = k->n_k, r.d_k = k->d_k, r.d_v = k->d_v;
     r.mask_kind = k->mask_kind;
@@ -505,7 +505,7 @@ static enum hint_outcome null_premise(const struct impl *im, const struct impl *
 }
 
 /* A call of fn with one output of n floats, NaN before each call. */
-static void own_call(struct pc_call *k, enum impl_fn fn, size_t n)
+static void own_call(struct pc_call *k, enum asg_fn fn, size_t n)
 {
     memset(k, 0, sizeof *k);
     k->fn = fn;
@@ -523,7 +523,7 @@ static enum hint_outcome swap_premise(const struct impl *im, const struct impl *
     float *want[PC_MAX_OUT];
     size_t pairs = 0;
 
-    own_call(&k, IMPL_PE, 6 * 8);
+    own_call(&k, ASG_PE, 6 * 8);
     k.n = 6, k.d = 8;
     run_both(im, ref, &k, want, &rr, &rm);
     for (size_t p = 1; rm.status == CALL_RETURNED && rm.rc == 0 && p < k.n; p++)
@@ -547,7 +547,7 @@ static enum hint_outcome maxcol_premise(const struct impl *im, const struct impl
     float *want[PC_MAX_OUT];
     size_t right = 0;
 
-    own_call(&k, IMPL_SOFTMAX, C * C);
+    own_call(&k, ASG_SOFTMAX, C * C);
     k.rows = k.cols = C;
     for (size_t r = 0; r < C; r++)
         for (size_t j = 0; j < C; j++)
@@ -582,7 +582,7 @@ static void check_hints(const struct spec_set *s, const char *path, const char *
         const struct grade_test *t = &r->tests[i];
         enum hint_kind kind = t->hint ? hint_kind_of(t->hint) : H_NONE;
         enum hint_outcome o = HO_UNCHECKED;
-        enum impl_fn tf;
+        enum asg_fn tf;
         if (!t->hint || !t->hint[0] || t->status == TEST_PASSED)
             continue;
         if (kind != H_NONE && gs == NULL) {
@@ -601,9 +601,9 @@ static void check_hints(const struct spec_set *s, const char *path, const char *
             o = maxcol_premise(&im, &ref);
         else if (kind != H_NONE) {
             struct pc_call k;
-            if (pc_fn(t->test, &tf) < 0 || tf != IMPL_SDPA ||
+            if (pc_fn(t->test, &tf) < 0 || tf != ASG_SDPA ||
                 t->failed_case >= t->test->n_cases ||
-                pc_build(IMPL_SDPA, &env, t->test, &t->test->cases[t->failed_case], &k,
+                pc_build(ASG_SDPA, &env, t->test, &t->test->cases[t->failed_case], &k,
                          &e) < 0)
                 o = HO_UNREPRODUCED;
             else {
@@ -656,8 +656,8 @@ static void judge(const char *path, const char *only, const char *edit_fn, const
     go.orc = &o;
     go.only = only;
     cr_assert(grade_submission(path, &go, &r, &e) == 0, "%s: %s", path, e.msg);
-    for (int fn = 0; r->status == GRADE_OK && fn < IMPL_FN_COUNT; fn++) {
-        const char *name = impl_fn_name((enum impl_fn)fn);
+    for (int fn = 0; r->status == GRADE_OK && fn < ASG_FN_COUNT; fn++) {
+        const char *name = asg_fn_name((enum asg_fn)fn);
         const struct grade_cause *k = NULL;
         int failing = 0;
         enum verdict v;

@@ -604,10 +604,10 @@ static int check_counts(const struct prop_ctx *x, struct pc_call *k, const char 
  * pc_run_def without steps is a grader error, never a pass. */
 Test(props_a, runner_passes_only_through_the_check)
 {
-    static const struct pc_prop stop = {IMPL_SOFTMAX, NULL, fill_fails, NULL, check_counts};
-    static const struct pc_prop go = {IMPL_SOFTMAX, NULL, NULL, NULL, check_counts};
+    static const struct pc_prop stop = {ASG_SOFTMAX, NULL, fill_fails, NULL, check_counts};
+    static const struct pc_prop go = {ASG_SOFTMAX, NULL, NULL, NULL, check_counts};
     const struct prop_def bare = {"softmax", "bare", pc_run_def, pc_generic_keys, 0, 0,
-                                  "no steps", NULL};
+                                  "no steps", NULL, PROP_INVARIANT};
     struct spec_case c = {NULL, 0, 1, 1};
     struct spec_test t = {.id = "softmax.x", .function = "softmax", .property = "x",
                           .cases = &c, .n_cases = 1, .tolerance = -1};

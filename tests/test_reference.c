@@ -716,19 +716,19 @@ Test(reference, allocation_failure_writes_nothing)
               "an output was written");
 }
 
-/* ---- impl.c names and impl_local() ------------------------------------- */
+/* ---- assign.c names, impl.c statuses and impl_local() ------------------ */
 
 Test(impl, names_parse_back)
 {
-    for (int f = 0; f < IMPL_FN_COUNT; f++) {
-        enum impl_fn back = IMPL_FN_COUNT;
-        cr_assert(impl_fn_name((enum impl_fn)f) != NULL);
-        cr_expect(strncmp(impl_fn_cname((enum impl_fn)f), "attn_", 5) == 0);
-        cr_expect_eq(impl_fn_parse(impl_fn_name((enum impl_fn)f), &back), 0);
+    for (int f = 0; f < ASG_FN_COUNT; f++) {
+        enum asg_fn back = ASG_FN_COUNT;
+        cr_assert(asg_fn_name((enum asg_fn)f) != NULL);
+        cr_expect(strncmp(asg_fn_cname((enum asg_fn)f), "attn_", 5) == 0);
+        cr_expect_eq(asg_fn_parse(asg_fn_name((enum asg_fn)f), &back), 0);
         cr_expect_eq((int)back, f);
     }
-    cr_expect_null(impl_fn_name(IMPL_FN_COUNT));
-    cr_expect_eq(impl_fn_parse("attention", NULL), -1);
+    cr_expect_null(asg_fn_name(ASG_FN_COUNT));
+    cr_expect_eq(asg_fn_parse("attention", NULL), -1);
     cr_expect_str_eq(impl_status_name(CALL_TIMEOUT), "timed out");
     cr_expect_str_eq(impl_status_name((enum impl_status)99), "unknown status");
 }

@@ -120,7 +120,7 @@ static void expect_fresh_softmax(struct fixture *f, long old_pid)
 }
 
 /* One call of `fn` with small, valid arguments. */
-static void call_small(struct fixture *f, enum impl_fn fn, float *pe,
+static void call_small(struct fixture *f, enum asg_fn fn, float *pe,
                        struct impl_result *r)
 {
     static const float q[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -129,7 +129,7 @@ static void call_small(struct fixture *f, enum impl_fn fn, float *pe,
     struct err e = { 0 };
     int rc;
 
-    if (fn == IMPL_SDPA)
+    if (fn == ASG_SDPA)
         rc = f->impl.ops->scaled_dot_product(f->impl.self, q, kv, kv, 2, 3, 4,
                                              4, NULL, out, NULL, r, &e);
     else
@@ -139,7 +139,7 @@ static void call_small(struct fixture *f, enum impl_fn fn, float *pe,
 
 struct attack {
     const char *fixture;
-    enum impl_fn fn;
+    enum asg_fn fn;
     enum impl_status status;
     const char *detail;      /* a substring of impl_result.detail */
     int signo;               /* expected for CALL_CRASHED */
@@ -182,12 +182,12 @@ static void run_attacks(const struct attack *a, size_t n)
 Test(sbx, runaway_calls_time_out)
 {
     static const struct attack a[] = {
-        { "spin", IMPL_PE, CALL_TIMEOUT, "did not return within 300 ms", 0, 0, 0, 0 },
-        { "spin_masked", IMPL_PE, CALL_TIMEOUT, "within 300 ms", 0, 0, 0, 0 },
-        { "sig_ignore", IMPL_PE, CALL_SYSCALL, "forbids (rt_sigaction)", 0, 1, 0, 0 },
-        { "cpu_hog", IMPL_PE, CALL_TIMEOUT, "used more than 1 s of CPU time",
+        { "spin", ASG_PE, CALL_TIMEOUT, "did not return within 300 ms", 0, 0, 0, 0 },
+        { "spin_masked", ASG_PE, CALL_TIMEOUT, "within 300 ms", 0, 0, 0, 0 },
+        { "sig_ignore", ASG_PE, CALL_SYSCALL, "forbids (rt_sigaction)", 0, 1, 0, 0 },
+        { "cpu_hog", ASG_PE, CALL_TIMEOUT, "used more than 1 s of CPU time",
           0, 0, 5000.0, 1 },
-        { "forge", IMPL_PE, CALL_CRASHED, "interfered with the grader's runner",
+        { "forge", ASG_PE, CALL_CRASHED, "interfered with the grader's runner",
           0, 0, 0, 0 },
     };
 
@@ -197,14 +197,14 @@ Test(sbx, runaway_calls_time_out)
 Test(sbx, exits_and_crashes_are_classified)
 {
     static const struct attack a[] = {
-        { "exit0", IMPL_PE, CALL_EXITED, "called exit() instead of returning",
+        { "exit0", ASG_PE, CALL_EXITED, "called exit() instead of returning",
           0, 0, 0, 0 },
-        { "uexit0", IMPL_PE, CALL_EXITED, "called exit()", 0, 0, 0, 0 },
-        { "segv", IMPL_PE, CALL_CRASHED, "crashed with SIGSEGV", SIGSEGV, 0, 0, 0 },
-        { "abort", IMPL_PE, CALL_CRASHED, "crashed with SIGABRT", SIGABRT, 0, 0, 0 },
-        { "fpe", IMPL_PE, CALL_CRASHED, "crashed with SIGFPE", SIGFPE, 0, 0, 0 },
-        { "recurse", IMPL_PE, CALL_CRASHED, "stack overflow", SIGSEGV, 0, 0, 0 },
-        { "membomb", IMPL_PE, CALL_MEMORY, "ran out of memory (limit 384 MiB)",
+        { "uexit0", ASG_PE, CALL_EXITED, "called exit()", 0, 0, 0, 0 },
+        { "segv", ASG_PE, CALL_CRASHED, "crashed with SIGSEGV", SIGSEGV, 0, 0, 0 },
+        { "abort", ASG_PE, CALL_CRASHED, "crashed with SIGABRT", SIGABRT, 0, 0, 0 },
+        { "fpe", ASG_PE, CALL_CRASHED, "crashed with SIGFPE", SIGFPE, 0, 0, 0 },
+        { "recurse", ASG_PE, CALL_CRASHED, "stack overflow", SIGSEGV, 0, 0, 0 },
+        { "membomb", ASG_PE, CALL_MEMORY, "ran out of memory (limit 384 MiB)",
           0, 0, 3000.0, 0 },   /* touching 256 MiB can be slow on a busy box */
     };
 
@@ -214,22 +214,22 @@ Test(sbx, exits_and_crashes_are_classified)
 Test(sbx, out_of_bounds_and_const_writes_are_caught)
 {
     static const struct attack a[] = {
-        { "overrun", IMPL_PE, CALL_OVERRUN, "wrote past the end of `pe`", 0, 0, 0, 0 },
-        { "underrun", IMPL_PE, CALL_OVERRUN, "wrote before the start of `pe`",
+        { "overrun", ASG_PE, CALL_OVERRUN, "wrote past the end of `pe`", 0, 0, 0, 0 },
+        { "underrun", ASG_PE, CALL_OVERRUN, "wrote before the start of `pe`",
           0, 0, 0, 0 },
-        { "read_past", IMPL_SDPA, CALL_OVERRUN, "past the end of `K`", 0, 0, 0, 0 },
-        { "heap_overrun", IMPL_PE, CALL_OVERRUN, "wrote past the end of a block "
+        { "read_past", ASG_SDPA, CALL_OVERRUN, "past the end of `K`", 0, 0, 0, 0 },
+        { "heap_overrun", ASG_PE, CALL_OVERRUN, "wrote past the end of a block "
           "it allocated (48 bytes asked", 0, 0, 0, 0 },
-        { "heap_overrun_live", IMPL_PE, CALL_OVERRUN, "wrote past the end of a "
+        { "heap_overrun_live", ASG_PE, CALL_OVERRUN, "wrote past the end of a "
           "block it allocated (48 bytes asked", 0, 0, 0, 0 },
         /* one block's redzone copied over another's of the same size: the
          * pattern depends on the block (issue 36's audit survivor, a
          * take_cols loop run one row too far) */
-        { "heap_row_past", IMPL_PE, CALL_OVERRUN, "wrote past the end of a block "
+        { "heap_row_past", ASG_PE, CALL_OVERRUN, "wrote past the end of a block "
           "it allocated (48 bytes asked", 0, 0, 0, 0 },
-        { "const_q", IMPL_SDPA, CALL_CONST_WRITE,
+        { "const_q", ASG_SDPA, CALL_CONST_WRITE,
           "modified its const input `Q`", 0, 0, 0, 0 },
-        { "const_via_memfd", IMPL_SDPA, CALL_CONST_WRITE,
+        { "const_via_memfd", ASG_SDPA, CALL_CONST_WRITE,
           "modified its const input `Q`", 0, 0, 0, 0 },
     };
 
@@ -239,11 +239,11 @@ Test(sbx, out_of_bounds_and_const_writes_are_caught)
 Test(sbx, forbidden_system_calls_end_the_call)
 {
     static const struct attack a[] = {
-        { "forkbomb", IMPL_PE, CALL_SYSCALL, "forbids (clone", 0, 1, 0, 0 },
-        { "open_passwd", IMPL_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
-        { "write_file", IMPL_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
-        { "kill_parent", IMPL_PE, CALL_SYSCALL, "forbids (getppid)", 0, 1, 0, 0 },
-        { "raw_syscall", IMPL_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
+        { "forkbomb", ASG_PE, CALL_SYSCALL, "forbids (clone", 0, 1, 0, 0 },
+        { "open_passwd", ASG_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
+        { "write_file", ASG_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
+        { "kill_parent", ASG_PE, CALL_SYSCALL, "forbids (getppid)", 0, 1, 0, 0 },
+        { "raw_syscall", ASG_PE, CALL_SYSCALL, "forbids (openat)", 0, 1, 0, 0 },
     };
 
     run_attacks(a, sizeof a / sizeof a[0]);
@@ -261,7 +261,7 @@ Test(sbx, malloc_hands_out_poison_and_calloc_zeros)
     float pe[12];
 
     fx_open(&f, "uninit_acc", DEADLINE_MS, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_assert_eq(r.status, CALL_RETURNED, "%d (%s)", r.status, r.detail);
     cr_expect(isnan(pe[1]) && isnan(pe[11]), "a sum into malloc's bytes: %g %g", pe[1],
               pe[11]);
@@ -277,10 +277,10 @@ Test(sbx, malloc_hands_out_poison_and_calloc_zeros)
 Test(sbx, a_runner_may_not_stop_itself)
 {
     static const struct attack a[] = {
-        { "stop_kill", IMPL_PE, CALL_SYSCALL, "forbids (kill)", 0, 1, 0, 0 },
-        { "stop_raise", IMPL_PE, CALL_SYSCALL, "forbids (tgkill)", 0, 1, 0, 0 },
-        { "stop_tkill", IMPL_PE, CALL_SYSCALL, "forbids (tkill)", 0, 1, 0, 0 },
-        { "stop_high_bits", IMPL_PE, CALL_SYSCALL, "forbids (kill)", 0, 1, 0, 0 },
+        { "stop_kill", ASG_PE, CALL_SYSCALL, "forbids (kill)", 0, 1, 0, 0 },
+        { "stop_raise", ASG_PE, CALL_SYSCALL, "forbids (tgkill)", 0, 1, 0, 0 },
+        { "stop_tkill", ASG_PE, CALL_SYSCALL, "forbids (tkill)", 0, 1, 0, 0 },
+        { "stop_high_bits", ASG_PE, CALL_SYSCALL, "forbids (kill)", 0, 1, 0, 0 },
     };
     struct fixture f;
     struct impl_result r;
@@ -288,7 +288,7 @@ Test(sbx, a_runner_may_not_stop_itself)
 
     run_attacks(a, sizeof a / sizeof a[0]);
     fx_open(&f, "self_signal_ok", DEADLINE_MS, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_expect_eq(r.status, CALL_RETURNED, "raise(SIGURG) and raise(SIGWINCH): %d (%s)",
                  r.status, r.detail);
     fx_close(&f);
@@ -309,7 +309,7 @@ Test(sbx, a_forged_block_size_does_not_set_the_checks_cost)
     fx_open(&f, "redzone_bomb", 5000.0, 0);
     for (int i = 0; i < 4; i++) {
         before = sbx_redzone_bytes(f.sbx);
-        call_small(&f, IMPL_PE, pe, &r);
+        call_small(&f, ASG_PE, pe, &r);
         cr_assert_eq(r.status, CALL_RETURNED, "call %d: %d (%s)", i, r.status, r.detail);
         if (sbx_redzone_bytes(f.sbx) - before > per_call_max)
             per_call_max = sbx_redzone_bytes(f.sbx) - before;
@@ -403,7 +403,7 @@ Test(sbx, output_is_capped_and_drained)
     const char *out;
 
     fx_open(&f, "flood", 5000.0, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
     out = sbx_output(f.sbx, &len);
     cr_assert_eq(len, SBX_DEFAULT_OUTPUT_CAP);
@@ -423,7 +423,7 @@ Test(sbx, leaks_are_counted)
     float pe[12];
 
     fx_open(&f, "leak", DEADLINE_MS, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
     cr_assert_eq(r.rc, ATTN_OK);
     cr_assert_eq(r.live_allocs, 1);
@@ -439,7 +439,7 @@ Test(sbx, missing_functions_are_not_implemented)
     long pid;
 
     fx_open(&f, "missing", DEADLINE_MS, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_assert_eq(r.status, CALL_RETURNED);
     cr_assert_eq(r.rc, ATTN_ENOTIMPL);
     pid = sbx_runner_pid(f.sbx);
@@ -604,7 +604,7 @@ Test(sbx, a_filled_table_hides_no_leak)
     float pe[12];
 
     fx_open(&f, "fill_table", 20000.0, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
     cr_assert_eq(r.rc, ATTN_OK);
     cr_expect_eq(r.live_allocs, 1, "live_allocs %ld", r.live_allocs);
@@ -621,7 +621,7 @@ Test(sbx, the_runner_state_is_readable_but_not_the_verdict)
     float pe[12];
 
     fx_open(&f, "find_state", DEADLINE_MS, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
     cr_expect_eq(r.rc, ATTN_OK, "the scan did not find the runner's state");
     fx_close(&f);
@@ -637,7 +637,7 @@ Test(sbx, a_runner_that_cannot_start_fails_the_call)
 
     fx_open(&f, "huge_bss", DEADLINE_MS, 0);
     for (int i = 0; i < 2; i++) {
-        call_small(&f, IMPL_PE, pe, &r);
+        call_small(&f, ASG_PE, pe, &r);
         cr_expect_eq(r.status, CALL_CRASHED, "%d %s", r.status, r.detail);
         cr_expect(strstr(r.detail, "the runner could not start") != NULL, "%s", r.detail);
         cr_expect_eq(sbx_runner_pid(f.sbx), 0);
@@ -659,7 +659,7 @@ Test(sbx, no_room_for_the_next_call_fails_that_call)
 
     cr_assert_not_null(pe_big);
     fx_open(&f, "exhaust", 5000.0, 0);
-    call_small(&f, IMPL_PE, pe, &r);
+    call_small(&f, ASG_PE, pe, &r);
     cr_assert_eq(r.status, CALL_RETURNED, "%d %s", r.status, r.detail);
     cr_assert_eq(f.impl.ops->positional_encoding(f.impl.self, pe_big, 1024, 1024, &r, &e), 0,
                  "grader error: %s", e.msg);
@@ -683,10 +683,10 @@ Test(sbx, each_runner_starts_from_a_clean_state)
 
     fx_open(&f, "remember", DEADLINE_MS, 0);
     for (int test = 0; test < 3; test++) {
-        call_small(&f, IMPL_PE, pe, &r);
+        call_small(&f, ASG_PE, pe, &r);
         cr_expect_eq(r.rc, ATTN_OK, "test %d: the runner remembered an earlier test", test);
         first = sbx_runner_pid(f.sbx);
-        call_small(&f, IMPL_PE, pe, &r);
+        call_small(&f, ASG_PE, pe, &r);
         cr_expect_eq(r.rc, ATTN_EINVAL, "test %d: a second call saw a fresh runner", test);
         cr_expect_eq(sbx_runner_pid(f.sbx), first, "one runner serves a test's calls");
         sbx_restart(f.sbx);
@@ -742,8 +742,8 @@ Test(sbx, runners_and_their_faults_are_counted)
     sbx_runner_faults(f.sbx, &n, &faults);
     cr_expect(n == 0 && faults == 0, "%u runners, %ld faults before any call", n, faults);
     for (unsigned test = 1; test <= 3; test++) {
-        call_small(&f, IMPL_PE, pe, &r);
-        call_small(&f, IMPL_PE, pe, &r);
+        call_small(&f, ASG_PE, pe, &r);
+        call_small(&f, ASG_PE, pe, &r);
         sbx_restart(f.sbx);
         sbx_runner_faults(f.sbx, &n, &faults);
         cr_expect_eq(n, test, "%u runners counted after %u tests", n, test);

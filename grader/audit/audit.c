@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "assign/assign.h"
 #include "core/util.h"
 #include "grade/grade.h"
 
@@ -150,7 +151,7 @@ static int audit_mutant(const struct aud_run *R, size_t k, struct aud_mutant *m)
 
     err_clear(&e);
     if (text && snprintf(dir, sizeof dir, "%s/m%zu", R->dir, k) < (int)sizeof dir - 16 &&
-        snprintf(path, sizeof path, "%s/attention.c", dir) < (int)sizeof path &&
+        snprintf(path, sizeof path, "%s/" ASG_SOURCE, dir) < (int)sizeof path &&
         mkdir(dir, 0700) == 0 && write_file(path, text, n) == 0)
         rc = grade_one(R, path, m, !R->o->matrix, &e);
     /* a toolchain stopped by its deadline or a signal is the machine's

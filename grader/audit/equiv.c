@@ -377,7 +377,7 @@ static size_t heads_of(struct eq_rng *r, size_t d, size_t want)
 }
 
 /* Shape of trial k for function fn; c is a spec case (or NULL). */
-static void shape(struct eq_rng *r, enum impl_fn fn, const struct spec_case *c, size_t k,
+static void shape(struct eq_rng *r, enum asg_fn fn, const struct spec_case *c, size_t k,
                   struct eq_shape *s)
 {
     static const float epss[] = {1e-5f, 0.0f, 1e-3f, 0.5f};
@@ -389,17 +389,17 @@ static void shape(struct eq_rng *r, enum impl_fn fn, const struct spec_case *c, 
     s->eps = c ? (float)spec_num(c, "eps", 1e-5) : epss[k % 4];
     if (!(s->eps >= 0))
         s->eps = 1e-5f;
-    s->a = dim(c, fn == IMPL_SOFTMAX || fn == IMPL_LAYERNORM ? "rows" : fn == IMPL_SDPA ||
-           fn == IMPL_MHA ? "n_q" : "n", rnd_size(r, 1, 6));
-    s->b = dim(c, fn == IMPL_SOFTMAX || fn == IMPL_LAYERNORM ? "cols" : fn == IMPL_SDPA ? "n_k"
-           : fn == IMPL_MHA ? "n_kv" : "d", rnd_size(r, 1, 7));
-    if (fn == IMPL_MHA && c && !spec_param(c, "n_kv"))
+    s->a = dim(c, fn == ASG_SOFTMAX || fn == ASG_LAYERNORM ? "rows" : fn == ASG_SDPA ||
+           fn == ASG_MHA ? "n_q" : "n", rnd_size(r, 1, 6));
+    s->b = dim(c, fn == ASG_SOFTMAX || fn == ASG_LAYERNORM ? "cols" : fn == ASG_SDPA ? "n_k"
+           : fn == ASG_MHA ? "n_kv" : "d", rnd_size(r, 1, 7));
+    if (fn == ASG_MHA && c && !spec_param(c, "n_kv"))
         s->b = s->a;
-    s->c = dim(c, fn == IMPL_SDPA ? "d_k" : "d_model", rnd_size(r, 1, 8));
+    s->c = dim(c, fn == ASG_SDPA ? "d_k" : "d_model", rnd_size(r, 1, 8));
     s->d = dim(c, "d_v", rnd_size(r, 1, 6));
     s->ff = dim(c, "d_ff", rnd_size(r, 1, 8));
     s->heads = heads_of(r, s->c, c ? dim(c, "heads", 0) : 0);
-    if (fn == IMPL_PE && !c && k % 2)
+    if (fn == ASG_PE && !c && k % 2)
         s->b = 2 * (s->b / 2) + 1; /* odd widths too */
 }
 
@@ -410,16 +410,16 @@ static void shape(struct eq_rng *r, enum impl_fn fn, const struct spec_case *c, 
  * length of 65 to 130 (cols, n_k or n_q, d_v, positions and width, d_ff),
  * d_model 65 to 72 with as many heads (d_k 1) or a divisor, the rest small.
  */
-static void shape_big(struct eq_rng *r, enum impl_fn fn, size_t k, struct eq_shape *s)
+static void shape_big(struct eq_rng *r, enum asg_fn fn, size_t k, struct eq_shape *s)
 {
     shape(r, fn, NULL, k, s);
-    if (fn == IMPL_SDPA && rnd(r) % 2)
+    if (fn == ASG_SDPA && rnd(r) % 2)
         s->a = rnd_size(r, 65, 130); /* many queries */
     else
         s->b = rnd_size(r, 65, 130); /* cols, keys, positions' width */
-    if (fn == IMPL_PE)
+    if (fn == ASG_PE)
         s->a = rnd_size(r, 65, 130), s->b += k % 2 ? 0 : 1; /* positions; odd and even */
-    s->c = fn == IMPL_SDPA ? rnd_size(r, 65, 130) : rnd_size(r, 65, 72);
+    s->c = fn == ASG_SDPA ? rnd_size(r, 65, 130) : rnd_size(r, 65, 72);
     s->d = rnd_size(r, 65, 130);
     s->ff = rnd_size(r, 65, 130);
     s->heads = rnd(r) % 2 ? s->c : heads_of(r, s->c, rnd_size(r, 1, s->c));
@@ -427,24 +427,28 @@ static void shape_big(struct eq_rng *r, enum impl_fn fn, size_t k, struct eq_sha
 
 typedef int (*eq_trial_fn)(struct eq_ctx *, const struct eq_shape *, struct err *);
 
-static const eq_trial_fn trials[IMPL_FN_COUNT] = {
-    [IMPL_SOFTMAX] = trial_softmax, [IMPL_SDPA] = trial_sdpa, [IMPL_PE] = trial_pe,
-    [IMPL_MHA] = trial_mha, [IMPL_LAYERNORM] = trial_layernorm, [IMPL_BLOCK] = trial_block,
+static const eq_trial_fn trials[ASG_FN_COUNT] = {
+    [ASG_SOFTMAX] = trial_softmax, [ASG_SDPA] = trial_sdpa, [ASG_PE] = trial_pe,
+    [ASG_MHA] = trial_mha, [ASG_LAYERNORM] = trial_layernorm, [ASG_BLOCK] = trial_block,
 };
 
 /* Every case of the spec for fn, then `extra` random shapes: 1 the same
  * on each, 2 the same up to rounding on some, 0 differs on one (the first
  * ends it), -1 grader error. */
-static int check_fn(struct eq_ctx *x, const struct spec_set *specs, enum impl_fn fn,
+static int check_fn(struct eq_ctx *x, const struct spec_set *specs, enum asg_fn fn,
                     size_t extra, struct err *e)
 {
     struct eq_shape s;
     size_t k = 0;
     int rc = 1, v = 1;
 
+    /* a function added to the registry (assign.h) without its trial here */
+    if (trials[fn] == NULL)
+        return err_set(e, NULL, 0, 0, "no equivalence trial for '%s' (audit/equiv.c)",
+                       asg_fn_name(fn));
     for (size_t i = 0; rc > 0 && i < spec_test_count(specs); i++) {
         const struct spec_test *t = spec_test_at(specs, i);
-        for (size_t c = 0; rc > 0 && strcmp(t->function, impl_fn_name(fn)) == 0 &&
+        for (size_t c = 0; rc > 0 && strcmp(t->function, asg_fn_name(fn)) == 0 &&
                            c < t->n_cases; c++) {
             shape(&x->rng, fn, &t->cases[c], k++, &s);
             if ((rc = trials[fn](x, &s, e)) > 0)
@@ -509,8 +513,8 @@ int aud_equivalent(const char *mutant, const char *original, const char *data_di
     x.rng.s = seed | 1;
     x.why = why;
     x.why_n = why_n;
-    for (int f = 0, v; rc > 0 && f < IMPL_FN_COUNT; f++)
-        if ((v = check_fn(&x, specs, (enum impl_fn)f, trials_per_fn, e)) <= 0)
+    for (int f = 0, v; rc > 0 && f < ASG_FN_COUNT; f++)
+        if ((v = check_fn(&x, specs, (enum asg_fn)f, trials_per_fn, e)) <= 0)
             rc = v;
         else
             rc = worse(rc, v);

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "assign/assign.h"
 #include "core/err.h"
 #include "spec/spec.h"
 #include "core/strbuf.h"
@@ -130,7 +131,7 @@ struct bat_entry {
  * reason: "...; found instead: Attention.c (rename your file to
  * attention.c, lower case)", as the Gradescope bundle tells a student. */
 #define BAT_FOUND_INSTEAD "found instead: "
-#define BAT_RENAME "rename your file to attention.c, lower case"
+#define BAT_RENAME "rename your file to " ASG_SOURCE ", lower case"
 
 struct bat_list {
     struct bat_entry *v;  /* sorted by id (bytewise) after bat_discover */

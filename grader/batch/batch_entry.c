@@ -4,6 +4,7 @@
  * hashed or printed before it is checked (lstat, then a safe id and a
  * shown form).
  */
+#include "assign/assign.h"
 #include "batch/batch.h"
 
 #include <dirent.h>
@@ -294,16 +295,16 @@ static int classify(struct found_entry *f, char *src, size_t n)
         return 0;
     f->folder = S_ISDIR(st.st_mode);
     if (S_ISDIR(st.st_mode)) {
-        if (bat_path_join(f->path, "attention.c", src, n) < 0 || lstat(src, &st) < 0) {
+        if (bat_path_join(f->path, ASG_SOURCE, src, n) < 0 || lstat(src, &st) < 0) {
             char other[BAT_PATH_MAX / 2];
 
-            snprintf(f->why, sizeof f->why, "no attention.c in the folder '%s'", shown);
+            snprintf(f->why, sizeof f->why, "no " ASG_SOURCE " in the folder '%s'", shown);
             if (c_files(f->path, other, sizeof other) > 0)
                 snprintf(f->why + strlen(f->why), sizeof f->why - strlen(f->why),
                          "; " BAT_FOUND_INSTEAD "%s (" BAT_RENAME ")", other);
             f->absent = "missing";
         } else {
-            source_ok(&st, "attention.c", f);
+            source_ok(&st, ASG_SOURCE, f);
         }
     } else if (S_ISREG(st.st_mode) && !ut_has_suffix(f->name, ".c")) {
         return 0;

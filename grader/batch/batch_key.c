@@ -7,6 +7,7 @@
  * not be read enters the key as its refusal, so that the key changes when
  * it does, and the grader's worker gives the verdict.
  */
+#include "assign/assign.h"
 #include "batch/batch.h"
 
 #include <errno.h>
@@ -144,7 +145,7 @@ int bat_inputs_key(const struct bat_entry *v, char key[SHA256_HEX_LEN],
 
     sha256_init(&c);
     sha256_update(&c, KEY_MAGIC, sizeof KEY_MAGIC - 1);
-    if (key_file(&c, "attention.c", v->source, source_sha, NULL, NULL) < 0)
+    if (key_file(&c, ASG_SOURCE, v->source, source_sha, NULL, NULL) < 0)
         return -1;
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - v->source) : 1,
              slash ? v->source : ".");

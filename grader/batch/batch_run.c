@@ -7,6 +7,7 @@
  * atomically, row.tsv last; the parent trusts nothing else: a worker that
  * exits without a readable row becomes an "error" row.
  */
+#include "assign/assign.h"
 #include "batch/batch.h"
 
 #include <dirent.h>
@@ -417,7 +418,7 @@ static int missing_feedback(const char *dir, const struct bat_entry *v,
 
     sb_init(&sb, 1u << 16);
     rc = sb_addf(&sb, "# Grading report\n\n**Score: 0 / %g** (no test ran)\n\n"
-                      "No file named attention.c in your submission, so no test ran; "
+                      "No file named " ASG_SOURCE " in your submission, so no test ran; "
                       "score 0.\n", row->max_score);
     if (found != NULL) {
         size_t len;
@@ -425,11 +426,11 @@ static int missing_feedback(const char *dir, const struct bat_entry *v,
         found += strlen(BAT_FOUND_INSTEAD);
         for (len = strcspn(found, "("); len > 0 && found[len - 1] == ' '; len--)
             ;
-        rc |= sb_addf(&sb, "\nFound instead: %.*s. Rename your file to attention.c (lower "
+        rc |= sb_addf(&sb, "\nFound instead: %.*s. Rename your file to " ASG_SOURCE " (lower "
                            "case) and submit it again.\n", (int)len, found);
     }
     else
-        rc |= sb_adds(&sb, "\nSubmit attention.c (and answers.yaml).\n");
+        rc |= sb_adds(&sb, "\nSubmit " ASG_SOURCE " (and answers.yaml).\n");
     bat_path_join(dir, "feedback.md", path, sizeof path);
     rc = rc < 0 ? err_set(e, NULL, 0, 0, "out of memory")
                 : bat_write_atomic(path, sb_str(&sb), sb.len, e);

@@ -1,6 +1,7 @@
 /* build.c -- see build.h. */
 #include "build/build.h"
 
+#include "assign/assign.h"
 #include "build/jail.h"
 #include "core/compat.h"
 #include "core/util.h"
@@ -372,7 +373,7 @@ static int spawn_works(const struct jail *j, const char *tool, const struct budg
     snprintf(obj, sizeof obj, "%s/attn-spawn-probe.o", j->rw[0]);
     if ((f = fopen(src, "w")) == NULL)
         return 0;
-    ok = fputs("int attn_spawn_probe;\n", f) >= 0;
+    ok = fputs("int grader_spawn_probe;\n", f) >= 0;
     ok = fclose(f) == 0 && ok;
     ok = ok && run_tool(j, argv, j->rw[0], b->wall_ms, &r, &e) == 0;
     if (ok) {
@@ -477,16 +478,16 @@ static int copy_file(const char *from, const char *to, size_t cap, struct err *e
  * Returns 0, 1 (source too large, *log set), -1 (e set). */
 static int stage(const struct bld_opts *o, const char *src_path, char **log, struct err *e)
 {
-    char *hdr_in = join(o->data_dir, "include/attention.h");
-    char *hdr = join(o->scratch_dir, "attention.h");
-    char *src = join(o->scratch_dir, "attention.c");
+    char *hdr_in = join(o->data_dir, "include/" ASG_HEADER);
+    char *hdr = join(o->scratch_dir, ASG_HEADER);
+    char *src = join(o->scratch_dir, ASG_SOURCE);
     int rc = -1;
 
     if (hdr_in == NULL || hdr == NULL || src == NULL)
         err_set(e, NULL, 0, 0, "out of memory");
     else if (copy_file(hdr_in, hdr, BLD_MAX_SOURCE, e) == 0 &&
              (rc = copy_file(src_path, src, BLD_MAX_SOURCE, e)) == 1) {
-        *log = strdup("attention.c is larger than 1 MiB\n");
+        *log = strdup(ASG_SOURCE " is larger than 1 MiB\n");
         rc = *log ? 1 : err_set(e, NULL, 0, 0, "out of memory");
     }
     free(hdr_in);
@@ -544,7 +545,7 @@ static int compile_in_jail(const struct bld_opts *o, const char *obj, struct run
                            struct err *e)
 {
     const char *argv[N_COMPILE_FLAGS + 6] = {cc_of(o)};
-    const char *const tail[] = {"-c", "attention.c", "-o", obj};
+    const char *const tail[] = {"-c", ASG_SOURCE, "-o", obj};
     size_t n = 1;
     struct jail *j = malloc(sizeof *j);
     struct budget b = compile_budget(o);
@@ -582,7 +583,7 @@ int bld_compile(const struct bld_opts *o, const char *src_path, const char *obj_
     free(obj);
     if (rc < 0)
         return -1;
-    only_student_lines(&r, "attention.c");
+    only_student_lines(&r, ASG_SOURCE);
     b = compile_budget(o);
     rc = judge(&r, "the compiler", &b, log, e);
     free(r.out);
@@ -700,8 +701,8 @@ static int add_arg(char **argv, size_t *n, const char *prefix, const char *a, co
 #endif
 
 /*
- * objcopy's argument vector: rename the allocator, and keep only the six
- * API names global (--keep-global-symbol), which localises every other
+ * objcopy's argument vector: rename the allocator, and keep only the
+ * assignment's API names global (--keep-global-symbol), which localises every other
  * defined global -- helpers, a student's own `main` or `malloc` (renamed
  * first) -- however many there are: listing each helper instead overflowed
  * ARG_MAX with a few thousand long names. Undefined symbols stay as they
@@ -709,7 +710,7 @@ static int add_arg(char **argv, size_t *n, const char *prefix, const char *a, co
  */
 static char **objcopy_argv(const char *in, const char *out, size_t *n)
 {
-    size_t cap = 4 + N_REDEFINED + obj_api_count();
+    size_t cap = 4 + N_REDEFINED + ASG_FN_COUNT;
     char **argv = calloc(cap, sizeof *argv);
     const char *tool = getenv("OBJCOPY");
     int bad = argv == NULL;
@@ -722,8 +723,9 @@ static char **objcopy_argv(const char *in, const char *out, size_t *n)
                  redefined[i][1]);
         bad = add_arg(argv, n, "--redefine-sym=", pair, "");
     }
-    for (size_t i = 0; i < obj_api_count() && !bad; i++)
-        bad = add_arg(argv, n, "--keep-global-symbol=" SYM_PREFIX, obj_api_name(i), "");
+    for (size_t i = 0; i < ASG_FN_COUNT && !bad; i++)
+        bad = add_arg(argv, n, "--keep-global-symbol=" SYM_PREFIX,
+                      asg_fn_cname((enum asg_fn)i), "");
     bad = bad || add_arg(argv, n, in, "", "") || add_arg(argv, n, out, "", "");
     if (bad && argv != NULL) {
         free_args(argv, *n);
@@ -822,7 +824,7 @@ int bld_toolchain_id(const struct bld_opts *o, char hex[SHA256_HEX_LEN], struct 
 
     if (rc == 0 && (o->data_dir == NULL || o->scratch_dir == NULL))
         rc = err_set(e, NULL, 0, 0, "bld_toolchain_id needs a data and a scratch directory");
-    if (rc == 0 && (hdr = join(o->data_dir, "include/attention.h")) == NULL)
+    if (rc == 0 && (hdr = join(o->data_dir, "include/" ASG_HEADER)) == NULL)
         rc = err_set(e, NULL, 0, 0, "out of memory");
     if (rc == 0)
         rc = sha256_file(hdr, header_sha, e);

@@ -45,11 +45,6 @@
 #endif
 #endif /* !GRADER_PORTABLE */
 
-static const char *const api_names[OBJC_N_API] = {
-    "attn_softmax_rows", "attn_scaled_dot_product", "attn_positional_encoding",
-    "attn_multi_head", "attn_layer_norm", "attn_transformer_block",
-};
-#define N_API OBJC_N_API
 
 /* Sorted by strcmp (bsearch); tests check the order. libm comes in its
  * double, float and long double forms, with glibc's classification
@@ -140,7 +135,7 @@ static const struct special specials[] = {
 
 /* Prefixes of names that look like the grader's or a reference's code. */
 static const char *const grader_prefixes[] = {
-    "ref_", "reference", "attn_ref", "grd_", "runner_", "impl_", "prop_", "__real_",
+    "ref_", "reference", ASG_API_PREFIX "ref", "grd_", "runner_", "impl_", "prop_", "__real_",
 };
 
 static int cmp_name(const void *key, const void *elem)
@@ -156,8 +151,8 @@ int obj_symbol_allowed(const char *name)
 
 static int api_index(const char *name)
 {
-    for (size_t i = 0; i < N_API; i++)
-        if (strcmp(name, api_names[i]) == 0)
+    for (size_t i = 0; i < ASG_FN_COUNT; i++)
+        if (strcmp(name, asg_fn_cname((enum asg_fn)i)) == 0)
             return (int)i;
     return -1;
 }
@@ -274,9 +269,9 @@ void obj_undefined(struct obj_ctx *c, const char *sym)
                    "your own file is linked, so write it yourself", sym);
             return;
         }
-    if (has_prefix(sym, "attn_"))
+    if (has_prefix(sym, ASG_API_PREFIX))
         REJECT(c, "calls '%s', which is not defined: check its spelling, or define it "
-               "(static) in attention.c", sym);
+               "(static) in " ASG_SOURCE, sym);
     else
         REJECT(c, "calls '%s', which the assignment does not allow: compute in "
                "memory and return the result", sym);
@@ -289,13 +284,13 @@ void obj_defined(struct obj_ctx *c, const char *sym, int is_function)
     if (api >= 0) {
         c->api_found[api] = 1;
         if (!is_function)
-            REJECT(c, "'%s' must be a function, as declared in attention.h", sym);
+            REJECT(c, "'%s' must be a function, as declared in " ASG_HEADER, sym);
         return;
     }
     add_localise(c, sym);
     if (strcmp(sym, "main") == 0)
         WARN(c, "'main' is defined; it was made local (the grader provides main: "
-             "keep your own tests out of attention.c)");
+             "keep your own tests out of " ASG_SOURCE ")");
     else if (obj_symbol_allowed(sym))
         WARN(c, "'%s' has the name of a C library function; it was made local "
              "(rename your helper and make it static)", sym);
@@ -307,19 +302,10 @@ void obj_defined(struct obj_ctx *c, const char *sym, int is_function)
 
 void obj_missing_api(struct obj_ctx *c)
 {
-    for (size_t i = 0; i < N_API; i++)
+    for (size_t i = 0; i < ASG_FN_COUNT; i++)
         if (!c->api_found[i])
-            WARN(c, "does not define '%s': its tests count as not implemented", api_names[i]);
-}
-
-size_t obj_api_count(void)
-{
-    return N_API;
-}
-
-const char *obj_api_name(size_t i)
-{
-    return i < N_API ? api_names[i] : NULL;
+            WARN(c, "does not define '%s': its tests count as not implemented",
+                 asg_fn_cname((enum asg_fn)i));
 }
 
 #if !GRADER_PORTABLE
@@ -578,7 +564,7 @@ static void check_symbols(struct obj_ctx *c)
 struct fsym {
     size_t shndx;
     Elf64_Addr lo, hi;
-    int api;                 /* api_names index, or -1 */
+    int api;                 /* the enum asg_fn, or -1 */
 };
 
 struct graph {

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 
+#include "assign/assign.h"
 #include "core/err.h"
 
 #define OBJ_MAX_BYTES (16u << 20)   /* larger objects are rejected */
@@ -50,19 +51,13 @@ struct obj_report {
     size_t n_warnings_dropped;
     char **localise;         /* global non-API symbols to make local */
     size_t n_localise;
-    /* calls[i][j]: API function i (obj_api_name order) reaches API function
+    /* calls[i][j]: API function i (enum asg_fn) reaches API function
      * j through the object's own code: a relocation (or a direct call) in
      * i's code or in a helper i reaches names j. Inlined calls leave no
      * trace; the portable build (no ELF reader) leaves it all zero. Only
      * the diagnosis reads it. */
-    unsigned char calls[6][6];
+    unsigned char calls[ASG_FN_COUNT][ASG_FN_COUNT];
 };
-
-/* The six API functions a submission defines (attn_*), which alone stay
- * global in the rewritten object: obj_api_count() of them, obj_api_name(i)
- * for i below it (NULL beyond). Static strings. */
-size_t obj_api_count(void);
-const char *obj_api_name(size_t i);
 
 /* Make `r` an empty report. */
 void obj_report_init(struct obj_report *r);

@@ -19,7 +19,6 @@
 #include <elf.h>
 #endif
 
-#define OBJC_N_API 6
 
 struct obj_ctx {
     const unsigned char *buf;
@@ -32,7 +31,7 @@ struct obj_ctx {
     size_t shnum;
     const Elf64_Shdr *shstr;
 #endif
-    int api_found[OBJC_N_API];
+    int api_found[ASG_FN_COUNT];
 };
 
 /* Append a formatted message to a capped list; past the cap, count only

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assign/assign.h"
 #include "core/strbuf.h"
 
 #define OUT_CAP (64u << 10)      /* violations text; the rest is dropped */
@@ -14,8 +15,8 @@
 static const struct spec_rule default_rules[] = {
     {"asm", "\\b(?:asm|__asm__|__asm)\\b",
      "inline assembly is not allowed: write the computation in C", NULL, 0, 0},
-    {"include_quoted", "(?:#|%:)\\s*include\\s*\"(?!attention\\.h\")",
-     "only \"attention.h\" may be included with quotes", NULL, 0, 0},
+    {"include_quoted", "(?:#|%:)\\s*include\\s*\"(?!" ASG_HEADER_RE "\")",
+     "only \"" ASG_HEADER "\" may be included with quotes", NULL, 0, 0},
     {"include_system",
      "(?:#|%:)\\s*include\\s*<(?!(?:stdio|stdlib|string|math|float|limits|stddef|stdint|"
      "stdbool|assert|errno)\\.h>)",
@@ -36,7 +37,7 @@ static const struct spec_rule default_rules[] = {
     {"pragma", "(?:#|%:)\\s*pragma\\b|\\b_Pragma\\b", "pragmas are not allowed", NULL, 0, 0},
     {"line_directive", "^[ \\t\\v\\f]*(?:#|%:)[ \\t\\v\\f]*(?:line\\b|[0-9])",
      "#line directives and line markers are not allowed: messages about your code must name "
-     "attention.c", NULL, 0, 0},
+     ASG_SOURCE, NULL, 0, 0},
 };
 
 const struct spec_rule *src_default_rules(size_t *n)
@@ -373,7 +374,7 @@ static int check_text(const char *src, size_t len, const char *name, struct sb *
     if (i < len) {
         line_col(src, i, &ln, &col);
         snprintf(line, sizeof line, "%s:%d:%d: the source holds %s (byte 0x%02x): save "
-                 "attention.c as plain text\n", name, ln, col,
+                 ASG_SOURCE " as plain text\n", name, ln, col,
                  src[i] ? "a control character" : "a NUL byte", (unsigned char)src[i]);
         rc = out_add(o, line);
     }

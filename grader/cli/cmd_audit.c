@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assign/assign.h"
 #include "audit/audit.h"
 #include "cli/cli.h"
 #include "core/util.h"
@@ -12,7 +13,7 @@ static const char usage[] =
     "                    [--mutators FILE] [--equivalent FILE] [--function NAME]\n"
     "                    [--list] [--seed N] [--matrix] [--every-function]\n"
     "                    [SOURCE]...\n"
-    "Grade every mutant of SOURCE (default reference/attention.c) with the specs and\n"
+    "Grade every mutant of SOURCE (default reference/" ASG_SOURCE ") with the specs and\n"
     "report the mutation score: killed / (killed + survived), each survivor with its\n"
     "file:line, diff and function, the likely equivalent ones, and the cost.\n"
     "Several SOURCEs are audited in one run, one after another, each mutant judged\n"
@@ -74,7 +75,7 @@ static int parse_args(struct audit_args *a, int argc, char **argv)
 
     memset(a, 0, sizeof *a);
     a->c.seed = 1;
-    a->source = "reference/attention.c";
+    a->source = "reference/" ASG_SOURCE;
     if ((rc = cli_parse_options(argc, argv, opts, usage, &first)) != 0)
         return rc;
     if (first < argc) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "assign/assign.h"
 #include "batch/batch.h"
 #include "batch/export.h"
 #include "core/strbuf.h"
@@ -27,10 +28,10 @@ static const char batch_usage[] =
     "                    [--id-regex PCRE2] [--shard K/N] [--force] [--no-cache]\n"
     "                    [--seed N] [--similarity] SUBMISSIONS...\n"
     "Each entry of a SUBMISSIONS directory is a submission: a directory holding\n"
-    "attention.c, or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
+    ASG_SOURCE ", or a single .c file. Writes DIR/grades.csv, DIR/summary.md,\n"
     "DIR/summary.svg and DIR/<id>/{results.json,feedback.md,staff.md} (feedback.md\n"
     "for the student: hidden tests only as a count; staff.md for you). Every folder\n"
-    "gets a row, its name in the 'name' column: status 'missing' (no attention.c),\n"
+    "gets a row, its name in the 'name' column: status 'missing' (no " ASG_SOURCE "),\n"
     "'skipped' (its name does not match --id-regex) or 'rejected' (a link, no\n"
     "regular file, over 1 MiB: never read), the reason in the 'note' column.\n"
     "An id is the name when it is plain (A-Z a-z 0-9 . _ -), else a readable part,\n"
@@ -258,7 +259,7 @@ static void done_line(const struct bat_list *l, const char *out, const struct pr
         fprintf(stderr, "grader: %zu %s graded", graded,
                 plural(graded, "submission", "submissions"));
     if (missing)
-        fprintf(stderr, ", %zu missing (no attention.c)", missing);
+        fprintf(stderr, ", %zu missing (no " ASG_SOURCE ")", missing);
     if (skipped)
         fprintf(stderr, ", %zu skipped (not matching --id-regex)", skipped);
     if (rejected)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "assign/assign.h"
 #include "build/build.h"
 #include "build/jail.h"
 #include "cli/cli.h"
@@ -20,7 +21,7 @@ static const char usage[] =
     "                    [--test-jobs N] [--verbose] [--stats] SUBMISSION\n"
     "--require-pass: exit 1 unless every test passed (a manual item a TA scores counts\n"
     "as passed here).\n"
-    "SUBMISSION is an attention.c, an attention.o, or a directory holding attention.c.\n"
+    "SUBMISSION is an " ASG_SOURCE ", an " ASG_OBJECT ", or a directory holding " ASG_SOURCE ".\n"
     "A failure's \"reproduce:\" line is this command with --only for that case,\n"
     "or, with --repro CMD, CMD ONLY='...' (what `make check` passes: --repro 'make check').\n"
     "--test-jobs N: run the tests N at a time, 1 to 16 (default: the CPUs it may use,\n"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "assign/assign.h"
 #include "batch/batch.h"
 #include "cli/cli.h"
 #include "core/scratch.h"
@@ -22,12 +23,12 @@ static const char similar_usage[] =
     "usage: grader similar [--base FILE]... [--archive DIR]... [--threshold P]\n"
     "                      [--format text|csv|json] [--id-regex PCRE2] CLASS_DIR...\n"
     "Compare every pair of submissions of the class (found as `grader batch` finds\n"
-    "them: a folder holding attention.c, or a .c file) by their token structure,\n"
+    "them: a folder holding " ASG_SOURCE ", or a .c file) by their token structure,\n"
     "and list the pairs that share at least P of either file, best first, with the\n"
     "matched line ranges of both files, longest first.\n"
     "  --base FILE     code everyone was given (repeatable): never counted as shared\n"
-    "                  (default: student_template/attention.c, student_template/\n"
-    "                  attention.h and specs/similarity_base.c, from the current\n"
+    "                  (default: student_template/" ASG_SOURCE ", student_template/\n"
+    "                  " ASG_HEADER " and specs/similarity_base.c, from the current\n"
     "                  directory or beside the grader)\n"
     "  --archive DIR   earlier submissions (repeatable): compared with the class,\n"
     "                  not with each other; shown as DIRNAME/ID\n"
@@ -41,7 +42,7 @@ static const char similar_usage[] =
     "A high share is a reason to look at both files, not a verdict (docs/TA.md).\n";
 
 static const char *const default_base[] = {
-    "student_template/attention.c", "student_template/attention.h",
+    "student_template/" ASG_SOURCE, "student_template/" ASG_HEADER,
     "specs/similarity_base.c",
 };
 

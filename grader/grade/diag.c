@@ -153,7 +153,7 @@ static int may_call(struct dg_spend *sp)
 /* The submission's samples on t's cases into cs (t->n_cases entries): 0,
  * 1 when the budget ran out, -1 on a grader error. Every call is charged
  * to the budget: the runner's CPU time and the grader thread's. */
-static int student_samples(const struct prop_env *env, enum impl_fn fn, struct dg_spend *sp,
+static int student_samples(const struct prop_env *env, enum asg_fn fn, struct dg_spend *sp,
                            const struct spec_test *t, struct dg_case *cs, struct err *e)
 {
     for (size_t c = 0; c < t->n_cases; c++) {
@@ -172,7 +172,7 @@ static int student_samples(const struct prop_env *env, enum impl_fn fn, struct d
 
 /* Per function: its failing tests and which variant explains which. */
 struct dg_fn {
-    enum impl_fn fn;
+    enum asg_fn fn;
     size_t *fail;            /* indices into r->tests */
     size_t n_fail;
     unsigned char *ex;       /* ex[j * n_vars + v]: variant v explains fail[j] */
@@ -182,7 +182,7 @@ struct dg_fn {
 
 static int usable(const struct gold_variant *V, const struct dg_fn *f)
 {
-    return strcmp(V->function, impl_fn_name(f->fn)) == 0 &&
+    return strcmp(V->function, asg_fn_name(f->fn)) == 0 &&
            (f->exclude == NULL || strcmp(V->name, f->exclude) != 0);
 }
 
@@ -292,7 +292,7 @@ static struct grade_cause *new_cause(struct grade_result *r, const struct dg_fn 
     r->causes = nc;
     c = &nc[r->n_causes++];
     memset(c, 0, sizeof *c);
-    snprintf(c->function, sizeof c->function, "%s", impl_fn_name(f->fn));
+    snprintf(c->function, sizeof c->function, "%s", asg_fn_name(f->fn));
     c->failures = f->n_fail;
     c->lead = f->fail[0];
     return c;
@@ -325,10 +325,10 @@ static int add_cause(const struct gold *g, struct grade_result *r, const struct 
 }
 
 /* Whether function fn has a failing test in r. */
-static int has_failure(const struct grade_result *r, enum impl_fn fn)
+static int has_failure(const struct grade_result *r, enum asg_fn fn)
 {
     for (size_t i = 0; i < r->n_tests; i++) {
-        enum impl_fn tf;
+        enum asg_fn tf;
         if (is_failure(r->tests[i].status) && pc_fn(r->tests[i].test, &tf) == 0 && tf == fn)
             return 1;
     }
@@ -338,10 +338,10 @@ static int has_failure(const struct grade_result *r, enum impl_fn fn)
 /* An assignment function f calls (the object's relocations say so) that
  * fails too: its index + 1, or 0. The known mistakes were recorded with
  * correct callees, so a failing callee is the cause to fix first. */
-static int failing_callee(const struct grade_result *r, enum impl_fn fn)
+static int failing_callee(const struct grade_result *r, enum asg_fn fn)
 {
-    for (int g = 0; g < IMPL_FN_COUNT; g++)
-        if (g != (int)fn && r->calls[fn][g] && has_failure(r, (enum impl_fn)g))
+    for (int g = 0; g < ASG_FN_COUNT; g++)
+        if (g != (int)fn && r->calls[fn][g] && has_failure(r, (enum asg_fn)g))
             return g + 1;
     return 0;
 }
@@ -350,7 +350,7 @@ static int failing_callee(const struct grade_result *r, enum impl_fn fn)
  * explains; a rubric without one shows no diagnosis). */
 static int any_failure(const struct grade_result *r)
 {
-    enum impl_fn fn;
+    enum asg_fn fn;
 
     for (size_t i = 0; i < r->n_tests; i++)
         if (is_failure(r->tests[i].status) && pc_fn(r->tests[i].test, &fn) == 0)
@@ -397,7 +397,7 @@ static int diagnose_fn(const struct gold *g, const struct prop_env *env, struct 
     int strong, callee, rc;
 
     for (size_t i = 0; i < r->n_tests; i++) {
-        enum impl_fn tf;
+        enum asg_fn tf;
         if (is_failure(r->tests[i].status) && pc_fn(r->tests[i].test, &tf) == 0 && tf == f->fn)
             f->fail[f->n_fail++] = i;
     }
@@ -438,8 +438,8 @@ int dg_diagnose(const struct spec_set *s, struct impl student, const struct grun
     g = o->orc ? o->orc->store : NULL;
     if (gold_variant_count(g) == 0)
         return 0;
-    for (int fn = 0; rc == 0 && fn < IMPL_FN_COUNT; fn++) {
-        struct dg_fn f = {(enum impl_fn)fn, calloc(r->n_tests, sizeof(size_t)), 0, NULL,
+    for (int fn = 0; rc == 0 && fn < ASG_FN_COUNT; fn++) {
+        struct dg_fn f = {(enum asg_fn)fn, calloc(r->n_tests, sizeof(size_t)), 0, NULL,
                           gold_variant_count(g), o->diag_exclude};
         if (f.fail == NULL)
             return err_set(e, NULL, 0, 0, "out of memory");

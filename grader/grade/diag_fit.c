@@ -149,23 +149,23 @@ struct dgf_geom dgf_geom_of(const struct pc_call *k, size_t o)
     struct dgf_geom g = {0, 0, "columns", 0, 0, 0};
 
     switch (k->fn) {
-    case IMPL_SOFTMAX:
-    case IMPL_LAYERNORM:
+    case ASG_SOFTMAX:
+    case ASG_LAYERNORM:
         g.rows = k->rows, g.cols = k->cols, g.col_name = "cols";
         break;
-    case IMPL_SDPA:
+    case ASG_SDPA:
         g.rows = k->n_q, g.cols = o == 0 ? k->d_v : k->n_k, g.col_name = o == 0 ? "d_v" : "n_k";
         g.masked = k->mask != NULL, g.mrows = k->n_q, g.mcols = k->n_k;
         break;
-    case IMPL_PE:
+    case ASG_PE:
         g.rows = k->n, g.cols = k->d, g.col_name = "d";
         break;
-    case IMPL_MHA:
+    case ASG_MHA:
         g.rows = o == 0 ? k->n_q : k->heads * k->n_q, g.cols = o == 0 ? k->d_model : k->n_k;
         g.col_name = o == 0 ? "d_model" : "n_kv";
         g.masked = k->mask != NULL, g.mrows = k->n_q, g.mcols = k->n_k;
         break;
-    case IMPL_BLOCK:
+    case ASG_BLOCK:
         g.rows = k->n, g.cols = k->d_model, g.col_name = "d_model";
         g.masked = k->mask != NULL, g.mrows = k->n, g.mcols = k->n;
         break;
@@ -188,36 +188,11 @@ static int row_all_hidden(const struct pc_call *k, const struct dgf_geom *g, siz
     return 1;
 }
 
-/* The shape keys of fn, in the order shrinking tries them. */
-const char *const *dgf_shape_keys(enum impl_fn fn, size_t *n)
+/* The shape keys of fn, in the order shrinking tries them: the
+ * assignment's (assign.h). */
+const char *const *dgf_shape_keys(enum asg_fn fn, size_t *n)
 {
-    static const char *const sm[] = {"rows", "cols"};
-    static const char *const sd[] = {"n_q", "n_k", "d_k", "d_v"};
-    static const char *const pe[] = {"n", "d"};
-    static const char *const mh[] = {"n_q", "n_kv", "heads", "d_model"};
-    static const char *const bl[] = {"n", "heads", "d_model", "d_ff"};
-
-    switch (fn) {
-    case IMPL_SOFTMAX:
-    case IMPL_LAYERNORM:
-        *n = 2;
-        return sm;
-    case IMPL_SDPA:
-        *n = 4;
-        return sd;
-    case IMPL_PE:
-        *n = 2;
-        return pe;
-    case IMPL_MHA:
-        *n = 4;
-        return mh;
-    case IMPL_BLOCK:
-        *n = 4;
-        return bl;
-    default:
-        *n = 0;
-        return NULL;
-    }
+    return asg_fn_dims(fn, n);
 }
 
 size_t dgf_dim_of(const struct pc_call *k, const char *key)
@@ -577,7 +552,7 @@ static void einval_fact(const struct grade_result *r, const size_t *fail, size_t
     }
 }
 
-static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn fn,
+static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum asg_fn fn,
                        struct err *e)
 {
     struct dgf_obs *obs = calloc(DGF_MAX_CALLS, sizeof *obs);
@@ -594,7 +569,7 @@ static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn f
     }
     for (size_t i = 0; i < r->n_tests; i++) {
         const struct grade_test *tr = &r->tests[i];
-        enum impl_fn tf;
+        enum asg_fn tf;
         if (!is_failure(tr->status) || pc_fn(tr->test, &tf) < 0 || tf != fn)
             continue;
         fail[n_fail++] = i;
@@ -647,12 +622,12 @@ static int diagnose_fn(struct dgf_run *u, struct grade_result *r, enum impl_fn f
     /* a twin stays only on evidence as strong as a family's, or when the
      * one family that fits is the same mistake (its lead, the catalogue's
      * "names:", is kept with it) */
-    twin = cause_of(r, impl_fn_name(fn));
+    twin = cause_of(r, asg_fn_name(fn));
     if (twin && !twin->callee && !twin->confirmed &&
         !(fits == 1 && twin->bug && strcmp(fit->bug, twin->bug) == 0) &&
         (!twin->strong || fits > 1 || weak_evidence(obs, n)))
-        drop_cause(r, impl_fn_name(fn));
-    twin = cause_of(r, impl_fn_name(fn));
+        drop_cause(r, asg_fn_name(fn));
+    twin = cause_of(r, asg_fn_name(fn));
     if (twin == NULL && fits == 1 && dgf_family_cause(r, fn, fit, fail, n_fail, e) == NULL)
         rc = -1;
     if (rc == 0 && x->len > 0 && (r->facts[fn] = strdup(x->buf)) == NULL)
@@ -687,11 +662,11 @@ int dgf_diagnose(const struct spec_set *s, struct impl student, const struct imp
     u.ref = reference;
     u.h = h;
     u.b = &left;
-    for (int fn = 0; fn < IMPL_FN_COUNT; fn++) {
+    for (int fn = 0; fn < ASG_FN_COUNT; fn++) {
         int any = 0;
-        const struct grade_cause *c = cause_of(r, impl_fn_name((enum impl_fn)fn));
+        const struct grade_cause *c = cause_of(r, asg_fn_name((enum asg_fn)fn));
         for (size_t i = 0; i < r->n_tests && !any; i++) {
-            enum impl_fn tf;
+            enum asg_fn tf;
             any = is_failure(r->tests[i].status) && pc_fn(r->tests[i].test, &tf) == 0 &&
                   (int)tf == fn;
         }
@@ -700,7 +675,7 @@ int dgf_diagnose(const struct spec_set *s, struct impl student, const struct imp
         if (h && h->reset)
             h->reset(h->self);
         u.probes = 0;
-        if (diagnose_fn(&u, r, (enum impl_fn)fn, e) < 0)
+        if (diagnose_fn(&u, r, (enum asg_fn)fn, e) < 0)
             return -1;
     }
     r->diag_ms += u.spent;

@@ -31,52 +31,52 @@ enum {
 };
 
 static const struct dgf_family families[] = {
-    {IMPL_SDPA, "sdpa_scale_dk", "attention divides the scores by d_k instead of sqrt(d_k)",
+    {ASG_SDPA, "sdpa_scale_dk", "attention divides the scores by d_k instead of sqrt(d_k)",
      FK_QSCALE, 1},
-    {IMPL_SDPA, "sdpa_scale_none", "attention forgets the division by sqrt(d_k)", FK_QSCALE, 2},
-    {IMPL_SDPA, "sdpa_scale_nk", "the scores are divided by sqrt(n_k) instead of sqrt(d_k)",
+    {ASG_SDPA, "sdpa_scale_none", "attention forgets the division by sqrt(d_k)", FK_QSCALE, 2},
+    {ASG_SDPA, "sdpa_scale_nk", "the scores are divided by sqrt(n_k) instead of sqrt(d_k)",
      FK_QSCALE, 3},
-    {IMPL_SDPA, "sdpa_scale_dv", "the scores are divided by sqrt(d_v) instead of sqrt(d_k)",
+    {ASG_SDPA, "sdpa_scale_dv", "the scores are divided by sqrt(d_v) instead of sqrt(d_k)",
      FK_QSCALE, 4},
-    {IMPL_SDPA, "sdpa_weights_transposed", "`weights` is written transposed (n_k x n_q)",
+    {ASG_SDPA, "sdpa_weights_transposed", "`weights` is written transposed (n_k x n_q)",
      FK_OUTMAP, 1},
-    {IMPL_MHA, "mha_scale_dmodel",
+    {ASG_MHA, "mha_scale_dmodel",
      "multi-head scales each head by 1/sqrt(d_model) instead of 1/sqrt(d_head)", FK_WQSCALE, 1},
-    {IMPL_MHA, "mha_scale_none", "each head's scores are not divided by sqrt(d_head)",
+    {ASG_MHA, "mha_scale_none", "each head's scores are not divided by sqrt(d_head)",
      FK_WQSCALE, 2},
-    {IMPL_MHA, "mha_no_wo", "multi-head returns concat(heads) without the final projection by Wo", FK_WO_ID, 0},
-    {IMPL_BLOCK, "block_no_b1", "the bias b1 of the feed-forward layer is left out",
+    {ASG_MHA, "mha_no_wo", "multi-head returns concat(heads) without the final projection by Wo", FK_WO_ID, 0},
+    {ASG_BLOCK, "block_no_b1", "the bias b1 of the feed-forward layer is left out",
      FK_ZERO_IN, 5},
-    {IMPL_BLOCK, "block_no_b2", "the block's FFN leaves out b2: relu(x.W1 + b1).W2",
+    {ASG_BLOCK, "block_no_b2", "the block's FFN leaves out b2: relu(x.W1 + b1).W2",
      FK_ZERO_IN, 7},
-    {IMPL_SOFTMAX, "softmax_whole", "the softmax normalises over the whole matrix, not each "
+    {ASG_SOFTMAX, "softmax_whole", "the softmax normalises over the whole matrix, not each "
      "row", FK_WHOLE, 0},
-    {IMPL_SOFTMAX, "softmax_columns", "softmax normalises down the columns instead of along the rows",
+    {ASG_SOFTMAX, "softmax_columns", "softmax normalises down the columns instead of along the rows",
      FK_COLUMNS, 0},
-    {IMPL_SOFTMAX, "softmax_transposed", "the result is written transposed", FK_OUTMAP, 1},
-    {IMPL_LAYERNORM, "layernorm_whole", "the mean and variance are taken over the whole "
+    {ASG_SOFTMAX, "softmax_transposed", "the result is written transposed", FK_OUTMAP, 1},
+    {ASG_LAYERNORM, "layernorm_whole", "the mean and variance are taken over the whole "
      "matrix, not each row", FK_WHOLE, 0},
-    {IMPL_LAYERNORM, "layernorm_columns", "the mean and variance are taken over each column, "
+    {ASG_LAYERNORM, "layernorm_columns", "the mean and variance are taken over each column, "
      "not each row", FK_COLUMNS, 0},
-    {IMPL_PE, "pe_transposed", "the encoding is stored transposed (pe[i * n + p])",
+    {ASG_PE, "pe_transposed", "the encoding is stored transposed (pe[i * n + p])",
      FK_OUTMAP, 1},
-    {IMPL_PE, "pe_shifted", "positions start at 1 instead of 0 (row p holds position p + 1)",
+    {ASG_PE, "pe_shifted", "positions start at 1 instead of 0 (row p holds position p + 1)",
      FK_OUTMAP, 5},
-    {IMPL_LAYERNORM, "layernorm_sample", "layer norm divides the variance by cols - 1 (sample "
+    {ASG_LAYERNORM, "layernorm_sample", "layer norm divides the variance by cols - 1 (sample "
      "variance) instead of cols", FK_ORC_LN, ORC_LN_SAMPLE},
-    {IMPL_LAYERNORM, "layernorm_eps_outside", "layer norm divides by sqrt(var) + eps instead "
+    {ASG_LAYERNORM, "layernorm_eps_outside", "layer norm divides by sqrt(var) + eps instead "
      "of sqrt(var + eps)", FK_ORC_LN, ORC_LN_EPS_OUTSIDE},
-    {IMPL_LAYERNORM, "layernorm_no_mean", "layer norm does not subtract the row's mean",
+    {ASG_LAYERNORM, "layernorm_no_mean", "layer norm does not subtract the row's mean",
      FK_ORC_LN, ORC_LN_NO_MEAN},
-    {IMPL_LAYERNORM, "layernorm_by_var", "layer norm divides by the variance, not its square "
+    {ASG_LAYERNORM, "layernorm_by_var", "layer norm divides by the variance, not its square "
      "root", FK_ORC_LN, ORC_LN_BY_VAR},
-    {IMPL_BLOCK, "block_prenorm", "the block is pre-norm, X + sublayer(LN(X)), instead of "
+    {ASG_BLOCK, "block_prenorm", "the block is pre-norm, X + sublayer(LN(X)), instead of "
      "post-norm LN(X + sublayer(X))", FK_ORC_BLOCK, 1},
-    {IMPL_BLOCK, "block_no_relu", "the block's FFN has no relu: (x.W1 + b1).W2 + b2",
+    {ASG_BLOCK, "block_no_relu", "the block's FFN has no relu: (x.W1 + b1).W2 + b2",
      FK_ORC_BLOCK, 2},
-    {IMPL_BLOCK, "block_no_residual", "the block replaces X by each sublayer's output instead "
+    {ASG_BLOCK, "block_no_residual", "the block replaces X by each sublayer's output instead "
      "of adding it (no residual connections)", FK_ORC_BLOCK, 3},
-    {IMPL_PE, "pe_exponent_i", "exponent i/d instead of 2*floor(i/2)/d: the cos column of a "
+    {ASG_PE, "pe_exponent_i", "exponent i/d instead of 2*floor(i/2)/d: the cos column of a "
      "pair gets its own frequency", FK_ORC_PE, ORC_PE_EXPONENT_I},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -196,7 +196,7 @@ static int predict(struct dgf_run *u, const struct dgf_family *f, struct dgf_obs
         which = f->kind == FK_WO_ID ? 5 : (size_t)f->a;
         break;
     case FK_OUTMAP: {
-        size_t o = k->fn == IMPL_SDPA ? 1 : 0;
+        size_t o = k->fn == ASG_SDPA ? 1 : 0;
         struct dgf_geom g = dgf_geom_of(k, o);
         size_t R = g.rows, C = g.cols;
         if (R < 2 || (f->a == 1 && C < 2))
@@ -297,7 +297,7 @@ static int family_fits(struct dgf_run *u, const struct dgf_family *f, struct dgf
     return evidence > 0;
 }
 
-int dgf_families_fit(struct dgf_run *u, enum impl_fn fn, struct dgf_obs *obs, size_t n,
+int dgf_families_fit(struct dgf_run *u, enum asg_fn fn, struct dgf_obs *obs, size_t n,
                      const struct dgf_family **fit, size_t *fits, struct err *e)
 {
     *fits = 0;
@@ -360,7 +360,7 @@ int dgf_family_agrees(const char *name, const struct impl *im, const struct impl
 }
 
 /* A cause of fn from family f, explaining every failure fail[0..n). */
-struct grade_cause *dgf_family_cause(struct grade_result *r, enum impl_fn fn,
+struct grade_cause *dgf_family_cause(struct grade_result *r, enum asg_fn fn,
                                      const struct dgf_family *f, size_t *fail, size_t n,
                                         struct err *e)
 {
@@ -374,7 +374,7 @@ struct grade_cause *dgf_family_cause(struct grade_result *r, enum impl_fn fn,
     }
     r->causes = nc;
     c = &nc[r->n_causes++];
-    snprintf(c->function, sizeof c->function, "%s", impl_fn_name(fn));
+    snprintf(c->function, sizeof c->function, "%s", asg_fn_name(fn));
     snprintf(c->variant, sizeof c->variant, "%s%s", DGF_FAMILY_PREFIX, f->name);
     c->strong = 1;
     c->callee = 0;

@@ -57,7 +57,7 @@ void dgf_fact(struct dgf_text *x, const char *fmt, ...) __attribute__((format(pr
  * written). */
 int dgf_entry_differs(const struct dgf_obs *ob, size_t o, size_t i);
 /* fn's shape keys in the order shrinking tries them (*n of them). */
-const char *const *dgf_shape_keys(enum impl_fn fn, size_t *n);
+const char *const *dgf_shape_keys(enum asg_fn fn, size_t *n);
 size_t dgf_dim_of(const struct pc_call *k, const char *key);
 /* "n_q=1, n_k=2, ..., mask=causal" into buf. */
 void dgf_shape_text(const struct pc_call *k, char *buf, size_t n);
@@ -68,9 +68,9 @@ void dgf_output_facts(struct dgf_text *x, struct dgf_obs *obs, size_t n, size_t 
 /* diag_fit_probe.c: the dependence probes and the shrinking of the
  * smallest failing call; the scale probe when the standard calls all pass.
  * Each returns 0, or -1 on a grader error. */
-int dgf_probe_facts(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *small,
+int dgf_probe_facts(struct dgf_run *u, enum asg_fn fn, const struct dgf_obs *small,
                     struct dgf_text *x, struct err *e);
-int dgf_scale_probe(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *first,
+int dgf_scale_probe(struct dgf_run *u, enum asg_fn fn, const struct dgf_obs *first,
                     struct dgf_text *x, struct err *e);
 
 /* The standard call once more with `weights` NULL (sdpa, mha), stated
@@ -84,7 +84,7 @@ int dgf_student_call(struct dgf_run *u, struct pc_call *k, struct impl_result *c
 
 /* A family of mistakes (diag_fit_family.c). */
 struct dgf_family {
-    enum impl_fn fn;
+    enum asg_fn fn;
     const char *name;
     const char *bug;
     int kind;                 /* how it predicts (diag_fit_family.c) */
@@ -103,12 +103,12 @@ int dgf_observe(struct dgf_run *u, struct dgf_obs *ob, struct err *e);
 /* The families of fn that reproduce every call of obs[0..n) and differ
  * from the reference on one at least: how many in *fits, the first in
  * *fit. Returns 0, or -1 on a grader error. */
-int dgf_families_fit(struct dgf_run *u, enum impl_fn fn, struct dgf_obs *obs, size_t n,
+int dgf_families_fit(struct dgf_run *u, enum asg_fn fn, struct dgf_obs *obs, size_t n,
                      const struct dgf_family **fit, size_t *fits, struct err *e);
 
 /* Add the cause of family f for fn to r: it explains the failures
  * fail[0..n) (indices into r->tests). NULL with e set when out of memory. */
-struct grade_cause *dgf_family_cause(struct grade_result *r, enum impl_fn fn,
+struct grade_cause *dgf_family_cause(struct grade_result *r, enum asg_fn fn,
                                      const struct dgf_family *f, size_t *fail, size_t n,
                                      struct err *e);
 

@@ -58,7 +58,7 @@ static void case_pin(struct dgf_case *dc, const struct pc_call *k)
 /* Build and dgf_observe the case dc of test t: 1 it fails (differs), 0 it
  * passes or the reference refuses the shape, 2 the budget is spent or no
  * more probes are allowed, -1 on a grader error. */
-static int probe(struct dgf_run *u, enum impl_fn fn, const struct spec_test *t,
+static int probe(struct dgf_run *u, enum asg_fn fn, const struct spec_test *t,
                  const struct dgf_case *dc, struct dgf_obs *keep, struct err *e)
 {
     struct dgf_obs ob;
@@ -83,7 +83,7 @@ static int probe(struct dgf_run *u, enum impl_fn fn, const struct spec_test *t,
 }
 
 /* The dependence probes and the shrinking of the smallest failing call. */
-int dgf_probe_facts(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *small,
+int dgf_probe_facts(struct dgf_run *u, enum asg_fn fn, const struct dgf_obs *small,
                        struct dgf_text *x, struct err *e)
 {
     struct dgf_case dc;
@@ -188,7 +188,7 @@ int dgf_probe_facts(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *sm
 
 /* The failing calls all pass: the same first call with larger inputs (the
  * size of the logits), stated with the facts of the first that fails. */
-int dgf_scale_probe(struct dgf_run *u, enum impl_fn fn, const struct dgf_obs *first,
+int dgf_scale_probe(struct dgf_run *u, enum asg_fn fn, const struct dgf_obs *first,
                        struct dgf_text *x, struct err *e)
 {
     static const double scales[] = {30.0, 1000.0};
@@ -227,7 +227,7 @@ int dgf_null_probe(struct dgf_run *u, struct dgf_obs *first, struct dgf_text *x,
     float *w, *want = NULL;
     int rc, same;
 
-    if (k == NULL || (k->fn != IMPL_SDPA && k->fn != IMPL_MHA) || k->n_out < 2)
+    if (k == NULL || (k->fn != ASG_SDPA && k->fn != ASG_MHA) || k->n_out < 2)
         return 0;
     w = k->out[1];
     k->out[1] = NULL; /* weights == NULL, as attention.h allows */
@@ -247,7 +247,7 @@ int dgf_null_probe(struct dgf_run *u, struct dgf_obs *first, struct dgf_text *x,
     k->n_out = 2;
     free(want);
     if (rc == 0 && !same) {
-        dgf_fact(x, "with `weights` NULL (as attention.h allows) the same call fails: your "
+        dgf_fact(x, "with `weights` NULL (as " ASG_HEADER " allows) the same call fails: your "
                  "function %s", sr.status == CALL_RETURNED ? "returns other outputs or an error"
                  : sr.status == CALL_CRASHED ? "crashes" : "does not return");
         x->specific = 1;

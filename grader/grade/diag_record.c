@@ -26,7 +26,7 @@ static void input_key(const struct pc_call *k, unsigned char out[GOLD_KEY_LEN])
     orc_key_bytes(&h, &k->eps, sizeof k->eps);
     for (size_t i = 0; i < k->n_in; i++)
         orc_key_bytes(&h, k->in[i], k->in_len[i] * sizeof(float));
-    orc_key_bytes(&h, k->mask, k->mask ? (k->fn == IMPL_BLOCK ? k->n * k->n : k->n_q * k->n_k) : 0);
+    orc_key_bytes(&h, k->mask, k->mask ? (k->fn == ASG_BLOCK ? k->n * k->n : k->n_q * k->n_k) : 0);
     for (size_t i = 0; i < k->n_out; i++)
         orc_key_bytes(&h, k->init[i], k->init[i] ? k->out_len[i] * sizeof(float) : 0);
     orc_key_final(&h, out);
@@ -64,7 +64,7 @@ static size_t sample(const struct pc_call *k, const struct impl_result *cr, doub
     return n;
 }
 
-int dgr_call_sample(const struct prop_env *env, enum impl_fn fn, const struct spec_test *t,
+int dgr_call_sample(const struct prop_env *env, enum asg_fn fn, const struct spec_test *t,
                     const struct spec_case *c, int twice, unsigned char key[GOLD_KEY_LEN],
                     double *v, size_t *n, struct err *e)
 {
@@ -171,7 +171,7 @@ static int read_field(const char *path, const char *field, char *buf, size_t n)
 }
 
 /* The variant's name (the file's base name without .c) and function. */
-static int name_of(const char *path, char *name, size_t n, enum impl_fn *fn)
+static int name_of(const char *path, char *name, size_t n, enum asg_fn *fn)
 {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t len = strlen(base), us = strcspn(base, "_");
@@ -181,10 +181,10 @@ static int name_of(const char *path, char *name, size_t n, enum impl_fn *fn)
         return -1;
     snprintf(name, n, "%.*s", (int)(len - 2), base);
     snprintf(prefix, sizeof prefix, "%.*s", (int)us, base);
-    return impl_fn_parse(prefix, fn);
+    return asg_fn_parse(prefix, fn);
 }
 
-static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
+static int record_failures(struct orc *o, const char *name, enum asg_fn fn,
                            const char *names, const char *bug,
                            const struct grade_result *r, struct err *e)
 {
@@ -197,7 +197,7 @@ static int record_failures(struct orc *o, const char *name, enum impl_fn fn,
     for (size_t i = 0; i < r->n_tests; i++)
         if (is_failure(r->tests[i].status)) /* withheld points are no failure */
             fails[n++] = r->tests[i].test->id;
-    rc = gold_add_variant(o->store, name, impl_fn_name(fn), names, bug, fails, n, e);
+    rc = gold_add_variant(o->store, name, asg_fn_name(fn), names, bug, fails, n, e);
     free(fails);
     for (size_t i = 0; rc == 0 && i < r->n_tests; i++) {
         const struct grade_test *tr = &r->tests[i];
@@ -236,11 +236,11 @@ static int record_premise(struct orc *o, const char *name, const char *premise, 
 }
 
 static int record_outputs(struct orc *o, const struct spec_set *s, const struct prop_env *env,
-                          const char *name, enum impl_fn fn, struct err *e)
+                          const char *name, enum asg_fn fn, struct err *e)
 {
     for (size_t i = 0; i < spec_test_count(s); i++) {
         const struct spec_test *t = spec_test_at(s, i);
-        enum impl_fn tf;
+        enum asg_fn tf;
         if (pc_fn(t, &tf) < 0 || tf != fn)
             continue;
         for (size_t c = 0; c < t->n_cases; c++) {
@@ -284,7 +284,7 @@ int dgr_record_variant(struct orc *o, const struct spec_set *s, uint64_t seed,
     char name[GOLD_MAX_NAME], bug[512], names[GOLD_MAX_NAME] = "-", premise[64];
     struct grade_session *g;
     struct prop_env env;
-    enum impl_fn fn;
+    enum asg_fn fn;
     int rc;
 
     if (name_of(path, name, sizeof name, &fn) < 0 ||
@@ -318,8 +318,8 @@ int dgr_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
     memset(&env, 0, sizeof env);
     env.student = grade_session_impl(g, DGR_DEADLINE_MS);
     env.seed = seed;
-    for (int fn = 0; rc == 0 && fn < IMPL_FN_COUNT; fn++)
-        rc = record_outputs(o, s, &env, DGR_REFERENCE, (enum impl_fn)fn, e);
+    for (int fn = 0; rc == 0 && fn < ASG_FN_COUNT; fn++)
+        rc = record_outputs(o, s, &env, DGR_REFERENCE, (enum asg_fn)fn, e);
     grade_session_close(g);
     return rc;
 }

@@ -81,7 +81,7 @@ int dgr_record_reference(struct orc *o, const struct spec_set *s, uint64_t seed,
  * done, 0 when the case has no standard call (its keys do not make one),
  * -1 on a grader error (e set).
  */
-int dgr_call_sample(const struct prop_env *env, enum impl_fn fn, const struct spec_test *t,
+int dgr_call_sample(const struct prop_env *env, enum asg_fn fn, const struct spec_test *t,
                     const struct spec_case *c, int twice, unsigned char key[GOLD_KEY_LEN],
                     double *v, size_t *n, struct err *e);
 

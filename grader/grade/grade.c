@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "assign/assign.h"
 #include "build/build.h"
 #include "build/jail.h"
 #include "grade/grade_keep.h"
@@ -91,19 +92,19 @@ static int resolve(struct job *j, struct err *e)
         return err_set(e, NULL, 0, 0, "cannot read '%s': %s", j->submission,
                        strerror(errno));
     if (S_ISDIR(st.st_mode)) {
-        snprintf(j->path, sizeof j->path, "%s/attention.c", j->submission);
+        snprintf(j->path, sizeof j->path, "%s/" ASG_SOURCE, j->submission);
         if (lstat(j->path, &st) < 0)
-            return err_set(e, NULL, 0, 0, "no 'attention.c' in directory '%s'",
+            return err_set(e, NULL, 0, 0, "no '" ASG_SOURCE "' in directory '%s'",
                            j->submission);
         j->kind = SUB_SOURCE;
         snprintf(j->dir, sizeof j->dir, "%s", j->submission);
-        check_files(j, "attention.c");
+        check_files(j, ASG_SOURCE);
         return 0;
     }
     if (!S_ISREG(st.st_mode) ||
         !(ut_has_suffix(j->submission, ".c") || ut_has_suffix(j->submission, ".o")))
         return err_set(e, NULL, 0, 0,
-                       "'%s' is not an attention.c, an attention.o or a directory",
+                       "'%s' is not an " ASG_SOURCE ", an " ASG_OBJECT " or a directory",
                        j->submission);
     snprintf(j->path, sizeof j->path, "%s", j->submission);
     j->kind = ut_has_suffix(j->submission, ".o") ? SUB_OBJECT : SUB_SOURCE;
@@ -182,8 +183,8 @@ static int check_source(struct job *j, struct err *e)
     if ((j->src = read_source(j->path, &j->src_len, e)) == NULL)
         return -1;
     if (j->src_len > BLD_MAX_SOURCE)
-        return refuse(j, GRADE_REJECTED, "attention.c is larger than 1 MiB");
-    rc = j->o->specs ? src_check(j->o->specs, j->src, j->src_len, "attention.c", &viol, e) : 0;
+        return refuse(j, GRADE_REJECTED, ASG_SOURCE " is larger than 1 MiB");
+    rc = j->o->specs ? src_check(j->o->specs, j->src, j->src_len, ASG_SOURCE, &viol, e) : 0;
     if (rc < 0)
         return -1;
     rc = viol && viol[0] ? refuse(j, GRADE_REJECTED, viol) : 0;
@@ -198,7 +199,7 @@ static int place_source(const struct job *j, char *path, size_t n, struct err *e
     FILE *f;
     int ok;
 
-    scratch_path(j, "attention.c", path, n);
+    scratch_path(j, ASG_SOURCE, path, n);
     if ((f = fopen(path, "wbx")) == NULL)
         return err_set(e, path, 0, 0, "cannot create: %s", strerror(errno));
     ok = fwrite(j->src, 1, j->src_len, f) == j->src_len;
@@ -242,17 +243,10 @@ static int compile_or_reuse(struct job *j, const struct bld_opts *bo, const char
     return rc;
 }
 
-/* The object's API call graph, from objcheck's order into impl_fn's. */
+/* The object's API call graph (both in enum asg_fn's order). */
 static void copy_calls(const struct obj_report *rep, struct grade_result *r)
 {
-    for (int f = 0; f < IMPL_FN_COUNT; f++)
-        for (int g = 0; g < IMPL_FN_COUNT; g++)
-            for (size_t i = 0; i < obj_api_count(); i++)
-                for (size_t k = 0; k < obj_api_count(); k++)
-                    if (rep->calls[i][k] &&
-                        strcmp(obj_api_name(i), impl_fn_cname((enum impl_fn)f)) == 0 &&
-                        strcmp(obj_api_name(k), impl_fn_cname((enum impl_fn)g)) == 0)
-                        r->calls[f][g] = 1;
+    memcpy(r->calls, rep->calls, sizeof r->calls);
 }
 
 /* Static checks and rewriting; 1 when the object was refused. */
@@ -551,7 +545,7 @@ void grade_result_free(struct grade_result *r)
     for (size_t i = 0; i < r->n_causes; i++)
         free(r->causes[i].bug);
     free(r->causes);
-    for (size_t i = 0; i < IMPL_FN_COUNT; i++)
+    for (size_t i = 0; i < ASG_FN_COUNT; i++)
         free(r->facts[i]);
     free(r->status_detail);
     free(r->warnings);

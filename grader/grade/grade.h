@@ -89,7 +89,7 @@ struct grade_cause {
                                 cause is a failing callee */
     int strong;              /* 1: the most likely cause (grade/diag.h's
                                 rule); 0: only some failures look like it */
-    int callee;              /* 1 + the impl_fn this function calls that
+    int callee;              /* 1 + the asg_fn this function calls that
                                 fails too (fix it first); 0 none */
     int confirmed;           /* 1: its catalogue entry states a premise
                                 and the submission's own call confirmed
@@ -118,13 +118,13 @@ struct grade_result {
                                     known mistake explains (owned) */
     size_t n_causes;
     enum grade_diag diag;    /* how far the diagnosis went */
-    char *facts[IMPL_FN_COUNT]; /* per function: measured facts of where its
+    char *facts[ASG_FN_COUNT]; /* per function: measured facts of where its
                                    failures show, one a line (owned; NULL
                                    none; grade/diag_fit.h) */
     double diag_ms;          /* CPU time its calls cost (within the budget) */
     /* calls[f][g]: the object shows API function f calling g (directly or
      * through helpers; build/objcheck.h), for the diagnosis */
-    unsigned char calls[IMPL_FN_COUNT][IMPL_FN_COUNT];
+    unsigned char calls[ASG_FN_COUNT][ASG_FN_COUNT];
     size_t tests_cap;            /* entries allocated in tests */
     int object_reused;           /* 1: the object came from the cache
                                     (grade_opts.obj_cache), not a compile */

@@ -6,36 +6,14 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "grade/grade_props.h"
 
-/* The value tests: properties that compare a function's outputs with
- * values computed independently (by hand, in double, or by the reference),
- * as opposed to invariants that a trivial output can also satisfy.
- * (block.residual_path is not one: with Wo = W2 = b2 = 0 the block is
- * LN(LN(X)), which a block computing only LN(X) also gives.) */
-#define VALUE_PROPS_MAX 10
-static const char *const value_props[][VALUE_PROPS_MAX] = {
-    {"softmax", "values", "matches_reference", "domain", NULL},
-    {"sdpa", "values", "masked_weights_zero", "fully_masked_row", "causal", "non_square",
-     "null_weights_and_mask", "matches_reference", "domain"},
-    {"pe", "values", "formula", "matches_reference", "domain", NULL},
-    {"layernorm", "values", "eps_used", "matches_reference", "domain", NULL},
-    {"mha", "one_head_equals_attention", "head_split_column_blocks",
-     "additive_over_heads_through_wo", "cross_attention", "weights_layout",
-     "matches_reference", "domain", NULL},
-    {"block", "full_vs_trusted", "matches_reference", "domain", NULL},
-};
-
+/* The property tables say which properties are value tests (prop.h). */
 int grade_is_value_test(const char *function, const char *property)
 {
-    for (size_t i = 0; i < sizeof value_props / sizeof *value_props; i++) {
-        if (strcmp(value_props[i][0], function) != 0)
-            continue;
-        for (size_t k = 1; k < VALUE_PROPS_MAX && value_props[i][k] != NULL; k++)
-            if (strcmp(value_props[i][k], property) == 0)
-                return 1;
-        return 0;
-    }
-    return 0;
+    const struct prop_def *d = gprop_find(function, property);
+
+    return d != NULL && d->value_test == PROP_VALUE_TEST;
 }
 
 /* Index of the result for test `id` in r, or r->n_tests (not selected). */

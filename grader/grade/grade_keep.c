@@ -234,8 +234,8 @@ static int put_result(struct sb *b, const char *key, const struct grade_result *
                  ? -1 : 0;
     }
     /* the facts too: a regrade shows the rubric the first grade showed */
-    rc = rc < 0 || sb_addf(b, "facts %d\n", IMPL_FN_COUNT) < 0 ? -1 : 0;
-    for (int f = 0; rc == 0 && f < IMPL_FN_COUNT; f++)
+    rc = rc < 0 || sb_addf(b, "facts %d\n", ASG_FN_COUNT) < 0 ? -1 : 0;
+    for (int f = 0; rc == 0 && f < ASG_FN_COUNT; f++)
         rc = put_text(b, r->facts[f]);
     return rc;
 }
@@ -360,7 +360,7 @@ static int read_cause(struct rd *d, size_t n_tests, struct grade_cause *c)
         sscanf(head, "c %d %d %zu %zu %zu%n", &c->strong, &c->callee, &c->explained,
                &c->failures, &c->lead, &used) != 5 ||
         head[used] != '\0' || (c->strong != 0 && c->strong != 1) || c->callee < 0 ||
-        c->callee > IMPL_FN_COUNT || c->lead >= n_tests || c->explained > c->failures ||
+        c->callee > ASG_FN_COUNT || c->lead >= n_tests || c->explained > c->failures ||
         c->failures > n_tests)
         return -1;
     if ((rc = text_into(d, c->function, sizeof c->function)) < 0 ||
@@ -381,7 +381,7 @@ static void drop(struct grade_result *r)
     }
     for (size_t i = 0; i < r->n_causes; i++)
         free(r->causes[i].bug);
-    for (int f = 0; f < IMPL_FN_COUNT; f++) {
+    for (int f = 0; f < ASG_FN_COUNT; f++) {
         free(r->facts[f]);
         r->facts[f] = NULL;
     }
@@ -418,7 +418,7 @@ static int parse(struct rd *d, const char *key, const struct spec_set *specs,
     }
     if (rc == 0 && (line(d, head, sizeof head) < 0 ||
                     sscanf(head, "causes %zu%n", &n, &used) != 1 || head[used] ||
-                    n > IMPL_FN_COUNT))
+                    n > ASG_FN_COUNT))
         rc = -1;
     if (rc == 0 && n > 0 && (r->causes = calloc(n, sizeof *r->causes)) == NULL)
         rc = -2;
@@ -431,9 +431,9 @@ static int parse(struct rd *d, const char *key, const struct spec_set *specs,
             rc = -1;
     if (rc == 0 && (line(d, head, sizeof head) < 0 ||
                     sscanf(head, "facts %zu%n", &n, &used) != 1 || head[used] ||
-                    n != IMPL_FN_COUNT))
+                    n != ASG_FN_COUNT))
         rc = -1;
-    for (int f = 0; rc == 0 && f < IMPL_FN_COUNT; f++)
+    for (int f = 0; rc == 0 && f < ASG_FN_COUNT; f++)
         rc = text(d, &r->facts[f]);
     return rc == 0 && d->p == d->end ? 0 : rc < 0 ? rc : -1;
 }

@@ -378,7 +378,7 @@ static int skip_test(struct loop *L, const struct spec_test *t, const char *why,
 static const char *timeouts_message(size_t fn, char *buf, size_t n)
 {
     snprintf(buf, n, "not run: %s timed out in %d earlier tests",
-             fn < IMPL_FN_COUNT ? impl_fn_cname((enum impl_fn)fn) : "your code",
+             fn < ASG_FN_COUNT ? asg_fn_cname((enum asg_fn)fn) : "your code",
              GL_MAX_TIMEOUTS);
     return buf;
 }
@@ -528,9 +528,9 @@ static double queued_now(void)
 
 static size_t test_fn(const struct spec_test *t)
 {
-    enum impl_fn f;
+    enum asg_fn f;
 
-    return impl_fn_parse(t->function, &f) == 0 ? (size_t)f : IMPL_FN_COUNT;
+    return asg_fn_parse(t->function, &f) == 0 ? (size_t)f : ASG_FN_COUNT;
 }
 
 /* Whether a test failed already (stop_at_failure); with `set`, record
@@ -712,7 +712,7 @@ int grun_run(const struct spec_set *s, const struct grun_sel *sel,
     int rc;
 
     if (plan(&R) < 0 ||
-        (R.ledger = gl_new(R.n_sel, R.fn, IMPL_FN_COUNT + 1, R.budget_ms)) == NULL ||
+        (R.ledger = gl_new(R.n_sel, R.fn, ASG_FN_COUNT + 1, R.budget_ms)) == NULL ||
         pthread_mutex_init(&R.wall_mu, NULL) != 0) {
         run_release(&R);
         return err_set(e, NULL, 0, 0, "out of memory");

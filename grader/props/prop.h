@@ -92,7 +92,15 @@ struct prop_def {
                                     property over the standard call
                                     (prop_common.h); NULL for a run
                                     function of its own */
+    int value_test;          /* PROP_VALUE_TEST or PROP_INVARIANT */
 };
+
+/* A value test compares a function's outputs with values computed
+ * independently (by hand, in double, or by the reference), so that no
+ * trivial output passes it, as an invariant may; the gates withhold a
+ * test's points behind its value tests (grade/grade_gate.h). */
+#define PROP_VALUE_TEST 1
+#define PROP_INVARIANT 0
 
 /* The property (function, property) of an API function, or NULL. The
  * written part's properties live a layer above (selfcheck/prop_written.h);

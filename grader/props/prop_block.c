@@ -418,27 +418,29 @@ static const char *const nomask_keys[] = {"n", "d_model", "heads", "d_ff",
                                           "eps", "scale", NULL};
 
 const struct prop_def prop_block_defs[] = {
+    /* Not a value test: with Wo = W2 = b2 = 0 the block is LN(LN(X)),
+     * which a block computing only LN(X) also gives. */
     {"block", "residual_path", run_residual, nomask_keys, 1e-3, 0,
-     "with Wo, W2, b2 = 0 the block is LN(LN(X)): the residual path", NULL},
+     "with Wo, W2, b2 = 0 the block is LN(LN(X)): the residual path", NULL, PROP_INVARIANT},
     {"block", "post_norm", run_post_norm, blk_keys, 1e-3, 0,
-     "every output row has mean 0 and variance 1", NULL},
+     "every output row has mean 0 and variance 1", NULL, PROP_INVARIANT},
     {"block", "permutation_equivariance", run_permutation, nomask_keys, 1e-3,
-     0, "permuting the rows of X permutes the output rows", NULL},
+     0, "permuting the rows of X permutes the output rows", NULL, PROP_INVARIANT},
     {"block", "full_vs_trusted", run_full, blk_keys, 1e-3, 0,
-     "the whole block against a trusted double computation", NULL},
+     "the whole block against a trusted double computation", NULL, PROP_VALUE_TEST},
     /* the generic properties (prop_common.h) */
     {"block", "inputs_unchanged", pc_run_inputs_unchanged, pc_generic_keys,
-     0, 0, "the const inputs are byte-equal after the call", NULL},
+     0, 0, "the const inputs are byte-equal after the call", NULL, PROP_INVARIANT},
     {"block", "einval", pc_run_einval, pc_generic_keys, 0, 0,
-     "every bad argument gives ATTN_EINVAL and writes nothing", NULL},
+     "every bad argument gives ATTN_EINVAL and writes nothing", NULL, PROP_INVARIANT},
     {"block", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
-     "two calls on the same inputs give bit-identical outputs", NULL},
+     "two calls on the same inputs give bit-identical outputs", NULL, PROP_INVARIANT},
     {"block", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
-     "everything allocated is freed before returning", NULL},
+     "everything allocated is freed before returning", NULL, PROP_INVARIANT},
     {"block", "speed", pc_run_speed, pc_generic_keys, 0, 1,
-     "at most `factor` times slower than the reference (+ floor_ms)", NULL},
+     "at most `factor` times slower than the reference (+ floor_ms)", NULL, PROP_INVARIANT},
     {"block", "matches_reference", pc_run_matches_reference, pc_generic_keys,
-     1e-3, 1, "elementwise agreement with the reference solution", NULL},
+     1e-3, 1, "elementwise agreement with the reference solution", NULL, PROP_VALUE_TEST},
 };
 const size_t prop_block_count =
     sizeof prop_block_defs / sizeof prop_block_defs[0];

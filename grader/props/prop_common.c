@@ -211,30 +211,30 @@ static int build_fn(struct pc_call *k, const struct spec_case *c,
                     struct pu_rng *rng, double scale, struct err *e)
 {
     switch (k->fn) {
-    case IMPL_SOFTMAX:
-    case IMPL_LAYERNORM:
+    case ASG_SOFTMAX:
+    case ASG_LAYERNORM:
         return build_softmax_like(k, c, rng, scale, e);
-    case IMPL_SDPA:
+    case ASG_SDPA:
         return build_sdpa(k, c, rng, scale, e);
-    case IMPL_PE:
+    case ASG_PE:
         return build_pe(k, c, e);
-    case IMPL_MHA:
+    case ASG_MHA:
         return build_mha(k, c, rng, scale, e);
-    case IMPL_BLOCK:
+    case ASG_BLOCK:
         return build_block(k, c, rng, scale, e);
     default:
         return err_set(e, NULL, 0, 0, "no standard call for function %d", (int)k->fn);
     }
 }
 
-int pc_build(enum impl_fn fn, const struct prop_env *env,
+int pc_build(enum asg_fn fn, const struct prop_env *env,
              const struct spec_test *t, const struct spec_case *c,
              struct pc_call *k, struct err *e)
 {
     return pc_build_draw(fn, env, t, c, 0, k, e);
 }
 
-int pc_build_draw(enum impl_fn fn, const struct prop_env *env,
+int pc_build_draw(enum asg_fn fn, const struct prop_env *env,
                   const struct spec_test *t, const struct spec_case *c,
                   uint64_t draw, struct pc_call *k, struct err *e)
 {
@@ -275,20 +275,20 @@ int pc_call_raw(const struct impl *im, const struct pc_call *k,
     float *const *in = k->in;
 
     switch (k->fn) {
-    case IMPL_SOFTMAX:
+    case ASG_SOFTMAX:
         return o->softmax_rows(im->self, k->out[0], k->rows, k->cols, r, e);
-    case IMPL_SDPA:
+    case ASG_SDPA:
         return o->scaled_dot_product(im->self, in[0], in[1], in[2], k->n_q, k->n_k,
                                      k->d_k, k->d_v, k->mask, k->out[0], k->out[1], r, e);
-    case IMPL_PE:
+    case ASG_PE:
         return o->positional_encoding(im->self, k->out[0], k->n, k->d, r, e);
-    case IMPL_MHA:
+    case ASG_MHA:
         return o->multi_head(im->self, in[0], k->n_q, in[1], k->n_k, k->d_model,
                              k->heads, in[2], in[3], in[4], in[5], k->mask,
                              k->out[0], k->out[1], r, e);
-    case IMPL_LAYERNORM:
+    case ASG_LAYERNORM:
         return o->layer_norm(im->self, k->out[0], k->rows, k->cols, k->eps, r, e);
-    case IMPL_BLOCK:
+    case ASG_BLOCK:
         return o->transformer_block(im->self, k->out[0], k->n, k->d_model, k->heads,
                                     k->d_ff, in[0], in[1], in[2], in[3], in[4], in[5],
                                     in[6], in[7], k->mask, k->eps, r, e);
@@ -320,21 +320,21 @@ char *pc_label(const struct spec_test *t, const struct spec_case *c,
     size_t i = case_index(t, c) + 1; /* 1-based, like the repro's "#1" */
 
     switch (k->fn) {
-    case IMPL_SOFTMAX:
+    case ASG_SOFTMAX:
         snprintf(buf, n, "case %zu (rows=%zu, cols=%zu)", i, k->rows, k->cols);
         break;
-    case IMPL_LAYERNORM:
+    case ASG_LAYERNORM:
         snprintf(buf, n, "case %zu (rows=%zu, cols=%zu, eps=%g)", i, k->rows,
                  k->cols, (double)k->eps);
         break;
-    case IMPL_SDPA:
+    case ASG_SDPA:
         snprintf(buf, n, "case %zu (n_q=%zu, n_k=%zu, d_k=%zu, d_v=%zu, mask=%s)", i,
                  k->n_q, k->n_k, k->d_k, k->d_v, k->mask_kind);
         break;
-    case IMPL_PE:
+    case ASG_PE:
         snprintf(buf, n, "case %zu (n=%zu, d=%zu)", i, k->n, k->d);
         break;
-    case IMPL_MHA:
+    case ASG_MHA:
         snprintf(buf, n, "case %zu (n_q=%zu, n_kv=%zu, d_model=%zu, heads=%zu, mask=%s)",
                  i, k->n_q, k->n_k, k->d_model, k->heads, k->mask_kind);
         break;
@@ -358,14 +358,14 @@ double pc_tol(const struct prop_ctx *x)
     return pc_tol_of(x->t, x->def);
 }
 
-int pc_fn(const struct spec_test *t, enum impl_fn *fn)
+int pc_fn(const struct spec_test *t, enum asg_fn *fn)
 {
-    return impl_fn_parse(t->function, fn);
+    return asg_fn_parse(t->function, fn);
 }
 
 int pc_setup(const struct prop_ctx *x, struct pc_call *k)
 {
-    enum impl_fn fn;
+    enum asg_fn fn;
 
     memset(k, 0, sizeof *k);
     if (pc_fn(x->t, &fn) < 0)
@@ -385,7 +385,7 @@ int pc_call_ok(const struct prop_ctx *x, struct pc_call *k)
 
     if (pc_invoke(&x->env->student, k, &r, x->e) < 0)
         return -1;
-    return pu_returned_ok(x->v, &r, impl_fn_cname(k->fn));
+    return pu_returned_ok(x->v, &r, asg_fn_cname(k->fn));
 }
 
 int pc_call_again(const struct prop_ctx *x, struct pc_call *k)

@@ -37,7 +37,7 @@
 
 /* One standard call of one API function, built from a case. */
 struct pc_call {
-    enum impl_fn fn;
+    enum asg_fn fn;
     size_t rows, cols;          /* softmax, layernorm (x is rows x cols) */
     size_t n_q, n_k, d_k, d_v;  /* sdpa; mha uses n_q and n_k (= n_kv) */
     size_t n, d;                /* pe; block uses n */
@@ -68,7 +68,7 @@ struct pc_call {
  * -1 with `e` set (out of memory, a size that overflows, an unknown mask
  * kind); on failure k holds nothing to release (it is zeroed).
  */
-int pc_build(enum impl_fn fn, const struct prop_env *env,
+int pc_build(enum asg_fn fn, const struct prop_env *env,
              const struct spec_test *t, const struct spec_case *c,
              struct pc_call *k, struct err *e)
     __attribute__((warn_unused_result));
@@ -93,7 +93,7 @@ int pc_call_raw(const struct impl *im, const struct pc_call *k,
 /* pc_build with the draw-th independent set of inputs of the case's
  * shapes (draw 0: pc_build's own), from the run's seed: deterministic, yet
  * no draw is derivable from another. Same return and ownership. */
-int pc_build_draw(enum impl_fn fn, const struct prop_env *env,
+int pc_build_draw(enum asg_fn fn, const struct prop_env *env,
                   const struct spec_test *t, const struct spec_case *c,
                   uint64_t draw, struct pc_call *k, struct err *e)
     __attribute__((warn_unused_result));
@@ -133,7 +133,7 @@ int pc_no_call(const struct prop_ctx *x, struct pc_call *k);
 
 /* The function a struct pc_prop's build takes from the test (t->function),
  * for properties every function has. */
-#define PC_TEST_FN IMPL_FN_COUNT
+#define PC_TEST_FN ASG_FN_COUNT
 
 /*
  * One property over the standard call, as pc_steps runs it: a small const
@@ -153,7 +153,7 @@ int pc_no_call(const struct prop_ctx *x, struct pc_call *k);
  *          (pc_call_again) and is given the label of the case (pc_label)
  */
 struct pc_prop {
-    enum impl_fn fn;
+    enum asg_fn fn;
     int (*build)(const struct prop_ctx *x, struct pc_call *k);
     int (*fill)(const struct prop_ctx *x, struct pc_call *k);
     int (*call)(const struct prop_ctx *x, struct pc_call *k);
@@ -190,7 +190,7 @@ double pc_tol_of(const struct spec_test *t, const struct prop_def *d);
 double pc_tol(const struct prop_ctx *x);
 
 /* The function a test is about (parsed from t->function); -1 if unknown. */
-int pc_fn(const struct spec_test *t, enum impl_fn *fn);
+int pc_fn(const struct spec_test *t, enum asg_fn *fn);
 
 /*
  * Generic properties (prop_run_fn, in prop_generic.c), usable in any function's table; the

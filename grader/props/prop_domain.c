@@ -122,7 +122,7 @@ void pdom_str(struct pdom_case *d, const char *key, const char *v)
     p->str = v;
 }
 
-int pdom_build(const struct prop_ctx *x, enum impl_fn fn, struct pdom_case *d,
+int pdom_build(const struct prop_ctx *x, enum asg_fn fn, struct pdom_case *d,
                struct pc_call *k)
 {
     d->c.params = d->p;
@@ -155,7 +155,7 @@ static int sm_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     }
     pdom_num(&d, "rows", (double)pdom_shrunk(rows, shrink));
     pdom_num(&d, "cols", (double)pdom_shrunk(cols, shrink));
-    if (pdom_build(x, IMPL_SOFTMAX, &d, k) < 0)
+    if (pdom_build(x, ASG_SOFTMAX, &d, k) < 0)
         return -1;
     m = fam == 0 ? pdom_log_uniform(r, -6, 4) : fam == 3 ? 1e-6 : pdom_log_uniform(r, 2, 4);
     for (size_t i = 0; i < k->rows; i++) {
@@ -238,7 +238,7 @@ static int sd_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     pdom_num(&d, "d_v", (double)pdom_shrunk(d_v, shrink));
     pdom_str(&d, "mask", mask);
     pdom_num(&d, "seed", (double)pu_rng_below(r, 1u << 20));
-    if (pdom_build(x, IMPL_SDPA, &d, k) < 0)
+    if (pdom_build(x, ASG_SDPA, &d, k) < 0)
         return -1;
     float *Q = k->in[0], *K = k->in[1];
     const double rd = sqrt((double)k->d_k);
@@ -384,7 +384,7 @@ static int ln_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     pdom_num(&d, "rows", (double)pdom_shrunk(rows, shrink));
     pdom_num(&d, "cols", (double)pdom_shrunk(cols, shrink));
     pdom_num(&d, "eps", eps);
-    if (pdom_build(x, IMPL_LAYERNORM, &d, k) < 0)
+    if (pdom_build(x, ASG_LAYERNORM, &d, k) < 0)
         return -1;
     for (size_t i = 0; i < k->rows; i++) {
         float *row = k->init[0] + i * k->cols;
@@ -477,7 +477,7 @@ static int pe_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
         n = pdom_between(r, 1, max), dd = 1;
     pdom_num(&d, "n", (double)pdom_shrunk(n, shrink));
     pdom_num(&d, "d", (double)pdom_shrunk(dd, shrink));
-    return pdom_build(x, IMPL_PE, &d, k);
+    return pdom_build(x, ASG_PE, &d, k);
 }
 
 /*
@@ -508,14 +508,14 @@ static const char hint_rows[] =
     "the header's whole domain: long rows, scores all very negative, hidden keys with the "
     "largest scores, rows of (almost) no variance, magnitudes up to 1e4";
 
-static const struct pdom_fn pdom_softmax = {IMPL_SOFTMAX, sm_family, 2048, sm_draw, sm_bound,
+static const struct pdom_fn pdom_softmax = {ASG_SOFTMAX, sm_family, 2048, sm_draw, sm_bound,
                                             hint_rows};
-static const struct pdom_fn pdom_sdpa = {IMPL_SDPA, sd_family, 256, sd_draw, sd_bound,
+static const struct pdom_fn pdom_sdpa = {ASG_SDPA, sd_family, 256, sd_draw, sd_bound,
                                          hint_rows};
-static const struct pdom_fn pdom_layernorm = {IMPL_LAYERNORM, ln_family, 2048, ln_draw,
+static const struct pdom_fn pdom_layernorm = {ASG_LAYERNORM, ln_family, 2048, ln_draw,
                                               ln_bound, hint_rows};
 static const struct pdom_fn pdom_pe = {
-    IMPL_PE, pe_family, 8192, pe_draw, pe_bound,
+    ASG_PE, pe_family, 8192, pe_draw, pe_bound,
     "the header's whole domain: d = 1 and 2, odd d, positions in the thousands (large "
     "angles), wide encodings: sin(p w) and cos(p w), w = 1/10000^(2*floor(i/2)/d), for any "
     "p and d"};
@@ -527,7 +527,7 @@ static const struct pdom_fn *const dom_fns[] = {
 /* The row of x's function, or NULL with x->e set. */
 static const struct pdom_fn *dom_fn_of(const struct prop_ctx *x)
 {
-    enum impl_fn fn;
+    enum asg_fn fn;
 
     if (pc_fn(x->t, &fn) < 0) {
         err_set(x->e, NULL, 0, 0, "unknown function '%s'", x->t->function);
@@ -542,18 +542,18 @@ static const struct pdom_fn *dom_fn_of(const struct prop_ctx *x)
 
 static char *shape_of(const struct pc_call *k, char *buf, size_t n)
 {
-    if (k->fn == IMPL_SDPA)
+    if (k->fn == ASG_SDPA)
         snprintf(buf, n, "n_q=%zu, n_k=%zu, d_k=%zu, d_v=%zu, mask=%s", k->n_q, k->n_k,
                  k->d_k, k->d_v, k->mask_kind);
-    else if (k->fn == IMPL_LAYERNORM)
+    else if (k->fn == ASG_LAYERNORM)
         snprintf(buf, n, "rows=%zu, cols=%zu, eps=%g", k->rows, k->cols, (double)k->eps);
-    else if (k->fn == IMPL_PE)
+    else if (k->fn == ASG_PE)
         snprintf(buf, n, "n=%zu, d=%zu", k->n, k->d);
-    else if (k->fn == IMPL_MHA)
+    else if (k->fn == ASG_MHA)
         snprintf(buf, n, "n_q=%zu, n_kv=%zu, d_model=%zu, heads=%zu, mask=%s%s", k->n_q,
                  k->n_k, k->d_model, k->heads, k->mask_kind,
                  k->in[0] == k->in[1] ? ", Xkv the same pointer as Xq" : "");
-    else if (k->fn == IMPL_BLOCK)
+    else if (k->fn == ASG_BLOCK)
         snprintf(buf, n, "n=%zu, d_model=%zu, heads=%zu, d_ff=%zu, eps=%g, mask=%s", k->n,
                  k->d_model, k->heads, k->d_ff, (double)k->eps, k->mask_kind);
     else
@@ -733,16 +733,22 @@ static int run_domain_shrunk(const struct prop_ctx *x)
  * bound of the draw's own arithmetic (each row's `bound`). */
 const struct prop_def pdom_defs[] = {
     {"softmax", "domain", run_domain_shrunk, keys_domain, 2e-5, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"sdpa", "domain", run_domain_shrunk, keys_domain, 1e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"pe", "domain", run_domain_shrunk, keys_domain, 1e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"layernorm", "domain", run_domain_shrunk, keys_domain, 2e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"mha", "domain", run_domain_shrunk, keys_domain, 5e-4, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
     {"block", "domain", run_domain_shrunk, keys_domain, 1e-3, 1,
-     "cases drawn across the header's whole domain, against the reference", NULL},
+     "cases drawn across the header's whole domain, against the reference",
+     NULL, PROP_VALUE_TEST},
 };
 const size_t pdom_count = sizeof pdom_defs / sizeof pdom_defs[0];

@@ -33,7 +33,7 @@ void pdom_str(struct pdom_case *d, const char *key, const char *v);
 
 /* pc_build of fn from d, at x's case's position in the spec. Returns like
  * pc_build. */
-int pdom_build(const struct prop_ctx *x, enum impl_fn fn, struct pdom_case *d,
+int pdom_build(const struct prop_ctx *x, enum asg_fn fn, struct pdom_case *d,
                struct pc_call *k) __attribute__((warn_unused_result));
 
 /* An integer of [lo, hi] (lo <= hi). */
@@ -65,7 +65,7 @@ size_t pdom_shrunk(size_t n, int shrink);
  *   hint    the hint of a failure
  */
 struct pdom_fn {
-    enum impl_fn fn;
+    enum asg_fn fn;
     const char *const *family;
     size_t max;
     int (*draw)(const struct prop_ctx *x, int fam, size_t max, int shrink,

@@ -261,7 +261,7 @@ static int mha_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     pdom_num(&d, "heads", (double)heads);
     pdom_str(&d, "mask", s.mask);
     pdom_num(&d, "seed", (double)pu_rng_below(r, 1u << 20));
-    if (pdom_build(x, IMPL_MHA, &d, k) < 0)
+    if (pdom_build(x, ASG_MHA, &d, k) < 0)
         return -1;
     if (s.self) { /* attention.h: "the same pointer is allowed" */
         free(k->in[1]);
@@ -301,7 +301,7 @@ static int mha_bound(const struct prop_ctx *x, const struct pc_call *k,
 }
 
 const struct pdom_fn pdom_mha = {
-    IMPL_MHA, mha_family, 128, mha_draw, mha_bound,
+    ASG_MHA, mha_family, 128, mha_draw, mha_bound,
     "the header's whole domain: n_q != n_kv both ways, heads = 1 and heads = d_model, Xkv "
     "the same pointer as Xq, scores up to +-1e4 (each head's softmax shifted by its row's "
     "maximum over the visible keys), hidden keys with the largest scores"};
@@ -388,7 +388,7 @@ static int blk_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
     pdom_num(&d, "eps", s.eps);
     pdom_str(&d, "mask", s.mask);
     pdom_num(&d, "seed", (double)pu_rng_below(r, 1u << 20));
-    if (pdom_build(x, IMPL_BLOCK, &d, k) < 0)
+    if (pdom_build(x, ASG_BLOCK, &d, k) < 0)
         return -1;
     if (fam == 5) {
         blk_flat_rows(k, r);
@@ -567,7 +567,7 @@ out:
 }
 
 const struct pdom_fn pdom_block = {
-    IMPL_BLOCK, blk_family, 64, blk_draw, blk_bound,
+    ASG_BLOCK, blk_family, 64, blk_draw, blk_bound,
     "the header's whole domain: d_model = 1 and 2, d_ff below d_model, heads = 1 and "
     "heads = d_model, eps = 0 with rows of (almost) no variance, large activations: "
     "X <- LN(X + MHA(X, X)), then X <- LN(X + FFN(X)), with the caller's eps whatever it is"};

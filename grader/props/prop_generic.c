@@ -40,20 +40,20 @@ static int inputs_equal(const struct pc_call *k, float *const *saved,
                         const unsigned char *mask_copy, struct prop_verdict *v,
                         const char *label)
 {
-    size_t mlen = k->fn == IMPL_BLOCK ? k->n * k->n : k->n_q * k->n_k;
+    size_t mlen = k->fn == ASG_BLOCK ? k->n * k->n : k->n_q * k->n_k;
 
     for (size_t i = 0; i < k->n_in; i++) {
         size_t at = first_diff(k->in[i], saved[i], k->in_len[i]);
         if (at < k->in_len[i]) {
             pu_fail(v, "%s changed its const input '%s' at index %zu (%.9g became "
-                    "%.9g) in %s", impl_fn_cname(k->fn), k->in_name[i], at,
+                    "%.9g) in %s", asg_fn_cname(k->fn), k->in_name[i], at,
                     (double)saved[i][at], (double)k->in[i][at], label);
             pu_hint(v, "inputs are const: compute into your own buffer or the output");
             return 0;
         }
     }
     if (k->mask != NULL && memcmp(k->mask, mask_copy, mlen) != 0) {
-        pu_fail(v, "%s changed its const input 'mask' in %s", impl_fn_cname(k->fn), label);
+        pu_fail(v, "%s changed its const input 'mask' in %s", asg_fn_cname(k->fn), label);
         return 0;
     }
     return 1;
@@ -71,7 +71,7 @@ static void free_copies(float **saved, size_t n, unsigned char *mask_copy)
 static int copy_inputs(const struct pc_call *k, float **saved,
                        unsigned char **mask_copy, struct err *e)
 {
-    size_t mlen = k->fn == IMPL_BLOCK ? k->n * k->n : k->n_q * k->n_k;
+    size_t mlen = k->fn == ASG_BLOCK ? k->n * k->n : k->n_q * k->n_k;
     int bad = 0;
 
     for (size_t i = 0; i < k->n_in; i++)
@@ -128,7 +128,7 @@ enum bad_kind { BAD_NULL_IN, BAD_NULL_OUT, BAD_ZERO, BAD_HEADS, BAD_EPS_NEG, BAD
 
 /* One bad-argument variant of a standard call, from attention.h's contract. */
 struct bad_arg {
-    enum impl_fn fn;
+    enum asg_fn fn;
     enum bad_kind kind;
     size_t idx;          /* in[] / out[] index, or offsetof a size_t field */
     const char *what;    /* "'K' is NULL", "n_q is 0" */
@@ -137,35 +137,35 @@ struct bad_arg {
 #define ZERO(fn, field, what) {fn, BAD_ZERO, offsetof(struct pc_call, field), what}
 
 static const struct bad_arg bad_args[] = {
-    {IMPL_SOFTMAX, BAD_NULL_OUT, 0, "'x' is NULL"},
-    ZERO(IMPL_SOFTMAX, rows, "rows is 0"), ZERO(IMPL_SOFTMAX, cols, "cols is 0"),
-    {IMPL_SDPA, BAD_NULL_IN, 0, "'Q' is NULL"}, {IMPL_SDPA, BAD_NULL_IN, 1, "'K' is NULL"},
-    {IMPL_SDPA, BAD_NULL_IN, 2, "'V' is NULL"}, {IMPL_SDPA, BAD_NULL_OUT, 0, "'out' is NULL"},
-    ZERO(IMPL_SDPA, n_q, "n_q is 0"), ZERO(IMPL_SDPA, n_k, "n_k is 0"),
-    ZERO(IMPL_SDPA, d_k, "d_k is 0"), ZERO(IMPL_SDPA, d_v, "d_v is 0"),
-    {IMPL_PE, BAD_NULL_OUT, 0, "'pe' is NULL"},
-    ZERO(IMPL_PE, n, "n is 0"), ZERO(IMPL_PE, d, "d is 0"),
-    {IMPL_MHA, BAD_NULL_IN, 0, "'Xq' is NULL"}, {IMPL_MHA, BAD_NULL_IN, 1, "'Xkv' is NULL"},
-    {IMPL_MHA, BAD_NULL_IN, 2, "'Wq' is NULL"}, {IMPL_MHA, BAD_NULL_IN, 3, "'Wk' is NULL"},
-    {IMPL_MHA, BAD_NULL_IN, 4, "'Wv' is NULL"}, {IMPL_MHA, BAD_NULL_IN, 5, "'Wo' is NULL"},
-    {IMPL_MHA, BAD_NULL_OUT, 0, "'out' is NULL"},
-    ZERO(IMPL_MHA, n_q, "n_q is 0"), ZERO(IMPL_MHA, n_k, "n_kv is 0"),
-    ZERO(IMPL_MHA, d_model, "d_model is 0"), ZERO(IMPL_MHA, heads, "heads is 0"),
-    {IMPL_MHA, BAD_HEADS, 0, "heads does not divide d_model"},
-    {IMPL_LAYERNORM, BAD_NULL_OUT, 0, "'x' is NULL"},
-    ZERO(IMPL_LAYERNORM, rows, "rows is 0"), ZERO(IMPL_LAYERNORM, cols, "cols is 0"),
-    {IMPL_LAYERNORM, BAD_EPS_NEG, 0, "eps is negative"},
-    {IMPL_LAYERNORM, BAD_EPS_NAN, 0, "eps is NaN"},
-    {IMPL_BLOCK, BAD_NULL_OUT, 0, "'X' is NULL"},
-    {IMPL_BLOCK, BAD_NULL_IN, 0, "'Wq' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 1, "'Wk' is NULL"},
-    {IMPL_BLOCK, BAD_NULL_IN, 2, "'Wv' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 3, "'Wo' is NULL"},
-    {IMPL_BLOCK, BAD_NULL_IN, 4, "'W1' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 5, "'b1' is NULL"},
-    {IMPL_BLOCK, BAD_NULL_IN, 6, "'W2' is NULL"}, {IMPL_BLOCK, BAD_NULL_IN, 7, "'b2' is NULL"},
-    ZERO(IMPL_BLOCK, n, "n is 0"), ZERO(IMPL_BLOCK, d_model, "d_model is 0"),
-    ZERO(IMPL_BLOCK, heads, "heads is 0"), ZERO(IMPL_BLOCK, d_ff, "d_ff is 0"),
-    {IMPL_BLOCK, BAD_HEADS, 0, "heads does not divide d_model"},
-    {IMPL_BLOCK, BAD_EPS_NEG, 0, "eps is negative"},
-    {IMPL_BLOCK, BAD_EPS_NAN, 0, "eps is NaN"},
+    {ASG_SOFTMAX, BAD_NULL_OUT, 0, "'x' is NULL"},
+    ZERO(ASG_SOFTMAX, rows, "rows is 0"), ZERO(ASG_SOFTMAX, cols, "cols is 0"),
+    {ASG_SDPA, BAD_NULL_IN, 0, "'Q' is NULL"}, {ASG_SDPA, BAD_NULL_IN, 1, "'K' is NULL"},
+    {ASG_SDPA, BAD_NULL_IN, 2, "'V' is NULL"}, {ASG_SDPA, BAD_NULL_OUT, 0, "'out' is NULL"},
+    ZERO(ASG_SDPA, n_q, "n_q is 0"), ZERO(ASG_SDPA, n_k, "n_k is 0"),
+    ZERO(ASG_SDPA, d_k, "d_k is 0"), ZERO(ASG_SDPA, d_v, "d_v is 0"),
+    {ASG_PE, BAD_NULL_OUT, 0, "'pe' is NULL"},
+    ZERO(ASG_PE, n, "n is 0"), ZERO(ASG_PE, d, "d is 0"),
+    {ASG_MHA, BAD_NULL_IN, 0, "'Xq' is NULL"}, {ASG_MHA, BAD_NULL_IN, 1, "'Xkv' is NULL"},
+    {ASG_MHA, BAD_NULL_IN, 2, "'Wq' is NULL"}, {ASG_MHA, BAD_NULL_IN, 3, "'Wk' is NULL"},
+    {ASG_MHA, BAD_NULL_IN, 4, "'Wv' is NULL"}, {ASG_MHA, BAD_NULL_IN, 5, "'Wo' is NULL"},
+    {ASG_MHA, BAD_NULL_OUT, 0, "'out' is NULL"},
+    ZERO(ASG_MHA, n_q, "n_q is 0"), ZERO(ASG_MHA, n_k, "n_kv is 0"),
+    ZERO(ASG_MHA, d_model, "d_model is 0"), ZERO(ASG_MHA, heads, "heads is 0"),
+    {ASG_MHA, BAD_HEADS, 0, "heads does not divide d_model"},
+    {ASG_LAYERNORM, BAD_NULL_OUT, 0, "'x' is NULL"},
+    ZERO(ASG_LAYERNORM, rows, "rows is 0"), ZERO(ASG_LAYERNORM, cols, "cols is 0"),
+    {ASG_LAYERNORM, BAD_EPS_NEG, 0, "eps is negative"},
+    {ASG_LAYERNORM, BAD_EPS_NAN, 0, "eps is NaN"},
+    {ASG_BLOCK, BAD_NULL_OUT, 0, "'X' is NULL"},
+    {ASG_BLOCK, BAD_NULL_IN, 0, "'Wq' is NULL"}, {ASG_BLOCK, BAD_NULL_IN, 1, "'Wk' is NULL"},
+    {ASG_BLOCK, BAD_NULL_IN, 2, "'Wv' is NULL"}, {ASG_BLOCK, BAD_NULL_IN, 3, "'Wo' is NULL"},
+    {ASG_BLOCK, BAD_NULL_IN, 4, "'W1' is NULL"}, {ASG_BLOCK, BAD_NULL_IN, 5, "'b1' is NULL"},
+    {ASG_BLOCK, BAD_NULL_IN, 6, "'W2' is NULL"}, {ASG_BLOCK, BAD_NULL_IN, 7, "'b2' is NULL"},
+    ZERO(ASG_BLOCK, n, "n is 0"), ZERO(ASG_BLOCK, d_model, "d_model is 0"),
+    ZERO(ASG_BLOCK, heads, "heads is 0"), ZERO(ASG_BLOCK, d_ff, "d_ff is 0"),
+    {ASG_BLOCK, BAD_HEADS, 0, "heads does not divide d_model"},
+    {ASG_BLOCK, BAD_EPS_NEG, 0, "eps is negative"},
+    {ASG_BLOCK, BAD_EPS_NAN, 0, "eps is NaN"},
 };
 
 #define N_BAD_ARGS (sizeof bad_args / sizeof bad_args[0])
@@ -194,7 +194,7 @@ static void apply_bad(const struct bad_arg *a, const struct pc_call *k,
         /* weights is heads x n_q x n_kv: no buffer of ours fits the bad
          * heads, and NULL weights are valid, so heads stays the only
          * invalid argument. */
-        if (k->fn == IMPL_MHA)
+        if (k->fn == ASG_MHA)
             b->out[1] = NULL;
         break;
     case BAD_EPS_NEG: b->eps = -1e-3f; break;
@@ -202,9 +202,9 @@ static void apply_bad(const struct bad_arg *a, const struct pc_call *k,
     }
 }
 
-static int fn_in_place(enum impl_fn fn)
+static int fn_in_place(enum asg_fn fn)
 {
-    return fn == IMPL_SOFTMAX || fn == IMPL_LAYERNORM || fn == IMPL_BLOCK;
+    return fn == ASG_SOFTMAX || fn == ASG_LAYERNORM || fn == ASG_BLOCK;
 }
 
 /* Before a bad call: in-place buffers hold the valid input, pure outputs
@@ -231,7 +231,7 @@ static int nothing_written(const struct pc_call *k, const struct bad_arg *a,
             float want = fn_in_place(k->fn) ? k->init[i][j] : PC_SENTINEL;
             if (memcmp(&k->out[i][j], &want, sizeof want) != 0) {
                 pu_fail(v, "%s returned ATTN_EINVAL when %s but wrote '%s' at index "
-                        "%zu first", impl_fn_cname(k->fn), a->what, k->out_name[i], j);
+                        "%zu first", asg_fn_cname(k->fn), a->what, k->out_name[i], j);
                 pu_hint(v, "check every argument before writing anything: a failing "
                         "call must leave its outputs untouched");
                 return 0;
@@ -255,7 +255,7 @@ static int try_bad(const struct impl *im, struct pc_call *k,
         return -1;
     v->call = r;
     if (r.status != CALL_RETURNED) {
-        pu_fail(v, "%s %s when %s%s%s", impl_fn_cname(k->fn), impl_status_name(r.status),
+        pu_fail(v, "%s %s when %s%s%s", asg_fn_cname(k->fn), impl_status_name(r.status),
                 a->what, r.detail[0] ? ": " : "", r.detail);
         pu_hint(v, "return ATTN_EINVAL before touching a NULL pointer or a zero size");
         return 0;
@@ -263,14 +263,14 @@ static int try_bad(const struct impl *im, struct pc_call *k,
     if (r.rc == ATTN_ENOTIMPL) {
         v->not_implemented = 1;
         pu_fail(v, "%s is not implemented yet (returned ATTN_ENOTIMPL)",
-                impl_fn_cname(k->fn));
+                asg_fn_cname(k->fn));
         return 0;
     }
     if (r.rc != ATTN_EINVAL) {
         pu_fail(v, "%s returned %d when %s; expected ATTN_EINVAL (%d)",
-                impl_fn_cname(k->fn), r.rc, a->what, ATTN_EINVAL);
+                asg_fn_cname(k->fn), r.rc, a->what, ATTN_EINVAL);
         pu_hint(v, "attention.h lists what is invalid: NULL required pointers, zero "
-                "dimensions%s", k->fn == IMPL_LAYERNORM || k->fn == IMPL_BLOCK ?
+                "dimensions%s", k->fn == ASG_LAYERNORM || k->fn == ASG_BLOCK ?
                 ", eps negative or NaN" : "");
         return 0;
     }
@@ -334,7 +334,7 @@ static int outputs_written(const struct pc_call *k, struct prop_verdict *v)
 
     if (k->n_out && at < k->out_len[0]) {
         pu_fail(v, "%s returned ATTN_OK but '%s'[%zu] is %g: a result left "
-                "unwritten or not finite", impl_fn_cname(k->fn), k->out_name[0],
+                "unwritten or not finite", asg_fn_cname(k->fn), k->out_name[0],
                 at, (double)k->out[0][at]);
         pu_hint(v, "every element of the result must be computed (a fully masked "
                 "row is 0, never NaN)");
@@ -351,7 +351,7 @@ static int invoke_ok(const struct impl *im, struct pc_call *k,
 {
     if (pc_invoke(im, k, r, e) < 0)
         return -1;
-    return pu_returned_ok(v, r, impl_fn_cname(k->fn)) && outputs_written(k, v);
+    return pu_returned_ok(v, r, asg_fn_cname(k->fn)) && outputs_written(k, v);
 }
 
 /* invoke_ok of the student: the call step of the properties here. */
@@ -382,7 +382,7 @@ static int same_outputs(const struct pc_call *k, float *const *snap,
         size_t at = first_diff(k->out[i], snap[i], k->out_len[i]);
         if (at < k->out_len[i]) {
             pu_fail(v, "two identical calls of %s gave different '%s' at index %zu "
-                    "(%.9g then %.9g) in %s", impl_fn_cname(k->fn), k->out_name[i],
+                    "(%.9g then %.9g) in %s", asg_fn_cname(k->fn), k->out_name[i],
                     at, (double)snap[i][at], (double)k->out[i][at], label);
             pu_hint(v, "an uninitialised variable or buffer (malloc'ed, never set) or "
                     "state kept in a static between calls");
@@ -435,7 +435,7 @@ static int none_live(const struct prop_ctx *x, struct pc_call *k, const char *la
     if (live == 0)
         return 1;
     pu_fail(x->v, "%s left %ld allocation%s live after returning in %s",
-            impl_fn_cname(k->fn), live, live == 1 ? "" : "s", label);
+            asg_fn_cname(k->fn), live, live == 1 ? "" : "s", label);
     pu_hint(x->v, "free every malloc before returning, on every path (early returns too)");
     return 0;
 }
@@ -466,7 +466,7 @@ int pc_run_no_leaks(const struct prop_ctx *x)
 
 struct speed_run {
     const struct prop_ctx *x;
-    enum impl_fn fn;
+    enum asg_fn fn;
     double r_ms, s_ms;          /* fastest CPU times so far */
     float *got[SPEED_REPEATS];  /* each timed call's result (out[0]) */
     char label[160];
@@ -548,7 +548,7 @@ int pc_run_speed(const struct prop_ctx *x)
     struct prop_verdict *v = x->v;
     struct err *e = x->e;
     double factor = spec_num(x->c, "factor", 50), floor_ms = spec_num(x->c, "floor_ms", 20);
-    struct speed_run sr = { x, IMPL_SOFTMAX, INFINITY, INFINITY, {0}, "" };
+    struct speed_run sr = { x, ASG_SOFTMAX, INFINITY, INFINITY, {0}, "" };
     int ok = 1;
 
     if (x->env->reference == NULL)
@@ -560,7 +560,7 @@ int pc_run_speed(const struct prop_ctx *x)
     if (ok == 1 && sr.s_ms > factor * sr.r_ms + floor_ms) {
         /* no measured figure in the message: a regrade prints the same */
         pu_fail(v, "%s is more than %gx + %g ms slower than the reference on %s "
-                "(CPU time, the fastest of %d calls each)", impl_fn_cname(sr.fn),
+                "(CPU time, the fastest of %d calls each)", asg_fn_cname(sr.fn),
                 factor, floor_ms, sr.label, SPEED_REPEATS);
         pu_hint(v, "is it O(n^3)? Recomputing a whole row or matrix inside the "
                 "innermost loop multiplies the work");

@@ -120,7 +120,7 @@ static int check_formula(const struct prop_ctx *x, struct pc_call *k, const char
     return 1;
 }
 
-static const struct pc_prop steps_formula = {IMPL_PE, NULL, NULL, NULL, check_formula};
+static const struct pc_prop steps_formula = {ASG_PE, NULL, NULL, NULL, check_formula};
 
 static int check_bounded(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
@@ -137,7 +137,7 @@ static int check_bounded(const struct prop_ctx *x, struct pc_call *k, const char
     return 1;
 }
 
-static const struct pc_prop steps_bounded = {IMPL_PE, NULL, NULL, NULL, check_bounded};
+static const struct pc_prop steps_bounded = {ASG_PE, NULL, NULL, NULL, check_bounded};
 
 /* ---- rows_distinct ------------------------------------------------------- */
 
@@ -171,7 +171,7 @@ static int check_distinct(const struct prop_ctx *x, struct pc_call *k, const cha
     return 1;
 }
 
-static const struct pc_prop steps_distinct = {IMPL_PE, NULL, NULL, NULL, check_distinct};
+static const struct pc_prop steps_distinct = {ASG_PE, NULL, NULL, NULL, check_distinct};
 
 /* ---- relative_offset ----------------------------------------------------- */
 
@@ -228,7 +228,7 @@ static int check_offset(const struct prop_ctx *x, struct pc_call *k, const char 
     return 1;
 }
 
-static const struct pc_prop steps_offset = {IMPL_PE, NULL, NULL, NULL, check_offset};
+static const struct pc_prop steps_offset = {ASG_PE, NULL, NULL, NULL, check_offset};
 
 /* ---- breaks_permutation_symmetry ----------------------------------------- */
 
@@ -352,7 +352,7 @@ static int check_perm(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-static const struct pc_prop steps_perm = {IMPL_PE, NULL, NULL, NULL, check_perm};
+static const struct pc_prop steps_perm = {ASG_PE, NULL, NULL, NULL, check_perm};
 
 /* ---- values -------------------------------------------------------------- */
 
@@ -429,7 +429,7 @@ static int check_seeded(const struct prop_ctx *x)
     return ok;
 }
 
-static const struct pc_prop steps_values = {IMPL_PE, NULL, NULL, NULL, check_values};
+static const struct pc_prop steps_values = {ASG_PE, NULL, NULL, NULL, check_values};
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -441,24 +441,26 @@ static const struct pc_prop steps_values = {IMPL_PE, NULL, NULL, NULL, check_val
  */
 const struct prop_def prop_pe_defs[] = {
     {"pe", "formula", pc_run_def, keys_formula, 2e-6, 0,
-     "every entry matches the sinusoid formula (tolerance grows with p)", &steps_formula},
+     "every entry matches the sinusoid formula (tolerance grows with p)",
+     &steps_formula, PROP_VALUE_TEST},
     {"pe", "bounded", pc_run_def, keys_shape, 0, 0,
-     "every entry is in [-1, 1]", &steps_bounded},
+     "every entry is in [-1, 1]", &steps_bounded, PROP_INVARIANT},
     {"pe", "rows_distinct", pc_run_def, keys_shape, 1e-3, 0,
-     "no two positions get the same encoding", &steps_distinct},
+     "no two positions get the same encoding", &steps_distinct, PROP_INVARIANT},
     {"pe", "relative_offset", pc_run_def, keys_offset, 2e-6, 0,
-     "PE(p) . PE(p+k) depends only on k", &steps_offset},
+     "PE(p) . PE(p+k) depends only on k", &steps_offset, PROP_INVARIANT},
     {"pe", "breaks_permutation_symmetry", pc_run_def, keys_perm, 1e-2, 0,
-     "with PE added, self-attention is no longer blind to word order", &steps_perm},
+     "with PE added, self-attention is no longer blind to word order",
+     &steps_perm, PROP_INVARIANT},
     {"pe", "values", pc_run_def, keys_values, 1e-6, 0,
-     "hand-computed values written in the spec", &steps_values},
+     "hand-computed values written in the spec", &steps_values, PROP_VALUE_TEST},
     {"pe", "einval", pc_run_einval, pc_generic_keys, 0, 0,
-     "NULL pe or a zero size returns ATTN_EINVAL and writes nothing", NULL},
+     "NULL pe or a zero size returns ATTN_EINVAL and writes nothing", NULL, PROP_INVARIANT},
     {"pe", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
-     "two calls give bit-identical results", NULL},
+     "two calls give bit-identical results", NULL, PROP_INVARIANT},
     {"pe", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
-     "every allocation freed before returning", NULL},
+     "every allocation freed before returning", NULL, PROP_INVARIANT},
     {"pe", "matches_reference", pc_run_matches_reference, pc_generic_keys, 1e-4, 1,
-     "elementwise agreement with the reference", NULL},
+     "elementwise agreement with the reference", NULL, PROP_VALUE_TEST},
 };
 const size_t prop_pe_count = sizeof prop_pe_defs / sizeof prop_pe_defs[0];

@@ -57,7 +57,7 @@ static int rows_premise(const struct prop_ctx *x, const struct pc_call *k, int h
     size_t wrong = 0, wrong_hiding = 0, wrong_all_hidden = 0, right_plain = 0;
     int rc;
 
-    if (k->fn != IMPL_SDPA || k->mask == NULL || k->n_out < 2)
+    if (k->fn != ASG_SDPA || k->mask == NULL || k->n_out < 2)
         return 0;
     if ((rc = psd_trusted(k, k->mask, psd_api_scale(k), &out, &w, x->e)) != 0)
         return rc < 0 ? -1 : 0;   /* no expected values: nothing holds */
@@ -146,7 +146,7 @@ static int null_premise(const struct prop_ctx *x, struct pc_call *k)
     unsigned char *mask = k->mask;
     int rc;
 
-    if (k->fn != IMPL_SDPA || k->n_out < 2)
+    if (k->fn != ASG_SDPA || k->n_out < 2)
         return 0;
     memset(&scratch, 0, sizeof scratch);
     y.v = &scratch;

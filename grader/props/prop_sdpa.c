@@ -157,7 +157,7 @@ static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *l
     return 1;
 }
 
-static const struct pc_prop steps_rows_sum = {IMPL_SDPA, NULL, NULL, NULL, check_rows};
+static const struct pc_prop steps_rows_sum = {ASG_SDPA, NULL, NULL, NULL, check_rows};
 
 /* ---- masked_weights_zero, fully_masked_row, causal ---------------------- */
 
@@ -202,7 +202,7 @@ static int check_masked(const struct prop_ctx *x, struct pc_call *k, const char 
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static const struct pc_prop steps_masked = {IMPL_SDPA, NULL, NULL, NULL, check_masked};
+static const struct pc_prop steps_masked = {ASG_SDPA, NULL, NULL, NULL, check_masked};
 
 /* Whether row i's weights are all 1/n_k. */
 static int uniform_row(const struct pc_call *k, size_t i)
@@ -264,7 +264,7 @@ static int check_full(const struct prop_ctx *x, struct pc_call *k, const char *l
     return psd_matches_trusted(k, pc_tol(x), x->v, label, x->e);
 }
 
-static const struct pc_prop steps_full = {IMPL_SDPA, NULL, NULL, NULL, check_full};
+static const struct pc_prop steps_full = {ASG_SDPA, NULL, NULL, NULL, check_full};
 
 /* Causal: query i's output depends only on keys 0..i. Redraw the keys and
  * values from h = n_k/2 on; outputs of queries before h must not move. */
@@ -310,7 +310,7 @@ static int check_causal(const struct prop_ctx *x, struct pc_call *k, const char 
     return check_causal_future(x, k, pc_tol(x), label);
 }
 
-static const struct pc_prop steps_causal = {IMPL_SDPA, NULL, NULL, NULL, check_causal};
+static const struct pc_prop steps_causal = {ASG_SDPA, NULL, NULL, NULL, check_causal};
 
 /* ---- permutations ------------------------------------------------------- */
 
@@ -422,8 +422,8 @@ static int check_kvperm(const struct prop_ctx *x, struct pc_call *k, const char 
     return ok;
 }
 
-static const struct pc_prop steps_qperm = {IMPL_SDPA, NULL, NULL, NULL, check_qperm};
-static const struct pc_prop steps_kvperm = {IMPL_SDPA, NULL, NULL, NULL, check_kvperm};
+static const struct pc_prop steps_qperm = {ASG_SDPA, NULL, NULL, NULL, check_qperm};
+static const struct pc_prop steps_kvperm = {ASG_SDPA, NULL, NULL, NULL, check_kvperm};
 
 /* ---- affine_in_v, output_in_value_range ---------------------------------- */
 
@@ -465,7 +465,7 @@ static int check_affine(const struct prop_ctx *x, struct pc_call *k, const char 
     return ok;
 }
 
-static const struct pc_prop steps_affine = {IMPL_SDPA, NULL, NULL, NULL, check_affine};
+static const struct pc_prop steps_affine = {ASG_SDPA, NULL, NULL, NULL, check_affine};
 
 /* out[i][c] lies between the smallest and largest visible V[j][c]. */
 static int check_range(const struct prop_ctx *x, struct pc_call *k, const char *label)
@@ -492,7 +492,7 @@ static int check_range(const struct prop_ctx *x, struct pc_call *k, const char *
     return 1;
 }
 
-static const struct pc_prop steps_range = {IMPL_SDPA, NULL, NULL, NULL, check_range};
+static const struct pc_prop steps_range = {ASG_SDPA, NULL, NULL, NULL, check_range};
 
 /* ---- cq_k_over_c_invariance --------------------------------------------- */
 
@@ -528,7 +528,7 @@ static int check_cq(const struct prop_ctx *x, struct pc_call *k, const char *lab
     return ok;
 }
 
-static const struct pc_prop steps_cq = {IMPL_SDPA, NULL, NULL, NULL, check_cq};
+static const struct pc_prop steps_cq = {ASG_SDPA, NULL, NULL, NULL, check_cq};
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -540,44 +540,50 @@ static const struct pc_prop steps_cq = {IMPL_SDPA, NULL, NULL, NULL, check_cq};
  */
 const struct prop_def psd_defs[] = {
     {"sdpa", "weights_rows_sum_to_one", pc_run_def, keys_shape, 1e-5, 0,
-     "each query's weights are in [0, 1] and sum to 1", &steps_rows_sum},
+     "each query's weights are in [0, 1] and sum to 1", &steps_rows_sum, PROP_INVARIANT},
     {"sdpa", "masked_weights_zero", pc_run_def, keys_shape, 1e-5, 0,
-     "hidden keys get weight exactly 0; the output still matches", &steps_masked},
+     "hidden keys get weight exactly 0; the output still matches",
+     &steps_masked, PROP_VALUE_TEST},
     {"sdpa", "fully_masked_row", pc_run_def, keys_shape, 1e-5, 0,
-     "a query with every key hidden gets zero weights and output, never NaN", &steps_full},
+     "a query with every key hidden gets zero weights and output, never NaN",
+     &steps_full, PROP_VALUE_TEST},
     {"sdpa", "causal", pc_run_def, keys_shape, 1e-5, 0,
-     "with a causal mask the future does not leak into the past", &steps_causal},
+     "with a causal mask the future does not leak into the past",
+     &steps_causal, PROP_VALUE_TEST},
     {"sdpa", "query_permutation_equivariance", pc_run_def, keys_shape, 1e-5, 0,
-     "permuting the queries permutes the output rows", &steps_qperm},
+     "permuting the queries permutes the output rows", &steps_qperm, PROP_INVARIANT},
     {"sdpa", "kv_permutation_invariance", pc_run_def, keys_shape, 1e-5, 0,
-     "permuting keys and values together changes nothing", &steps_kvperm},
+     "permuting keys and values together changes nothing", &steps_kvperm, PROP_INVARIANT},
     {"sdpa", "affine_in_v", pc_run_def, keys_affine, 1e-5, 0,
-     "Attn(Q, K, aV + b) = a Attn(Q, K, V) + b", &steps_affine},
+     "Attn(Q, K, aV + b) = a Attn(Q, K, V) + b", &steps_affine, PROP_INVARIANT},
     {"sdpa", "output_in_value_range", pc_run_def, keys_shape, 1e-5, 0,
-     "each output lies within its column's range of values", &steps_range},
+     "each output lies within its column's range of values", &steps_range, PROP_INVARIANT},
     {"sdpa", "cq_k_over_c_invariance", pc_run_def, keys_cq, 1e-5, 0,
-     "Attn(cQ, K/c, V) = Attn(Q, K, V)", &steps_cq},
+     "Attn(cQ, K/c, V) = Attn(Q, K, V)", &steps_cq, PROP_INVARIANT},
     {"sdpa", "retrieval", pc_run_def, keys_retrieval, 1e-5, 0,
-     "a query equal to a one-hot key returns that key's value", &psd_retrieval},
+     "a query equal to a one-hot key returns that key's value",
+     &psd_retrieval, PROP_INVARIANT},
     {"sdpa", "scale_across_d", psd_run_scale_d, keys_scale_d, 1e-3, 0,
-     "the mean max weight follows the 1/sqrt(d_k) scale as d_k grows", NULL},
+     "the mean max weight follows the 1/sqrt(d_k) scale as d_k grows", NULL, PROP_INVARIANT},
     {"sdpa", "non_square", pc_run_def, keys_shape, 1e-5, 0,
-     "n_q != n_k and d_k != d_v against trusted attention", &psd_non_square},
+     "n_q != n_k and d_k != d_v against trusted attention",
+     &psd_non_square, PROP_VALUE_TEST},
     {"sdpa", "null_weights_and_mask", pc_run_def, keys_shape, 1e-5, 0,
-     "weights = NULL and mask = NULL are accepted", &psd_null},
+     "weights = NULL and mask = NULL are accepted", &psd_null, PROP_VALUE_TEST},
     {"sdpa", "values", pc_run_def, keys_values, 1e-5, 0,
-     "a small hand-computed case written in the spec", &psd_values},
+     "a small hand-computed case written in the spec", &psd_values, PROP_VALUE_TEST},
     {"sdpa", "einval", pc_run_einval, pc_generic_keys, 0, 0,
-     "NULL Q/K/V/out or a zero size returns ATTN_EINVAL and writes nothing", NULL},
+     "NULL Q/K/V/out or a zero size returns ATTN_EINVAL and writes nothing",
+     NULL, PROP_INVARIANT},
     {"sdpa", "inputs_unchanged", pc_run_inputs_unchanged, pc_generic_keys, 0, 0,
-     "Q, K, V and the mask are not modified", NULL},
+     "Q, K, V and the mask are not modified", NULL, PROP_INVARIANT},
     {"sdpa", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
-     "two calls give bit-identical results", NULL},
+     "two calls give bit-identical results", NULL, PROP_INVARIANT},
     {"sdpa", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
-     "every allocation freed before returning", NULL},
+     "every allocation freed before returning", NULL, PROP_INVARIANT},
     {"sdpa", "speed", pc_run_speed, pc_generic_keys, 0, 1,
-     "not much slower than the reference on a large input", NULL},
+     "not much slower than the reference on a large input", NULL, PROP_INVARIANT},
     {"sdpa", "matches_reference", pc_run_matches_reference, pc_generic_keys, 1e-4, 1,
-     "elementwise agreement with the reference", NULL},
+     "elementwise agreement with the reference", NULL, PROP_VALUE_TEST},
 };
 const size_t psd_count = sizeof psd_defs / sizeof psd_defs[0];

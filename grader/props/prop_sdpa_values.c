@@ -58,7 +58,7 @@ static int check_retrieval(const struct prop_ctx *x, struct pc_call *k, const ch
     return ok;
 }
 
-const struct pc_prop psd_retrieval = {IMPL_SDPA, NULL, retrieval_fill,
+const struct pc_prop psd_retrieval = {ASG_SDPA, NULL, retrieval_fill,
                                       NULL, check_retrieval};
 
 /* ---- scale_across_d ----------------------------------------------------- */
@@ -178,7 +178,7 @@ static int check_scale(const struct prop_ctx *x, struct pc_call *k, const char *
 
 int psd_run_scale_d(const struct prop_ctx *x)
 {
-    static const struct pc_prop steps = {IMPL_SDPA, NULL, scale_fill, NULL, check_scale};
+    static const struct pc_prop steps = {ASG_SDPA, NULL, scale_fill, NULL, check_scale};
     static const double def[] = {4, 16, 64, 256, 512};
     const struct spec_case *c = x->c;
     const struct spec_param *p = spec_param(c, "d_list");
@@ -212,7 +212,7 @@ static int check_trusted(const struct prop_ctx *x, struct pc_call *k, const char
     return ok;
 }
 
-const struct pc_prop psd_non_square = {IMPL_SDPA, NULL, NULL, NULL, check_trusted};
+const struct pc_prop psd_non_square = {ASG_SDPA, NULL, NULL, NULL, check_trusted};
 
 static int check_null(const struct prop_ctx *x, struct pc_call *k, const char *label)
 {
@@ -225,7 +225,7 @@ static int check_null(const struct prop_ctx *x, struct pc_call *k, const char *l
                                              k->in[2], k->n_q, k->n_k, k->d_k, k->d_v,
                                              NULL, k->out[0], NULL, &r, x->e) < 0)
         return -1;
-    if (!pu_returned_ok(x->v, &r, impl_fn_cname(IMPL_SDPA))) {
+    if (!pu_returned_ok(x->v, &r, asg_fn_cname(ASG_SDPA))) {
         pu_hint(x->v, "weights and mask may both be NULL: test each before using it");
         return 0;
     }
@@ -238,7 +238,7 @@ static int check_null(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-const struct pc_prop psd_null = {IMPL_SDPA, NULL, NULL, NULL, check_null};
+const struct pc_prop psd_null = {ASG_SDPA, NULL, NULL, NULL, check_null};
 
 /* ---- values -------------------------------------------------------------- */
 
@@ -284,4 +284,4 @@ static int values_fill(const struct prop_ctx *x, struct pc_call *k)
     return 1;
 }
 
-const struct pc_prop psd_values = {IMPL_SDPA, NULL, values_fill, NULL, check_values};
+const struct pc_prop psd_values = {ASG_SDPA, NULL, values_fill, NULL, check_values};

@@ -48,7 +48,7 @@ static int check_rows(const struct prop_ctx *x, struct pc_call *k, const char *l
     return 1;
 }
 
-static const struct pc_prop steps_rows_sum = {IMPL_SOFTMAX, NULL, NULL, NULL, check_rows};
+static const struct pc_prop steps_rows_sum = {ASG_SOFTMAX, NULL, NULL, NULL, check_rows};
 
 /* ---- stable -------------------------------------------------------------- */
 
@@ -163,7 +163,7 @@ static int check_stable(const struct prop_ctx *x, struct pc_call *k, const char 
 
 static int run_stable(const struct prop_ctx *x)
 {
-    static const struct pc_prop p = {IMPL_SOFTMAX, NULL, fill_stable_step, NULL,
+    static const struct pc_prop p = {ASG_SOFTMAX, NULL, fill_stable_step, NULL,
                                      check_stable};
     struct stable st = {spec_num(x->c, "magnitude", 1e4), NULL};
     int ok = pc_steps(x, &p, &st);
@@ -227,7 +227,7 @@ static int shift_step(const struct prop_ctx *x, struct pc_call *k, const char *l
     return ok;
 }
 
-static const struct pc_prop steps_shift = {IMPL_SOFTMAX, NULL, NULL, NULL, shift_step};
+static const struct pc_prop steps_shift = {ASG_SOFTMAX, NULL, NULL, NULL, shift_step};
 
 /* ---- monotonic ----------------------------------------------------------- */
 
@@ -253,7 +253,7 @@ static int check_monotonic(const struct prop_ctx *x, struct pc_call *k, const ch
     return 1;
 }
 
-static const struct pc_prop steps_monotonic = {IMPL_SOFTMAX, NULL, NULL,
+static const struct pc_prop steps_monotonic = {ASG_SOFTMAX, NULL, NULL,
                                                NULL, check_monotonic};
 
 /* ---- values -------------------------------------------------------------- */
@@ -267,7 +267,7 @@ static int values_setup(const struct prop_ctx *x, struct pc_call *k)
     const struct spec_param *exp = spec_param(c, "expected");
     struct err *e = x->e;
 
-    k->fn = IMPL_SOFTMAX;
+    k->fn = ASG_SOFTMAX;
     k->mask_kind = "none";
     k->cols = pu_size(c, "cols", in && in->kind == SPEC_LIST ? in->list_len : 1);
     if (!in || !exp || in->kind != SPEC_LIST || exp->kind != SPEC_LIST ||
@@ -303,7 +303,7 @@ static int check_values(const struct prop_ctx *x, struct pc_call *k, const char 
     return pc_check_seeded(x);
 }
 
-static const struct pc_prop steps_values = {IMPL_SOFTMAX, values_setup, NULL,
+static const struct pc_prop steps_values = {ASG_SOFTMAX, values_setup, NULL,
                                             NULL, check_values};
 
 /* ---- the table ----------------------------------------------------------- */
@@ -317,24 +317,24 @@ static const struct pc_prop steps_values = {IMPL_SOFTMAX, values_setup, NULL,
  */
 const struct prop_def prop_softmax_defs[] = {
     {"softmax", "rows_sum_to_one", pc_run_def, keys_shape, 1e-5, 0,
-     "every entry in [0, 1] and every row sums to 1", &steps_rows_sum},
+     "every entry in [0, 1] and every row sums to 1", &steps_rows_sum, PROP_INVARIANT},
     {"softmax", "stable", run_stable, keys_stable, 1e-6, 0,
-     "logits of +-1e4: no NaN/Inf, a dominant entry gives one-hot", NULL},
+     "logits of +-1e4: no NaN/Inf, a dominant entry gives one-hot", NULL, PROP_INVARIANT},
     {"softmax", "shift_invariance", pc_run_def, keys_shift, 1e-6, 0,
-     "adding a constant to a row changes nothing", &steps_shift},
+     "adding a constant to a row changes nothing", &steps_shift, PROP_INVARIANT},
     {"softmax", "monotonic", pc_run_def, keys_shape, 0, 0,
-     "a larger logit never gets a smaller weight", &steps_monotonic},
+     "a larger logit never gets a smaller weight", &steps_monotonic, PROP_INVARIANT},
     {"softmax", "values", pc_run_def, keys_values, 1e-6, 0,
-     "hand-computed values written in the spec", &steps_values},
+     "hand-computed values written in the spec", &steps_values, PROP_VALUE_TEST},
     {"softmax", "einval", pc_run_einval, pc_generic_keys, 0, 0,
-     "NULL x or a zero size returns ATTN_EINVAL and writes nothing", NULL},
+     "NULL x or a zero size returns ATTN_EINVAL and writes nothing", NULL, PROP_INVARIANT},
     {"softmax", "deterministic", pc_run_deterministic, pc_generic_keys, 0, 0,
-     "two calls give bit-identical results", NULL},
+     "two calls give bit-identical results", NULL, PROP_INVARIANT},
     {"softmax", "no_leaks", pc_run_no_leaks, pc_generic_keys, 0, 0,
-     "every allocation freed before returning", NULL},
+     "every allocation freed before returning", NULL, PROP_INVARIANT},
     {"softmax", "speed", pc_run_speed, pc_generic_keys, 0, 1,
-     "not much slower than the reference on a large input", NULL},
+     "not much slower than the reference on a large input", NULL, PROP_INVARIANT},
     {"softmax", "matches_reference", pc_run_matches_reference, pc_generic_keys, 2e-5, 1,
-     "elementwise agreement with the reference", NULL},
+     "elementwise agreement with the reference", NULL, PROP_VALUE_TEST},
 };
 const size_t prop_softmax_count = sizeof prop_softmax_defs / sizeof prop_softmax_defs[0];

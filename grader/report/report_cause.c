@@ -94,9 +94,9 @@ static void cause_lines(const struct rpti_ctx *c, const struct grade_cause *k,
 
     rpti_putf(c->out, md ? "- **%s**: " : "  %s: ", k->function);
     if (k->callee) {
-        enum impl_fn g = (enum impl_fn)(k->callee - 1);
+        enum asg_fn g = (enum asg_fn)(k->callee - 1);
         rpti_putf(c->out, "calls your %s, which fails too: fix %s first (the %zu "
-                  "failure%s here may come from there)\n", impl_fn_cname(g), impl_fn_name(g),
+                  "failure%s here may come from there)\n", asg_fn_cname(g), asg_fn_name(g),
                   failures, failures == 1 ? "" : "s");
         return;
     }
@@ -144,10 +144,10 @@ static void no_cause_line(const struct rpti_ctx *c, const char *fn, size_t n, si
  * under its line: where its failures show, whatever the line said. */
 static void fact_lines(const struct rpti_ctx *c, const char *fn, int md)
 {
-    enum impl_fn f;
+    enum asg_fn f;
     const char *p;
 
-    if (impl_fn_parse(fn, &f) < 0 || (p = c->r->facts[f]) == NULL)
+    if (asg_fn_parse(fn, &f) < 0 || (p = c->r->facts[f]) == NULL)
         return;
     while (*p) {
         size_t len = strcspn(p, "\n");

@@ -8,6 +8,7 @@
  * pass, in the rubric's order (no line: a property test does not know one). Every value is
  * one line, escaped as the runner expects (%25, %0D, %0A; in properties also
  * %3A and %2C), so a submission's text cannot start a command of its own. */
+#include "assign/assign.h"
 #include "report/report.h"
 #include "report/report_util.h"
 
@@ -48,7 +49,7 @@ static const char *gh_file(const struct grade_result *r)
     const char *base = slash ? slash + 1 : s;
     size_t n = strlen(base);
 
-    return n > 2 && strcmp(base + n - 2, ".c") == 0 ? base : "attention.c";
+    return n > 2 && strcmp(base + n - 2, ".c") == 0 ? base : ASG_SOURCE;
 }
 
 static void gh_command(const struct rpti_ctx *c, const char *kind,

@@ -25,17 +25,8 @@
 
 #include <stddef.h>
 
+#include "assign/assign.h"
 #include "core/err.h"
-
-enum impl_fn {
-    IMPL_SOFTMAX,
-    IMPL_SDPA,
-    IMPL_PE,
-    IMPL_MHA,
-    IMPL_LAYERNORM,
-    IMPL_BLOCK,
-    IMPL_FN_COUNT
-};
 
 /* How a single call ended. Only CALL_RETURNED has a meaningful `rc`. */
 enum impl_status {
@@ -101,16 +92,6 @@ struct impl {
     const struct impl_ops *ops;
     void *self;
 };
-
-/* Short names used in test ids: "softmax", "sdpa", "pe", "mha",
- * "layernorm", "block". Returns NULL for an out-of-range value. */
-const char *impl_fn_name(enum impl_fn fn);
-
-/* The API function's C name, e.g. "attn_scaled_dot_product". */
-const char *impl_fn_cname(enum impl_fn fn);
-
-/* Parse a short name; returns 0 and sets *fn, or -1 when unknown. */
-int impl_fn_parse(const char *name, enum impl_fn *fn);
 
 /* A fixed phrase for a status, e.g. "crashed", "timed out". */
 const char *impl_status_name(enum impl_status st);

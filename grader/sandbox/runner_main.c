@@ -371,7 +371,7 @@ static int check_layout(const struct rp_header *h, uint64_t *area)
 
     *area = 0;
     if (h->version != RP_VERSION || h->nbuf > RP_NBUF ||
-        h->fn >= IMPL_FN_COUNT || fstat(RP_FD_MEM, &st) != 0)
+        h->fn >= ASG_FN_COUNT || fstat(RP_FD_MEM, &st) != 0)
         return -1;
     for (i = 0; i < h->nbuf; i++) {
         const struct rp_buf *b = &h->buf[i];
@@ -486,21 +486,21 @@ static int dispatch(const struct rp_header *h, void *const p[RP_NBUF])
     const uint64_t *d = h->dim;
 
     switch (h->fn) {
-    case IMPL_SOFTMAX:
+    case ASG_SOFTMAX:
         FN_OR_STUB(attn_softmax_rows);
         return attn_softmax_rows(p[0], d[0], d[1]);
-    case IMPL_SDPA:
+    case ASG_SDPA:
         FN_OR_STUB(attn_scaled_dot_product);
         return attn_scaled_dot_product(p[0], p[1], p[2], d[0], d[1], d[2],
                                        d[3], p[3], p[4], p[5]);
-    case IMPL_PE:
+    case ASG_PE:
         FN_OR_STUB(attn_positional_encoding);
         return attn_positional_encoding(p[0], d[0], d[1]);
-    case IMPL_MHA:
+    case ASG_MHA:
         FN_OR_STUB(attn_multi_head);
         return attn_multi_head(p[0], d[0], p[1], d[1], d[2], d[3], p[2], p[3],
                                p[4], p[5], p[6], p[7], p[8]);
-    case IMPL_LAYERNORM:
+    case ASG_LAYERNORM:
         FN_OR_STUB(attn_layer_norm);
         return attn_layer_norm(p[0], d[0], d[1], h->eps);
     default:

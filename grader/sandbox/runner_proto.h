@@ -145,7 +145,7 @@ struct rp_buf {
 };
 
 /*
- * Buffer and dimension order of each function (enum impl_fn):
+ * Buffer and dimension order of each function (enum asg_fn):
  *   softmax: x                              dims rows cols
  *   sdpa:    Q K V mask out weights         dims n_q n_k d_k d_v
  *   pe:      pe                             dims n d
@@ -157,7 +157,7 @@ struct rp_buf {
 struct rp_header {
     /* written by the parent */
     uint32_t version;
-    uint32_t fn;              /* enum impl_fn */
+    uint32_t fn;              /* enum asg_fn */
     uint64_t nonce;
     uint64_t dim[RP_NDIM];
     float eps;

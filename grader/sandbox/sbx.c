@@ -503,5 +503,5 @@ int sbx_run_call(struct sbx *s, const struct sbx_call *c,
     return err_set(e, NULL, 0, 0, "a call of %s made no progress in %.0f ms of the wall "
                    "clock (%.0f ms of CPU time), twice, while its runner could not run: "
                    "the machine's trouble, not the submission's",
-                   impl_fn_cname(c->fn), s->wall_ms, r->cpu_ms);
+                   asg_fn_cname(c->fn), s->wall_ms, r->cpu_ms);
 }

@@ -23,7 +23,7 @@ struct sbx_arg {
 };
 
 struct sbx_call {
-    enum impl_fn fn;
+    enum asg_fn fn;
     uint64_t dim[RP_NDIM];
     float eps;
     struct sbx_arg arg[RP_NBUF];

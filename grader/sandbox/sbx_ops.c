@@ -33,7 +33,7 @@ static int too_large(struct err *e)
 static int op_softmax(void *self, float *x, size_t rows, size_t cols,
                       struct impl_result *r, struct err *e)
 {
-    struct sbx_call c = { .fn = IMPL_SOFTMAX, .dim = { rows, cols }, .narg = 1 };
+    struct sbx_call c = { .fn = ASG_SOFTMAX, .dim = { rows, cols }, .narg = 1 };
     size_t n;
 
     if (mul3(rows, cols, sizeof(float), &n) != 0)
@@ -47,7 +47,7 @@ static int op_sdpa(void *self, const float *Q, const float *K, const float *V,
                    const unsigned char *mask, float *out, float *weights,
                    struct impl_result *r, struct err *e)
 {
-    struct sbx_call c = { .fn = IMPL_SDPA, .dim = { n_q, n_k, d_k, d_v },
+    struct sbx_call c = { .fn = ASG_SDPA, .dim = { n_q, n_k, d_k, d_v },
                       .narg = 6 };
     size_t q, k, v, m, o, w;
 
@@ -68,7 +68,7 @@ static int op_sdpa(void *self, const float *Q, const float *K, const float *V,
 static int op_pe(void *self, float *pe, size_t n, size_t d,
                  struct impl_result *r, struct err *e)
 {
-    struct sbx_call c = { .fn = IMPL_PE, .dim = { n, d }, .narg = 1 };
+    struct sbx_call c = { .fn = ASG_PE, .dim = { n, d }, .narg = 1 };
     size_t len;
 
     if (mul3(n, d, sizeof(float), &len) != 0)
@@ -83,7 +83,7 @@ static int op_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
                   const unsigned char *mask, float *out, float *weights,
                   struct impl_result *r, struct err *e)
 {
-    struct sbx_call c = { .fn = IMPL_MHA, .dim = { n_q, n_kv, d_model, heads },
+    struct sbx_call c = { .fn = ASG_MHA, .dim = { n_q, n_kv, d_model, heads },
                       .narg = 9 };
     size_t xq, xkv, w, m, hw;
 
@@ -107,7 +107,7 @@ static int op_mha(void *self, const float *Xq, size_t n_q, const float *Xkv,
 static int op_layer_norm(void *self, float *x, size_t rows, size_t cols,
                          float eps, struct impl_result *r, struct err *e)
 {
-    struct sbx_call c = { .fn = IMPL_LAYERNORM, .dim = { rows, cols }, .eps = eps,
+    struct sbx_call c = { .fn = ASG_LAYERNORM, .dim = { rows, cols }, .eps = eps,
                       .narg = 1 };
     size_t n;
 
@@ -124,7 +124,7 @@ static int op_block(void *self, float *X, size_t n, size_t d_model,
                     const float *b2, const unsigned char *mask, float eps,
                     struct impl_result *r, struct err *e)
 {
-    struct sbx_call c = { .fn = IMPL_BLOCK, .dim = { n, d_model, heads, d_ff },
+    struct sbx_call c = { .fn = ASG_BLOCK, .dim = { n, d_model, heads, d_ff },
                       .eps = eps, .narg = 10 };
     size_t x, w, w1, bb1, bb2, m;
 

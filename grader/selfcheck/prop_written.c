@@ -421,13 +421,16 @@ static const char *const manual_keys[] = {"field", NULL};
 
 const struct prop_def sc_written_defs[] = {
     {"written", "top_pairs", run_top_pairs, no_keys, 1e-3, 0,
-     "the claimed top three pairs and weights hold on the student's own map", NULL},
+     "the claimed top three pairs and weights hold on the student's own map",
+     NULL, PROP_INVARIANT},
     {"written", "part3_weights_unchanged", run_part3, no_keys, 1e-4, 0,
-     "part 3's modified input gives the same weights as the original text", NULL},
+     "part 3's modified input gives the same weights as the original text",
+     NULL, PROP_INVARIANT},
     {"written", "part4_permutation_changes_output", run_part4, no_keys, 1e-3, 0,
-     "with PE the claimed permutation changes the output by the claimed figure", NULL},
+     "with PE the claimed permutation changes the output by the claimed figure",
+     NULL, PROP_INVARIANT},
     {"written", "manual", run_manual, manual_keys, 0, 0,
-     "a written answer a TA scores (manual: pending)", NULL},
+     "a written answer a TA scores (manual: pending)", NULL, PROP_INVARIANT},
 };
 const size_t sc_written_count = sizeof sc_written_defs / sizeof sc_written_defs[0];
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "assign/assign.h"
 #include "spec/spec_internal.h"
 #include "spec/spec_yaml.h"
 
@@ -44,26 +45,15 @@ static int param_list(struct spec_ld *l, struct spec_param *p, const struct sy_n
     return 0;
 }
 
-/* Case keys that are sizes (or a seed): whole numbers, bounded, so that
+/* A number of a case: finite; sizes (the keys of the assignment's
+ * functions' sizes, asg_is_size_key) and seeds whole and in range, so that
  * no property ever rounds -1 to 0, 2.5 to 3, or casts 2^64 (UB). */
-static const char *const size_keys[] = {"rows", "cols", "n", "n_q", "n_k", "n_kv", "d",
-                                        "d_k", "d_v", "d_model", "d_ff", "heads"};
-
-static int is_size_key(const char *key)
-{
-    for (size_t i = 0; i < sizeof size_keys / sizeof size_keys[0]; i++)
-        if (strcmp(key, size_keys[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* A number of a case: finite; sizes and seeds whole and in range. */
 static int check_case_number(struct spec_ld *l, const struct spec_param *p,
                              const struct sy_node *v, double x)
 {
     if (!isfinite(x))
         return spec_ld_fail(l, v, "'%s' must be a finite number, not %.*s", p->key, spec_ld_show(v), v->str);
-    if (is_size_key(p->key) && (x < 0 || x > SPEC_SIZE_MAX || x != floor(x)))
+    if (asg_is_size_key(p->key) && (x < 0 || x > SPEC_SIZE_MAX || x != floor(x)))
         return spec_ld_fail(l, v, "'%s' is a size: a whole number from 0 to %d, not %.*s", p->key,
                     SPEC_SIZE_MAX, spec_ld_show(v), v->str);
     if (strcmp(p->key, "seed") == 0 && (x < 0 || x > SPEC_SEED_MAX || x != floor(x)))

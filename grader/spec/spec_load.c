@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assign/assign.h"
 #include "core/sha256.h"
 #include "core/strbuf.h"
 #include "spec/spec_internal.h"
@@ -167,10 +168,8 @@ static int expect_list(struct spec_ld *l, const struct sy_node *v, const char *k
 
 /* ---- test fields ----------------------------------------------------------- */
 
-/* The six attn_* functions, and "written": the hands-on part's answers. */
-static const char *const functions[] = {"softmax", "sdpa", "pe", "mha", "layernorm",
-                                        "block", "written"};
-#define N_FUNCTIONS (sizeof functions / sizeof functions[0])
+/* What a test's `function:` may name: the assignment's (assign.h). */
+#define MAX_FUNCTIONS (ASG_FN_COUNT + 1)
 
 /* ^[a-z]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$ */
 static int valid_test_id(const char *s)
@@ -209,13 +208,15 @@ static int f_title(struct spec_ld *l, void *obj, const struct sy_node *v)
 static int f_function(struct spec_ld *l, void *obj, const struct sy_node *v)
 {
     struct spec_tbuild *b = obj;
+    const char *functions[MAX_FUNCTIONS];
+    size_t n = 0;
 
     if (get_string(l, v, "function", &b->t->function) != 0)
         return -1;
-    for (size_t i = 0; i < N_FUNCTIONS; i++)
-        if (strcmp(b->t->function, functions[i]) == 0)
+    for (; n < MAX_FUNCTIONS && (functions[n] = asg_spec_function(n)) != NULL; n++)
+        if (strcmp(b->t->function, functions[n]) == 0)
             return 0;
-    return fail_unknown(l, v, "function", functions, N_FUNCTIONS);
+    return fail_unknown(l, v, "function", functions, n);
 }
 
 static int f_property(struct spec_ld *l, void *obj, const struct sy_node *v)
