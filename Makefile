@@ -149,6 +149,14 @@ $(TEST_SUPPORT_OBJS): $(BUILD)/tests/%.o: tests/%.c $(BUILD)/tests/%.d | $(DEPS_
 $(BUILD)/tests/libsupport.a: $(TEST_SUPPORT_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
+# The catalogue's assembler (tests/catalogue/assemble.c): an entry stored as
+# its differences from the reference, made whole (tests/README.md, "The
+# catalogue as differences"). A tool of the tests, never part of the grader.
+$(BUILD)/tools/assemble: tests/catalogue/assemble.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(OPT) -D_GNU_SOURCE $(CFLAGS) $< -o $@ $(LDFLAGS)
+$(BUILD)/tests/test_assemble: $(BUILD)/tools/assemble
+
 $(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/tests/libsupport.a $(BUILD)/libgrader.a \
                   $(REF_OBJS) | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -206,7 +214,7 @@ test: diag-check all $(TEST_BINS) $(BUILD)/diag.golden
 # The suites of single modules that compile and grade no whole submission:
 # seconds where `make test` takes minutes (tests/README.md).
 UNIT_SUITES := json strbuf util sha256 layout spec srcrules ledger gates points report \
-               export summary answers selfcheck reference
+               export summary answers selfcheck reference assemble
 UNIT_BINS := $(UNIT_SUITES:%=$(BUILD)/tests/test_%)
 unit: $(BUILD)/grader $(UNIT_BINS)
 	@sh tests/run.sh $(BUILD) $(UNIT_BINS) tests/bench_guard.sh tests/diag-data.sh
