@@ -378,7 +378,7 @@ Test(audit, a_non_reference_source_is_judged_against_itself, .timeout = 600)
     mut_ops_free(ops);
 }
 
-#define FLOAT_ONLY TEST_SRCDIR "/tests/submissions/correct_float_only.c"
+#define FLOAT_ONLY TEST_CATDIR "/submissions/correct_float_only.c"
 
 /* A float solution's mutant that adds 1 to every score of a query before
  * its softmax (shift-invariant) computes the same function and rounds its
