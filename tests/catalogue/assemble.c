@@ -280,19 +280,18 @@ static void check_drops(const struct src *s, const struct unit *u)
     }
 }
 
-/* Cuts s into its head and units, and names each unit. */
-static void parse(struct src *s, int entry)
+/* The head: the leading lines of comment, up to the first blank line
+ * outside a comment, line of code or directive; then the blank lines after
+ * it. Returns the lexer's state after the head. */
+static struct lex parse_head(struct src *s, int entry)
 {
     struct lex x = {0, 0, 0};
-    size_t i = 0, cur = (size_t)-1;
-    char *code = NULL;
-    size_t len = 0;
+    size_t i = 0;
 
     if (entry && strncmp(s->line[0], "/*", 2) != 0)
         die(s, 0, "an entry starts with its header comment ('/*')");
     for (; i < s->nline; i++) {
-        int was_comment = x.comment;
-        if (!was_comment && (s->line[i][0] == '@' || is_blank(s->line[i])))
+        if (!x.comment && (s->line[i][0] == '@' || is_blank(s->line[i])))
             break;
         struct lex t = x;
         if (lex_line(s, i, &t, NULL, NULL))
@@ -302,7 +301,16 @@ static void parse(struct src *s, int entry)
     s->head = i;
     for (; i < s->nline && is_blank(s->line[i]); i++)
         s->gap++;
-    for (; i < s->nline; i++) {
+    return x;
+}
+
+/* The units after the head: runs of lines between blank lines at the top
+ * level; a run of "@drop" lines is a unit of its own. */
+static void parse_units(struct src *s, struct lex x)
+{
+    size_t cur = (size_t)-1;
+
+    for (size_t i = s->head + s->gap; i < s->nline; i++) {
         if (x.depth == 0 && !x.comment && is_blank(s->line[i])) {
             cur = (size_t)-1;
             continue;
@@ -322,29 +330,42 @@ static void parse(struct src *s, int entry)
         die(s, x.comment_line, "a comment that never ends");
     if (x.depth != 0)
         die(s, s->u[s->nu - 1].first, "a '{' in this unit is never closed");
-    for (size_t k = 0; k < s->nu; k++) {
-        struct unit *u = &s->u[k];
-        if (u->drop) {
-            check_drops(s, u);
-            continue;
-        }
-        size_t cap = 2;
-        for (size_t j = u->first; j < u->first + u->count; j++)
-            cap += strlen(s->line[j]) + 2;
-        code = xrealloc(code, cap);
-        len = 0;
-        struct lex y = {0, 0, 0};
-        for (size_t j = u->first; j < u->first + u->count; j++)
-            lex_line(s, j, &y, code, &len);
-        code[len] = '\0';
-        name_code(code, u->name);
-        if (u->name[0] == '\0' && code[strspn(code, " \t\n")] != '\0')
-            die(s, u->first, "cannot tell what this unit defines");
-        for (size_t j = 0; j < k && u->name[0] != '\0'; j++)
-            if (!s->u[j].drop && strcmp(s->u[j].name, u->name) == 0)
-                die(s, u->first, "'%s' is defined again in this file", u->name);
-    }
+}
+
+/* Names unit k from its code (comments blanked); a unit of comments only
+ * has the empty name: it is kept in the base, new in an entry. */
+static void name_unit(struct src *s, size_t k)
+{
+    struct unit *u = &s->u[k];
+    struct lex y = {0, 0, 0};
+    size_t cap = 2, len = 0;
+    char *code;
+
+    for (size_t j = u->first; j < u->first + u->count; j++)
+        cap += strlen(s->line[j]) + 2;
+    code = xrealloc(NULL, cap);
+    for (size_t j = u->first; j < u->first + u->count; j++)
+        lex_line(s, j, &y, code, &len);
+    code[len] = '\0';
+    name_code(code, u->name);
+    if (u->name[0] == '\0' && code[strspn(code, " \t\n")] != '\0')
+        die(s, u->first, "cannot tell what this unit defines");
     free(code);
+    for (size_t j = 0; j < k && u->name[0] != '\0'; j++)
+        if (!s->u[j].drop && strcmp(s->u[j].name, u->name) == 0)
+            die(s, u->first, "'%s' is defined again in this file", u->name);
+}
+
+/* Cuts s into its head and units, and names each unit. */
+static void parse(struct src *s, int entry)
+{
+    parse_units(s, parse_head(s, entry));
+    for (size_t k = 0; k < s->nu; k++) {
+        if (s->u[k].drop)
+            check_drops(s, &s->u[k]);
+        else
+            name_unit(s, k);
+    }
 }
 
 static size_t find(const struct src *s, const char *name)
