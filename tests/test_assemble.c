@@ -184,6 +184,10 @@ static const struct {
                                                        "not end with a newline\n"},
     {HEAD "\n@drop one\nint f(void);\n", "e.entry:6: a line of code among '@drop' lines: "
                                          "leave a blank line between them\n"},
+    {HEAD "\n@dorp one\nint f(void);\n", "e.entry:5: unknown directive '@dorp one' (the one "
+                                         "directive is '@drop NAME')\n"},
+    {HEAD "\nint f(void);\n@drop one\n", "e.entry:6: a '@drop' line among code: leave a "
+                                         "blank line between them\n"},
     {HEAD "\n;\n", "e.entry:5: cannot tell what this unit defines\n"},
     {HEAD "\nconst char *s = \"open;\n", "e.entry:5: unterminated string or character "
                                          "literal\n"},

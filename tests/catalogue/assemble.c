@@ -268,16 +268,15 @@ static size_t add_unit(struct src *s, size_t first)
     return s->nu++;
 }
 
-/* "@drop NAME" lines make a unit of their own; each line must be one. */
-static void check_drops(const struct src *s, const struct unit *u)
+/* Line i is a directive: it must be "@drop NAME", in a unit of its own. */
+static void check_drop(const struct src *s, size_t i, const struct unit *u)
 {
-    for (size_t i = u->first; i < u->first + u->count; i++) {
-        const char *l = s->line[i];
-        if (l[0] != '@')
-            die(s, i, "a line of code among '@drop' lines: leave a blank line between them");
-        if (strncmp(l, "@drop ", 6) != 0 || is_blank(l + 6))
-            die(s, i, "unknown directive '%s' (the one directive is '@drop NAME')", l);
-    }
+    const char *l = s->line[i];
+
+    if (strncmp(l, "@drop ", 6) != 0 || is_blank(l + 6))
+        die(s, i, "unknown directive '%s' (the one directive is '@drop NAME')", l);
+    if (!u->drop && u->count > 1)
+        die(s, i, "a '@drop' line among code: leave a blank line between them");
 }
 
 /* The head: the leading lines of comment, up to the first blank line
@@ -319,6 +318,7 @@ static void parse_units(struct src *s, struct lex x)
             cur = add_unit(s, i);
         s->u[cur].count++;
         if (s->line[i][0] == '@' && x.depth == 0 && !x.comment) {
+            check_drop(s, i, &s->u[cur]);
             s->u[cur].drop = 1;
             continue;
         }
@@ -360,12 +360,9 @@ static void name_unit(struct src *s, size_t k)
 static void parse(struct src *s, int entry)
 {
     parse_units(s, parse_head(s, entry));
-    for (size_t k = 0; k < s->nu; k++) {
-        if (s->u[k].drop)
-            check_drops(s, &s->u[k]);
-        else
+    for (size_t k = 0; k < s->nu; k++)
+        if (!s->u[k].drop)
             name_unit(s, k);
-    }
 }
 
 static size_t find(const struct src *s, const char *name)
