@@ -133,13 +133,18 @@ Test(cli, grader_grade_repro_line_runs_where_printed)
 
 Test(cli, make_check_sub_repro_line_runs_where_printed)
 {
+    static const char want[] =
+        "make check SUB='" TEST_CATREL "/submissions/sdpa_no_scale.c' ONLY='^";
+    char *repro;
     int rc;
     char *out = run("make -s --no-print-directory check SUB=" TEST_CATREL
                     "/submissions/sdpa_no_scale.c", &rc);
 
     cr_expect_neq(rc, 0, "make check passed a buggy submission");
-    cr_assert(strstr(out, "reproduce: make check SUB='" TEST_CATREL "/submissions/sdpa_no_scale.c' "
-                          "ONLY='^") != NULL, "%s", out);
+    /* (the catalogue's longer path may wrap the line: read as a shell would) */
+    repro = first_repro(out);
+    cr_assert(strncmp(repro, want, strlen(want)) == 0, "%s", out);
+    free(repro);
     check_repro_reruns(out, "make check SUB=");
     free(out);
 }
