@@ -97,10 +97,11 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
 .PHONY: all deps demo test unit bench clean fuzz check diag-data diag-ship diag-check \
-        diag-verify audit
+        diag-verify audit catalogue
 # The staff grader diagnoses with the catalogue's known mistakes: `make`
 # records them (build/diag.golden) with the grader.
-all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h $(BUILD)/diag.golden
+all: $(BUILD)/grader $(BUILD)/runner_main.o $(BUILD)/include/attention.h $(BUILD)/diag.golden \
+     catalogue
 
 deps: $(DEPS_OK)
 $(DEPS_OK):
@@ -149,11 +150,42 @@ $(TEST_SUPPORT_OBJS): $(BUILD)/tests/%.o: tests/%.c $(BUILD)/tests/%.d | $(DEPS_
 $(BUILD)/tests/libsupport.a: $(TEST_SUPPORT_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
+# The catalogue's assembler (tests/catalogue/assemble.c): an entry stored as
+# its differences from the reference, made whole (tests/README.md, "The
+# catalogue as differences"). A tool of the tests, never part of the grader.
+$(BUILD)/tools/assemble: tests/catalogue/assemble.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(OPT) -D_GNU_SOURCE $(CFLAGS) $< -o $@ $(LDFLAGS)
+$(BUILD)/tests/test_assemble: $(BUILD)/tools/assemble
+
+# The catalogue, made whole in $(CAT_DIR)/<folder>/<name>.c: each entry
+# tests/<folder>/<name>.entry assembled with its base (the reference, or
+# CAT_BASE_<folder>), each whole tests/<folder>/<name>.c copied. Every
+# consumer reads $(CAT_DIR) (the suites as TEST_CATDIR); a file whose source
+# is gone is removed, so a folder's listing is the catalogue's.
+CAT_DIR := $(BUILD)/catalogue
+CAT_FOLDERS := submissions heldout diag_heldout diag_unseen hint_premises wrong_causes
+CAT_BASE := reference/attention.c
+CAT_BASE_heldout := tests/solutions/plain_double.c
+CAT_SRCS := $(sort $(foreach d,$(CAT_FOLDERS),$(wildcard tests/$(d)/*.entry tests/$(d)/*.c)))
+CAT_FILES := $(patsubst tests/%.entry,$(CAT_DIR)/%.c,$(CAT_SRCS:tests/%.c=$(CAT_DIR)/%.c))
+catalogue: $(CAT_FILES)
+	@find $(CAT_DIR) -name '*.c' | while read -r f; do \
+	    case " $(CAT_FILES) " in *" $$f "*) ;; *) rm -f "$$f";; esac; done
+$(CAT_DIR)/%.c: tests/%.entry $(BUILD)/tools/assemble $(CAT_BASE) $(CAT_BASE_heldout)
+	@mkdir -p $(@D)
+	@$(BUILD)/tools/assemble $(or $(CAT_BASE_$(notdir $(*D))),$(CAT_BASE)) $< -o $@
+$(CAT_DIR)/%.c: tests/%.c
+	@mkdir -p $(@D)
+	@cp $< $@
+
 $(BUILD)/tests/%: tests/%.c $(BUILD)/tests/%.d $(BUILD)/tests/libsupport.a $(BUILD)/libgrader.a \
                   $(REF_OBJS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests $(CRIT_CFLAGS) -DTEST_SRCDIR='"$(CURDIR)"' \
-	    -DTEST_BUILDDIR='"$(abspath $(BUILD))"' $< -o $@ \
+	    -DTEST_BUILDDIR='"$(abspath $(BUILD))"' \
+	    -DTEST_CATDIR='"$(abspath $(CAT_DIR))"' \
+	    -DTEST_CATREL='"$(patsubst $(CURDIR)/%,%,$(abspath $(CAT_DIR)))"' $< -o $@ \
 	    $(REF_OBJS) $(BUILD)/tests/libsupport.a $(BUILD)/libgrader.a $(LDFLAGS) $(CRIT_LIBS) \
 	    $(PKG_LIBS)
 
@@ -168,7 +200,7 @@ $(DEP_FILES):
 # The catalogue's known mistakes as data, for the staff rubric's diagnosis
 # (grade/diag.h, recorded by grade/diag_record.c; the template ships its own,
 # public-only, specs/public.golden).
-DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
+DIAG_SUBS := $(filter tests/submissions/%,$(CAT_SRCS))
 # What it is recorded from: the catalogue, the specs, the reference, the
 # recording code (and, in the hash, the grader's version). Recording grades
 # the whole catalogue (3 min of an idle 2-CPU machine), so the recording is
@@ -180,15 +212,16 @@ DIAG_SUBS := $(sort $(wildcard tests/submissions/*.c))
 DIAG_INPUTS := reference/attention.c specs/public.yaml specs/hidden.yaml $(DIAG_SUBS) \
                grader/grade/diag.c grader/grade/diag_record.c grader/oracle/golden.c \
                grader/oracle/golden_io.c $(sort $(wildcard grader/props/*.c)) grader/cli/cmd_golden.c \
-               grader/sandbox/runner_heap.c grader/sandbox/runner_proto.h tests/diag-data.sh
+               grader/sandbox/runner_heap.c grader/sandbox/runner_proto.h tests/diag-data.sh \
+               tests/catalogue/assemble.c
 $(BUILD)/diag.golden: $(DIAG_INPUTS) tests/diag.golden tests/diag.golden.inputs \
-                      | $(BUILD)/grader $(BUILD)/runner_main.o
+                      | $(BUILD)/grader $(BUILD)/runner_main.o catalogue
 	@sh tests/diag-data.sh use $(BUILD) $(DIAG_INPUTS)
-diag-ship: $(BUILD)/grader $(BUILD)/runner_main.o
+diag-ship: $(BUILD)/grader $(BUILD)/runner_main.o catalogue
 	@sh tests/diag-data.sh ship $(BUILD) $(DIAG_INPUTS)
 diag-check:
 	@sh tests/diag-data.sh check $(BUILD) $(DIAG_INPUTS)
-diag-verify: $(BUILD)/grader $(BUILD)/runner_main.o
+diag-verify: $(BUILD)/grader $(BUILD)/runner_main.o catalogue
 	@sh tests/diag-data.sh verify $(BUILD) $(DIAG_INPUTS)
 diag-data: $(BUILD)/diag.golden
 
@@ -206,7 +239,7 @@ test: diag-check all $(TEST_BINS) $(BUILD)/diag.golden
 # The suites of single modules that compile and grade no whole submission:
 # seconds where `make test` takes minutes (tests/README.md).
 UNIT_SUITES := json strbuf util sha256 layout assign spec srcrules ledger gates points report \
-               export summary answers selfcheck reference
+               export summary answers selfcheck reference assemble
 UNIT_BINS := $(UNIT_SUITES:%=$(BUILD)/tests/test_%)
 unit: $(BUILD)/grader $(UNIT_BINS)
 	@sh tests/run.sh $(BUILD) $(UNIT_BINS) tests/bench_guard.sh tests/diag-data.sh
@@ -236,12 +269,12 @@ FUZZ_NAMES := spec answers srcrules objcheck vectors roster golden similar
 # build/fuzz/corpus_NAME).
 FUZZ_SEEDS_spec := specs tests/specs_bad
 FUZZ_SEEDS_answers := tests/answers_fixtures student_template
-FUZZ_SEEDS_srcrules := tests/hostile tests/submissions
+FUZZ_SEEDS_srcrules := tests/hostile $(CAT_DIR)/submissions
 FUZZ_SEEDS_objcheck := $(BUILD)/obj/build $(BUILD)/obj/core
 FUZZ_SEEDS_vectors := tests/answers_fixtures
 FUZZ_SEEDS_roster := tests/fuzz/seeds_roster
 FUZZ_SEEDS_golden := tests/fuzz/seeds_golden
-FUZZ_SEEDS_similar := tests/hostile tests/submissions
+FUZZ_SEEDS_similar := tests/hostile $(CAT_DIR)/submissions
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_ALL) $(GRADER_HDRS) | $(DEPS_OK)
@@ -251,7 +284,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_ALL) $(GRADER_HDRS) | $(DEP
 
 fuzz: $(FUZZ_NAMES:%=fuzz-run-%)
 .PHONY: $(FUZZ_NAMES:%=fuzz-run-%)
-$(FUZZ_NAMES:%=fuzz-run-%): fuzz-run-%: $(BUILD)/fuzz/fuzz_%
+$(FUZZ_NAMES:%=fuzz-run-%): fuzz-run-%: $(BUILD)/fuzz/fuzz_% | catalogue
 	@mkdir -p $(BUILD)/fuzz/corpus_$*
 	@echo "fuzz_$*: $(FUZZ_SECONDS) s"
 	@$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
@@ -290,8 +323,8 @@ check: $(CHECK_DEPS)
 # grades about 8,000 mutants); one source: make audit AUDIT_SOURCES=reference/attention.c
 AUDIT_JOBS ?= 2
 AUDIT_FORMAT ?= text
-AUDIT_SOURCES ?= reference/attention.c $(sort $(wildcard tests/submissions/correct_*.c) \
-                 $(shell grep -l '^ \* bug: none' tests/submissions/*.c 2>/dev/null) \
+AUDIT_SOURCES ?= reference/attention.c $(sort $(wildcard $(CAT_DIR)/submissions/correct_*.c) \
+                 $(shell grep -l '^ \* bug: none' $(CAT_DIR)/submissions/*.c 2>/dev/null) \
                  $(wildcard tests/solutions/*.c))
 audit: all
 	$(BUILD)/grader audit --spec specs/public.yaml --spec specs/hidden.yaml \

@@ -13,7 +13,8 @@
 # double-precision math: an answer key); the recipe refuses to finish if
 # one of them got in. Instead it ships specs/public.golden: every expected
 # value of the public tests and the catalogue's known mistakes, recorded by
-# the staff grader from the reference and tests/submissions/ at this very
+# the staff grader from the reference and the catalogue (tests/submissions/
+# as the build makes it whole, $(BUILD)/catalogue/submissions/) at this very
 # step (so it always matches specs/public.yaml; the student grader checks
 # the spec's hash and the seed too). It serves `make check-written` as well,
 # which loads specs/written.yaml after the public spec (specs/README.md,
@@ -36,7 +37,8 @@ TPL_SRC := grader/template
 # Makefile's rules when BUILD is set; `make all` first otherwise).
 TPL_BUILD := $(or $(BUILD),build)
 TPL_STAFF_GRADER := $(TPL_BUILD)/grader
-TPL_CATALOGUE := $(sort $(wildcard tests/submissions/*.c))
+# (expanded when the recipe runs, once the catalogue is made)
+TPL_CATALOGUE = $(sort $(wildcard $(TPL_BUILD)/catalogue/submissions/*.c))
 # The student build needs no Criterion, xmllint or prove (only our own
 # tests do): deps.sh marks their lines "course only".
 TPL_NO_CRITERION := -e '/^\# >>> course only/,/^\# <<< course only/d'
@@ -51,7 +53,7 @@ TPL_MAKEFILE_SED := -e "/then \$$(MAKE) -C \.\. all; fi/d" \
 # says how far it is every 10 s (grader golden --progress).
 TPL_Q := $(if $(filter 1,$(V)),,@)
 .PHONY: template
-template: $(if $(BUILD),$(TPL_STAFF_GRADER) $(TPL_BUILD)/runner_main.o)
+template: $(if $(BUILD),$(TPL_STAFF_GRADER) $(TPL_BUILD)/runner_main.o catalogue)
 	$(TPL_Q)rm -rf '$(TPL_OUT)'
 	$(TPL_Q)mkdir -p '$(TPL_OUT)/grader' '$(TPL_OUT)/specs' '$(TPL_OUT)/.github/workflows'
 	$(TPL_Q)$(foreach d,$(sort $(dir $(TPL_GRADER))),mkdir -p '$(TPL_OUT)/$(d)' &&) true

@@ -15,7 +15,7 @@
 #     hidden, median;
 #   - the runners of a public + hidden grade: how many, and the minor page
 #     faults of each (the kernel's count, `grader grade --stats`);
-#   - a class of 100 (tests/submissions/ plus hostile fixtures of
+#   - a class of 100 (the catalogue, $build/catalogue/submissions/, plus hostile fixtures of
 #     tests/batch_fixtures/ plus copies of the reference), public + hidden:
 #     its compile floor (each of its sources compiled alone with `cc -c`,
 #     summed, divided by the CPUs), then --jobs 1 --test-jobs 1 (all in one
@@ -104,7 +104,7 @@ add() { # add SOURCE NAME
 }
 # at most 90 of the catalogue (it has grown past that), so the ten hostile
 # and broken entries stay in a class of 100
-for f in "$src"/tests/submissions/*.c; do
+for f in "$build"/catalogue/submissions/*.c; do
     if [ "$n" -lt 90 ]; then add "$f" "$(basename "$f" .c)"; fi
 done
 for i in 1 2 3 4; do add "$src/tests/batch_fixtures/loop_forever.c" "hostile_loop$i"; done

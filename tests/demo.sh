@@ -15,13 +15,14 @@ spec=specs/public.yaml
 PROBLEM_PAD=40
 PROBLEM_COLS=60
 # The submission whose whole rubric closes the demo.
-full=tests/submissions/block_prenorm.c
+full=$build/catalogue/submissions/block_prenorm.c
 
+cat=$build/catalogue/submissions
 samples="reference/attention.c student_template/attention.c
-tests/submissions/sdpa_no_scale.c tests/submissions/softmax_no_max_shift.c
-tests/submissions/sdpa_inverted_mask.c tests/submissions/pe_sin_cos_swapped.c
-tests/submissions/layernorm_sample_variance.c tests/submissions/mha_wrong_head_slicing.c
-tests/submissions/block_prenorm.c tests/batch_fixtures/broken.c"
+$cat/sdpa_no_scale.c $cat/softmax_no_max_shift.c
+$cat/sdpa_inverted_mask.c $cat/pe_sin_cos_swapped.c
+$cat/layernorm_sample_variance.c $cat/mha_wrong_head_slicing.c
+$cat/block_prenorm.c tests/batch_fixtures/broken.c"
 
 # The first problem a rubric names: its first function's diagnosis when it
 # has one (the line under the rubric's 'diagnosis' heading, with its

@@ -38,13 +38,15 @@ self_test() {
     cp "$here/diag-data.sh" "$t/tests/"
     echo '#define GRADER_VERSION "9.9"' >"$t/grader/cli/cli.h"
     echo "int a;" >"$t/tests/submissions/a.c"
-    printf '#!/bin/sh\nwhile [ "$1" != --out ]; do shift; done\necho fresh >"$2"\n' \
+    printf '#!/bin/sh\necho "$@" >"${0%%/*}/args"\nwhile [ "$1" != --out ]; do shift; done\necho fresh >"$2"\n' \
         >"$t/build/grader"
     chmod +x "$t/build/grader"
     d() { (cd "$t" && sh tests/diag-data.sh "$@" build tests/submissions/a.c) >"$t/out" 2>&1; }
     d ship
     check "ship records and ships" grep -qx fresh "$t/tests/diag.golden"
     check "ship writes the inputs' hash" [ -s "$t/tests/diag.golden.inputs" ]
+    check "ship grades the catalogue as the build made it" \
+        grep -q ' build/catalogue/submissions/a.c$' "$t/build/args"
     echo shipped >"$t/tests/diag.golden"
     d check
     check "check passes on today's inputs" [ $? -eq 0 ]
@@ -87,13 +89,20 @@ inputs_hash() {
     } | sha256 | cut -d ' ' -f 1
 }
 
-# record OUT INPUT...: grade the catalogue into OUT (atomically).
+# record OUT INPUT...: grade the catalogue into OUT (atomically): each
+# tests/submissions/NAME.c or NAME.entry as the build made it whole,
+# BUILD/catalogue/submissions/NAME.c (tests/README.md).
 record() {
     out=$1
     shift
     subs=
     for f in "$@"; do
-        case $f in tests/submissions/*.c) subs="$subs $f" ;; esac
+        case $f in
+        tests/submissions/*.c | tests/submissions/*.entry)
+            n=${f##*/}
+            subs="$subs $build/catalogue/submissions/${n%.*}.c"
+            ;;
+        esac
     done
     # shellcheck disable=SC2086 # the catalogue's file names have no spaces
     "$build/grader" golden --progress --jobs "${DIAG_JOBS:-2}" \

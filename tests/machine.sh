@@ -140,7 +140,7 @@ batch-kill)
     # resumed; OUT/left: processes of the killed batch still alive after it
     for d in s1 s2 s3; do mkdir -p "$out/class/$d" || exit 1; done
     cp "$ref" "$out/class/s1/attention.c" && cp "$ref" "$out/class/s3/attention.c" &&
-        cp "$src/tests/submissions/softmax_no_max_shift.c" "$out/class/s2/attention.c" || exit 1
+        cp "${grader%/grader}/catalogue/submissions/softmax_no_max_shift.c" "$out/class/s2/attention.c" || exit 1
     chmod -R a+rX "$out/class"
     mkdir -p "$out/book0" && chmod 777 "$out/book0"
     as_user "$grader" batch --jobs 1 --out "$out/book0" "$out/class" >/dev/null 2>&1 ||

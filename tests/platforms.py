@@ -28,10 +28,10 @@ import sys
 import tempfile
 import zipfile
 
-SUBS = [  # name, path in the repository, expected: full, zero or partial
+SUBS = [  # name, path in the repository (CATALOGUE/: the build's, tests/README.md), expected
     ("reference", "reference/attention.c", "full"),
     ("stub", "student_template/attention.c", "zero"),
-    ("buggy", "tests/submissions/softmax_wrong_axis.c", "partial"),
+    ("buggy", "CATALOGUE/submissions/softmax_wrong_axis.c", "partial"),
 ]
 ON_TIME = {"id": 7, "created_at": "2026-12-02T08:59:00.000000-08:00",
            "assignment": {"due_date": "2026-12-02T09:00:00.000000-08:00",
@@ -59,6 +59,13 @@ def clean_env():
 def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, env=kw.pop("env", clean_env()),
                           check=False, **kw)
+
+
+def sub_file(src, build, path):
+    """A file of SUBS: CATALOGUE/ is the catalogue the build made whole."""
+    if path.startswith("CATALOGUE/"):
+        return os.path.join(build, "catalogue", path[len("CATALOGUE/"):])
+    return os.path.join(src, path)
 
 
 def rubric_score(build, specs, target):
@@ -203,7 +210,7 @@ def gradescope(src, build):
         rows = []
         good = os.path.join(src, "tests", "answers_fixtures", "good")
         for name, path, kind in SUBS:
-            files = {"attention.c": os.path.join(src, path)}
+            files = {"attention.c": sub_file(src, build, path)}
             if kind == "full":  # the written part too
                 for fn in os.listdir(good):
                     files[fn] = os.path.join(good, fn)
@@ -230,7 +237,7 @@ def gradescope(src, build):
             check(res["extra_data"]["lateness"]["late"] is False, f"{name}: not late")
             rows.append((name, score, mx, res["score"]))
         print("ok: hidden tests are after_published and absent from the top-level output")
-        late = gs_run(root, {"attention.c": os.path.join(src, SUBS[2][1])}, LATE)
+        late = gs_run(root, {"attention.c": sub_file(src, build, SUBS[2][1])}, LATE)
         gs_validate(late, "late")
         lt = late["extra_data"]["lateness"]
         check(lt["late"] is True and lt["seconds_late"] == 5400,
@@ -240,7 +247,7 @@ def gradescope(src, build):
         print("ok: a late submission: extra_data.lateness and one line, same score")
         for label, files, want in (
                 ("missing", {}, "The submission is empty"),
-                ("misnamed", {"Attention.c": os.path.join(src, SUBS[0][1])},
+                ("misnamed", {"Attention.c": sub_file(src, build, SUBS[0][1])},
                  "Found instead: Attention.c"),
                 ("other file", {"notes.txt": os.path.join(src, "README.md")},
                  "Your submission holds: notes.txt")):

@@ -87,7 +87,7 @@ else
 fi
 printf '#include "attention.h"\n#include <stdio.h>\nint attn_softmax_rows(float *x, size_t r, size_t c)\n{ (void)x; (void)r; (void)c; return remove("x"); }\n' \
     >"$tmp/calls_remove.c"
-for s in tests/submissions/block_prenorm.c tests/submissions/sdpa_no_scale.c \
+for s in "$elf"/catalogue/submissions/block_prenorm.c "$elf"/catalogue/submissions/sdpa_no_scale.c \
          tests/batch_fixtures/broken.c "$tmp/calls_remove.c"; do
     "$elf/grader" grade "$s" >"$tmp/a.txt" 2>/dev/null
     a=$?
@@ -115,7 +115,7 @@ elif unshare -rm true 2>/dev/null; then ns="unshare -rm"; fi
 if [ -z "$ns" ]; then
     echo "skip: no mount namespace for this user: the empty-/proc run was not made"
 else
-    for s in reference/attention.c tests/submissions/sdpa_no_scale.c; do
+    for s in reference/attention.c "$elf"/catalogue/submissions/sdpa_no_scale.c; do
         "$elf/grader" grade "$s" >"$tmp/a.txt" 2>/dev/null
         $ns sh -c 'mount -t tmpfs none /proc && ! test -e /proc/self/exe &&
                    exec "$1" grade "$2"' sh "$out/grader" "$s" >"$tmp/b.txt" 2>"$tmp/np.err"

@@ -35,8 +35,8 @@ add template student_template/attention.c
 add broken tests/batch_fixtures/broken.c
 add "$hostile" reference/attention.c
 mkdir -p "$tmp/class/empty_folder"
-add sdpa_no_scale tests/submissions/sdpa_no_scale.c
-for f in $(ls tests/submissions/*.c | grep -v '/sdpa_no_scale\.c$' | head -n 24); do
+add sdpa_no_scale "$build"/catalogue/submissions/sdpa_no_scale.c
+for f in $(ls "$build"/catalogue/submissions/*.c | grep -v '/sdpa_no_scale\.c$' | head -n 24); do
     add "$(basename "$f" .c)" "$f"
 done
 n=$(ls "$tmp/class" | wc -l)

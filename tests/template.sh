@@ -494,7 +494,7 @@ else
 fi
 
 # ---- 10. in the template: every correct alternative full marks, trivial ~0 ----
-for f in tests/submissions/correct_*.c tests/submissions/*_ok.c; do
+for f in "$staff"/catalogue/submissions/correct_*.c "$staff"/catalogue/submissions/*_ok.c; do
     [ -f "$f" ] || continue
     cp "$f" "$clone/attention.c"
     make -C "$clone" --no-print-directory check >"$tmp/alt.txt" 2>&1
@@ -506,7 +506,7 @@ for f in tests/submissions/correct_*.c tests/submissions/*_ok.c; do
         grep -E '^  (FAIL|CRASH|TIME)' "$tmp/alt.txt" | head -n 5
     fi
 done
-trivial=$(ls tests/submissions/trivial_*.c 2>/dev/null)
+trivial=$(ls "$staff"/catalogue/submissions/trivial_*.c 2>/dev/null)
 if [ -z "$trivial" ]; then   # none in the catalogue yet: a no-op of our own
     sed 's/return ATTN_ENOTIMPL;/return ATTN_OK;/' student_template/attention.c >"$tmp/trivial_noop.c"
     trivial="$tmp/trivial_noop.c"
@@ -531,7 +531,7 @@ done
 
 # ---- 11. diagnosis first, from the shipped data alone ----
 for name in sdpa_no_scale pe_sin_cos_swapped layernorm_sample_variance mha_scale_by_dmodel; do
-    f=tests/submissions/$name.c
+    f=$staff/catalogue/submissions/$name.c
     [ -f "$f" ] || { bad "no catalogue entry $f"; continue; }
     fn=${name%%_*}
     cp "$f" "$clone/attention.c"

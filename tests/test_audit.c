@@ -378,7 +378,7 @@ Test(audit, a_non_reference_source_is_judged_against_itself, .timeout = 600)
     mut_ops_free(ops);
 }
 
-#define FLOAT_ONLY TEST_SRCDIR "/tests/submissions/correct_float_only.c"
+#define FLOAT_ONLY TEST_CATDIR "/submissions/correct_float_only.c"
 
 /* A float solution's mutant that adds 1 to every score of a query before
  * its softmax (shift-invariant) computes the same function and rounds its
@@ -593,7 +593,7 @@ Test(audit, a_later_source_leaves_the_functions_it_shares_to_the_first, .timeout
     cr_assert(spec_load(s, DIR "sdpa.yaml", gprop_check_case, &e) == 0, "%s", e.msg);
     memset(&o, 0, sizeof o);
     o.specs = s;
-    o.source = TEST_SRCDIR "/tests/submissions/softmax_float_ok.c";
+    o.source = TEST_CATDIR "/submissions/softmax_float_ok.c";
     o.ops = ops;
     o.data_dir = TEST_BUILDDIR;
     o.jobs = 2;

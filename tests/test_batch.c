@@ -39,7 +39,7 @@ struct entry_src {
 
 static const struct entry_src class_full[] = {
     {"attention-alice/", TEST_SRCDIR "/reference/attention.c"},
-    {"attention-bob.c", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"},
+    {"attention-bob.c", TEST_CATDIR "/submissions/softmax_wrong_axis.c"},
     {"attention-dave.c", FIX "broken.c"},
     {"attention-eve-loop.c", FIX "loop_forever.c"},
     {"attention-eve-exit.c", FIX "calls_exit.c"},
@@ -421,7 +421,7 @@ Test(batch, class_gives_expected_rows_and_resumes, .timeout = 120)
 
 static const struct entry_src class_small[] = {
     {"ada/", TEST_SRCDIR "/reference/attention.c"},
-    {"ben.c", TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c"},
+    {"ben.c", TEST_CATDIR "/submissions/sdpa_no_scale.c"},
     {"cy.c", FIX "broken.c"},
     {"dee.c", FIX "calls_exit.c"},
     {"eli.c", FIX "broken.c"},
@@ -741,7 +741,7 @@ Test(batch, interrupted_batch_leaves_complete_files, .timeout = 120)
         {"b.c", FIX "loop_forever.c"},
         {"c.c", TEST_SRCDIR "/reference/attention.c"},
         {"d.c", FIX "loop_forever.c"},
-        {"e.c", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"},
+        {"e.c", TEST_CATDIR "/submissions/softmax_wrong_axis.c"},
         {"f.c", TEST_SRCDIR "/reference/attention.c"},
     };
     char *root = make_class(cls, sizeof cls / sizeof cls[0]);
@@ -924,7 +924,7 @@ static int visible_hint(const struct spec_set *s, const char *hint)
 Test(batch, feedback_hides_hidden_tests_staff_report_keeps_them, .timeout = 120)
 {
     static const struct entry_src cls[] = {
-        {"attention-hal.c", TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c"},
+        {"attention-hal.c", TEST_CATDIR "/submissions/sdpa_no_scale.c"},
     };
     char *root = make_class(cls, 1);
     char out[4096], path[4096], esc[256], line[128], *fb, *staff, *csv;

@@ -15,7 +15,7 @@
 
 #include "grading.h"
 
-#define CAT_DIR TEST_SRCDIR "/tests/submissions"
+#define CAT_DIR TEST_CATDIR "/submissions"
 
 struct entry {
     char name[256];
@@ -159,7 +159,7 @@ Test(catalogue, has_enough_entries)
 
 /* ---- held-out realistic bugs (issue 36) ------------------------------------ */
 
-#define HELDOUT_DIR TEST_SRCDIR "/tests/heldout"
+#define HELDOUT_DIR TEST_CATDIR "/heldout"
 
 static struct criterion_test_params heldout(void)
 {

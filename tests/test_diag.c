@@ -25,7 +25,7 @@
 #include "oracle/oracle.h"
 #include "report/report.h"
 
-#define CAT_DIR TEST_SRCDIR "/tests/submissions"
+#define CAT_DIR TEST_CATDIR "/submissions"
 #define DIAG_DATA TEST_BUILDDIR "/diag.golden"
 
 struct entry {
@@ -331,7 +331,7 @@ ParameterizedTest(struct entry *p, diag, cross_validation, .timeout = 600)
     gold_free(g);
 }
 
-#define UNSEEN_DIR TEST_SRCDIR "/tests/diag_unseen"
+#define UNSEEN_DIR TEST_CATDIR "/diag_unseen"
 
 static struct criterion_test_params unseen_entries(void)
 {
@@ -741,7 +741,7 @@ static char *diagnosis_of(const char *text)
  * wall-clock time at the default budget; seen in a batch at load 13.) */
 Test(diag, a_loaded_machine_does_not_cut_the_diagnosis, .timeout = 900)
 {
-    const char *path = TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c";
+    const char *path = TEST_CATDIR "/submissions/sdpa_no_scale.c";
     const double budget = 1500.0;
     struct gold *g = load_diag();
     char *idle = NULL, *loaded = NULL, *d_idle, *d_loaded;

@@ -62,8 +62,8 @@
 
 #define REF_SRC TEST_SRCDIR "/reference/attention.c"
 #define OPS_FILE TEST_SRCDIR "/specs/mutators.txt"
-#define CAT_DIR TEST_SRCDIR "/tests/submissions"
-#define HELD_DIR TEST_SRCDIR "/tests/diag_heldout"
+#define CAT_DIR TEST_CATDIR "/submissions"
+#define HELD_DIR TEST_CATDIR "/diag_heldout"
 #define DIAG_DATA TEST_BUILDDIR "/diag.golden"
 #define WORK TEST_BUILDDIR "/diag-mutants"
 #define SPLIT_SEED 0x40u

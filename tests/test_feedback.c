@@ -27,7 +27,7 @@
 #include "report/report.h"
 #include "support/json_read.h"
 
-#define CAT_DIR TEST_SRCDIR "/tests/submissions"
+#define CAT_DIR TEST_CATDIR "/submissions"
 #define DIAG_DATA TEST_BUILDDIR "/diag.golden"
 #define MAX_ENT 128
 
@@ -440,7 +440,7 @@ Test(feedback, one_order_for_the_demo_block_prenorm, .timeout = 600)
 
 /* ---- hints only where their premise holds ------------------------------- */
 
-#define PREMISE_DIR TEST_SRCDIR "/tests/hint_premises"
+#define PREMISE_DIR TEST_CATDIR "/hint_premises"
 
 /* Grade path against both specs (no diagnosis needed: hints are the
  * tests' own). */
@@ -536,7 +536,7 @@ Test(feedback, hints_only_where_their_premise_holds, .timeout = 900)
 
 /* ---- causes named only on evidence that singles them out ------------------ */
 
-#define WRONG_DIR TEST_SRCDIR "/tests/wrong_causes"
+#define WRONG_DIR TEST_CATDIR "/wrong_causes"
 
 struct cause_case {
     const char *file;

@@ -12,7 +12,7 @@
 #include "report/report.h"
 
 #define REF TEST_SRCDIR "/reference/attention.c"
-#define NO_SCALE TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c"
+#define NO_SCALE TEST_CATDIR "/submissions/sdpa_no_scale.c"
 
 /* The reference fails softmax.values.broken (its expected row is wrong on
  * purpose) and passes everything else; the rest depend on it, directly or

@@ -216,7 +216,7 @@ Test(grade, cli_only_matching_nothing_exits_2_with_one_line)
 
 Test(grade, same_inputs_same_verdicts)
 {
-    const char *bug = TEST_SRCDIR "/tests/submissions/sdpa_no_scale.c";
+    const char *bug = TEST_CATDIR "/submissions/sdpa_no_scale.c";
     struct graded ga = grade_both(1, bug, NULL), gb = grade_both(1, bug, NULL);
     struct grade_result *a = ga.r, *b = gb.r;
 
@@ -253,7 +253,7 @@ Test(grade, smallest_failing_case_is_shown)
     cr_assert(s != NULL);
     cr_assert(spec_load_buffer(s, "order.yaml", yaml, sizeof yaml - 1, gprop_check_case, &e) == 0,
               "%s", e.msg);
-    r = tg_grade(s, TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c", NULL, &e);
+    r = tg_grade(s, TEST_CATDIR "/submissions/softmax_wrong_axis.c", NULL, &e);
     cr_assert(r != NULL, "%s", e.msg);
     cr_assert(r->n_tests == 1);
     cr_expect(r->tests[0].cases_run == 2 && r->tests[0].cases_passed == 0);

@@ -34,6 +34,9 @@
 #ifndef TEST_BUILDDIR
 #define TEST_BUILDDIR "build"
 #endif
+#ifndef TEST_CATDIR
+#define TEST_CATDIR TEST_BUILDDIR "/catalogue"
+#endif
 
 #define REGRADES 10
 #define HOGS 2
@@ -41,9 +44,9 @@
 
 /* The slow entries (speed must fail) and correct ones (speed must pass). */
 static const char *const class_src[] = {
-    "tests/hostile/slow_sdpa.c",
-    "tests/submissions/layernorm_quadratic.c",
-    "reference/attention.c",
+    TEST_SRCDIR "/tests/hostile/slow_sdpa.c",
+    TEST_CATDIR "/submissions/layernorm_quadratic.c",
+    TEST_SRCDIR "/reference/attention.c",
 };
 #define N_CLASS (sizeof class_src / sizeof class_src[0])
 
@@ -210,7 +213,7 @@ static void make_class(const char *root)
         const char *base = strrchr(class_src[i], '/') + 1;
         snprintf(dir, sizeof dir, "%s/class/%.*s", root, (int)(strlen(base) - 2), base);
         cr_assert(mkdir(dir, 0755) == 0, "mkdir '%s'", dir);
-        snprintf(src, sizeof src, "%s/%s", TEST_SRCDIR, class_src[i]);
+        snprintf(src, sizeof src, "%s", class_src[i]);
         cr_assert(sh("cp '%s' '%s/attention.c'", src, dir) == 0);
     }
 }

@@ -212,7 +212,7 @@ static void write_text(const char *path, const char *text)
 
 static const char *const class3[][2] = {
     {"alice/", REF},
-    {"bob.c", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"},
+    {"bob.c", TEST_CATDIR "/submissions/softmax_wrong_axis.c"},
     {"dave.c", FIX "broken.c"},
 };
 
@@ -261,7 +261,7 @@ Test(objcache, regrade_after_spec_change_reuses_and_matches_no_cache, .timeout =
 static const char *const class4[][2] = {
     {"ann.c", REF},
     {"bea.c", REF},
-    {"cid.c", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"},
+    {"cid.c", TEST_CATDIR "/submissions/softmax_wrong_axis.c"},
     {"dot.c", REF},
     {"eve.c", REF},
 };
@@ -427,8 +427,8 @@ static int has_kept(const char *out, const char *id)
 
 static const char *const class_pts[][2] = {
     {"alice/", REF},
-    {"bob.c", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"},
-    {"carl.c", TEST_SRCDIR "/tests/submissions/layernorm_eps_ignored.c"},
+    {"bob.c", TEST_CATDIR "/submissions/softmax_wrong_axis.c"},
+    {"carl.c", TEST_CATDIR "/submissions/layernorm_eps_ignored.c"},
     {"dave.c", FIX "broken.c"},
 };
 
@@ -607,7 +607,7 @@ static void forge_passes(const char *from, const char *to)
 Test(verdicts, a_student_folder_cannot_plant_verdicts, .timeout = 300)
 {
     static const char *const cls[][2] = {
-        {"mallory/", TEST_SRCDIR "/tests/submissions/softmax_wrong_axis.c"}};
+        {"mallory/", TEST_CATDIR "/submissions/softmax_wrong_axis.c"}};
     char *root = make_class(cls, 1);
     char out[1024], kept_path[4096], planted[4096], *first, *csv;
     struct spec_set *pub = load_spec(TEST_SRCDIR "/specs/public.yaml");

@@ -184,7 +184,7 @@ static void check_entry(const char *name)
     char *src;
     int discover = getenv("PA_DISCOVER") != NULL;
 
-    snprintf(path, sizeof path, "%s/tests/submissions/%s.c", TEST_SRCDIR, name);
+    snprintf(path, sizeof path, "%s/submissions/%s.c", TEST_CATDIR, name);
     src = slurp(path, &len);
     cr_assert(src != NULL && strstr(src, "/* CATALOGUE") == src, "%s: no header", name);
     cr_assert(impl_dl_open(&dl, path, err, sizeof err) == 0, "%s", err);

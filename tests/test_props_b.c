@@ -166,7 +166,7 @@ static void check_entry(struct spec_set *s, const char *name)
     struct impl im;
     char *src;
 
-    snprintf(path, sizeof path, "%s/tests/submissions/%s", TEST_SRCDIR, name);
+    snprintf(path, sizeof path, "%s/submissions/%s", TEST_CATDIR, name);
     src = read_all(path);
     header_field(src, "expect-fail:", fail, sizeof fail);
     header_field(src, "expect-maybe:", maybe, sizeof maybe);

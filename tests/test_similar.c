@@ -31,7 +31,7 @@
 
 #define REF TEST_SRCDIR "/reference/attention.c"
 #define TEMPLATE TEST_SRCDIR "/student_template/attention.c"
-#define SUBS TEST_SRCDIR "/tests/submissions/"
+#define SUBS TEST_CATDIR "/submissions/"
 
 static const char *const base_files[] = {
     TEMPLATE, TEST_SRCDIR "/student_template/attention.h",

@@ -35,15 +35,15 @@
 /* One graded submission and what its rubric must say. */
 struct sub {
     const char *name;
-    const char *path;      /* relative to TEST_SRCDIR */
+    const char *path;
     const char *status;    /* the classroom result's overall status */
 };
 
 static const struct sub subs[] = {
-    {"full", "reference/attention.c", "pass"},
+    {"full", TEST_SRCDIR "/reference/attention.c", "pass"},
     /* a value test with partial credit: pe.formula passes 3 of 5 cases */
-    {"partial", "tests/submissions/pe_odd_d_cos.c", "fail"},
-    {"zero", "student_template/attention.c", "fail"},
+    {"partial", TEST_CATDIR "/submissions/pe_odd_d_cos.c", "fail"},
+    {"zero", TEST_SRCDIR "/student_template/attention.c", "fail"},
 };
 #define N_SUBS (sizeof subs / sizeof subs[0])
 
@@ -102,8 +102,8 @@ static char *grade(const char *dir, size_t i, const char *fmt, int *rc)
     cr_assert(asprintf(&out, "%s/%s.%s", dir, subs[i].name, fmt) > 0);
     cr_assert(asprintf(&cmd, "GITHUB_OUTPUT='%s/gh_output' '%s/grader' grade "
                        "--format %s --github-output --spec '%s/specs/public.yaml' "
-                       "'%s/%s' >'%s' 2>/dev/null", dir, TEST_BUILDDIR, fmt,
-                       TEST_SRCDIR, TEST_SRCDIR, subs[i].path, out) > 0);
+                       "'%s' >'%s' 2>/dev/null", dir, TEST_BUILDDIR, fmt,
+                       TEST_SRCDIR, subs[i].path, out) > 0);
     *rc = shell(cmd);
     text = read_all(out, NULL);
     free(cmd);

@@ -405,8 +405,10 @@ static int ln_draw(const struct prop_ctx *x, int fam, size_t max, int shrink,
         /* every other such row one float step from constant: its true
          * variance is far below what E[x^2] - E[x]^2 can resolve at 1e4,
          * so a one-pass variance may come out negative; whatever the
-         * rounding makes of it, a NaN (sqrt of a negative) is wrong */
-        if (fam == 1 && i % 2 == 1 && k->cols > 1)
+         * rounding makes of it, a NaN (sqrt of a negative) is wrong. Not
+         * a row of zeros: a step from 0 is a denormal whose square is 0 in
+         * float, where a correct float solution rightly sees a constant */
+        if (fam == 1 && i % 2 == 1 && k->cols > 1 && row[0] != 0.0f)
             row[k->cols - 1] = nextafterf(row[0], INFINITY);
     }
     return 0;

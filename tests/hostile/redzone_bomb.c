@@ -441,14 +441,17 @@ int attn_transformer_block(float *X, size_t n, size_t d_model, size_t heads, siz
 #define BOMB_BLOCKS 9
 #define BOMB_BYTES ((size_t)24 << 20)
 
-/* The grader's redzone pattern (runner_proto.h), whose period is 256. */
-static unsigned char bomb_pattern(uint64_t k)
+/* The grader's redzone pattern for the block at file offset `at`
+ * (runner_proto.h), whose period is 256. */
+static unsigned char bomb_pattern(uint64_t at, uint64_t k)
 {
+    uint64_t salt = (at * 0x9E3779B97F4A7C15ull) >> 48;
+
     if (k % 4 == 3)
         return 0xbfu;
     if (k % 4 == 2)
         return (unsigned char)(0xe0u | ((k / 4) & 0x0fu));
-    return (unsigned char)(0xA5u ^ (k * 0x3Bu));
+    return (unsigned char)(0xA5u ^ (k * 0x3Bu) ^ (salt >> (8 * (k % 2))));
 }
 
 /* One more block per call, up to nine per runner: all nine in one call
@@ -463,10 +466,10 @@ static void bomb(void)
     if (blocks >= BOMB_BLOCKS || (p = malloc(BOMB_BYTES)) == NULL)
         return;
     blocks++;
-    for (size_t k = 0; k < sizeof period; k++)
-        period[k] = bomb_pattern(k);
     /* the allocator's header before the block: tag, size, off, pages */
     hdr = (volatile uint64_t *)(void *)p - 4;
+    for (size_t k = 0; k < sizeof period; k++)
+        period[k] = bomb_pattern(hdr[2], k);
     room = (size_t)hdr[3] * 4096 - 4 * sizeof(uint64_t);
     hdr[1] = 0;
     for (size_t k = 0; k < room; k += sizeof period)

@@ -99,7 +99,7 @@ specs="specs/public.yaml:specs/written.yaml"
 # --- The class: the catalogue plus correct submissions, files and folders ---
 class=$tmp/class; mkdir -p "$tmp/log"
 mkdir -p "$class"
-cp "$src"/tests/submissions/*.c "$class"/
+cp "${g%/grader}"/catalogue/submissions/*.c "$class"/
 for i in 1 2; do cp "$src/reference/attention.c" "$class/reference_copy_$i.c"; done
 mkdir "$class/reference_folder" && cp "$src/reference/attention.c" "$class/reference_folder/"
 n_subs=$(find "$class" -mindepth 1 -maxdepth 1 | wc -l)
