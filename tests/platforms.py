@@ -464,9 +464,9 @@ def classroom50(src, build):
         rows = []
         for name, path, kind in SUBS:
             res, body, env = c50_run(bundle, os.path.join(tmp, "co-" + name),
-                                     os.path.join(src, path), tmp)
+                                     sub_file(src, build, path), tmp)
             c50_validate(res, name, env)
-            score, mx = rubric_score(build, public, os.path.join(src, path))
+            score, mx = rubric_score(build, public, sub_file(src, build, path))
             check(res["score"] == round(score * 100) and res["max-score"] == round(mx * 100),
                   f"{name}: Classroom 50 records {res['score']}/{res['max-score']}, "
                   f"the rubric says {score}/{mx} (x100)")
