@@ -252,7 +252,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 3
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIB := $(wildcard grader/core/*.c grader/spec/*.c) grader/build/srcrules.c \
+FUZZ_LIB := $(wildcard grader/core/*.c grader/spec/*.c grader/assign/*.c) grader/build/srcrules.c \
             grader/selfcheck/answers.c
 # what each harness needs beyond FUZZ_LIB
 FUZZ_LIB_objcheck := grader/build/objcheck.c
