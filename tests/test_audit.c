@@ -31,6 +31,25 @@ static char *slurp(const char *path, size_t *n)
     return buf;
 }
 
+/* The options every audit here shares: 2 jobs, seed 1, 10 equivalence
+ * trials per function, the grader's build directory. */
+static void base_opts(struct aud_opts *o, const struct spec_set *s, const struct mut_ops *ops,
+                      const char *source, const char *name, const char *kept,
+                      const char *function)
+{
+    memset(o, 0, sizeof *o);
+    o->specs = s;
+    o->source = source;
+    o->source_name = name;
+    o->ops = ops;
+    o->equivalents = kept;
+    o->data_dir = TEST_BUILDDIR;
+    o->jobs = 2;
+    o->seed = 1;
+    o->equiv_trials = 10;
+    o->function = function;
+}
+
 /* The audit of softmax_row under ops with the spec text `spec` (with
  * --matrix when `matrix`). */
 static struct aud_result *audit_m(const char *spec, size_t len, struct mut_ops *ops,
@@ -43,17 +62,7 @@ static struct aud_result *audit_m(const char *spec, size_t len, struct mut_ops *
 
     err_clear(&e);
     cr_assert(spec_load_buffer(s, "softmax.yaml", spec, len, gprop_check_case, &e) == 0, "%s", e.msg);
-    memset(&o, 0, sizeof o);
-    o.specs = s;
-    o.source = REF;
-    o.source_name = "reference/attention.c";
-    o.ops = ops;
-    o.equivalents = kept;
-    o.data_dir = TEST_BUILDDIR;
-    o.jobs = 2;
-    o.seed = 1;
-    o.equiv_trials = 10;
-    o.function = "softmax_row";
+    base_opts(&o, s, ops, REF, "reference/attention.c", kept, "softmax_row");
     o.matrix = matrix;
     cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
     spec_set_free(s);
@@ -314,17 +323,7 @@ static struct aud_result *audit_src(const char *source, const char *name, const 
 
     err_clear(&e);
     cr_assert(spec_load(s, spec, gprop_check_case, &e) == 0, "%s", e.msg);
-    memset(&o, 0, sizeof o);
-    o.specs = s;
-    o.source = source;
-    o.source_name = name;
-    o.ops = ops;
-    o.equivalents = kept;
-    o.data_dir = TEST_BUILDDIR;
-    o.jobs = 2;
-    o.seed = 1;
-    o.equiv_trials = 10;
-    o.function = function;
+    base_opts(&o, s, ops, source, name, kept, function);
     cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
     spec_set_free(s);
     return r;
@@ -591,15 +590,7 @@ Test(audit, a_later_source_leaves_the_functions_it_shares_to_the_first, .timeout
     cr_assert(ops != NULL, "%s", e.msg);
     err_clear(&e);
     cr_assert(spec_load(s, DIR "sdpa.yaml", gprop_check_case, &e) == 0, "%s", e.msg);
-    memset(&o, 0, sizeof o);
-    o.specs = s;
-    o.source = TEST_CATDIR "/submissions/softmax_float_ok.c";
-    o.ops = ops;
-    o.data_dir = TEST_BUILDDIR;
-    o.jobs = 2;
-    o.seed = 1;
-    o.equiv_trials = 10;
-    o.function = "relu";
+    base_opts(&o, s, ops, TEST_CATDIR "/submissions/softmax_float_ok.c", NULL, NULL, "relu");
     o.same_as = REF;
     cr_assert(aud_run(&o, &r, &e) == 0, "audit: %s", e.msg);
     for (size_t i = 0; i < r->n_same; i++) {
